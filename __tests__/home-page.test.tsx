@@ -1,0 +1,56 @@
+import { render, screen } from "@testing-library/react";
+import type { PageProps } from "gatsby";
+import HomePage from "../src/pages/index";
+import { aboutContent, agencies, carouselLabels, contactContent, heroContent, inquiryContent, solutionsContent } from "./fixtures/content";
+
+const data = {
+  homeJson: {
+    seo: { title: "Fixture home", description: "Fixture home description" },
+    hero: { ...heroContent, image: { childImageSharp: { gatsbyImageData: { images: { fallback: { src: "/hero.jpg" } } } } } },
+    solutions: solutionsContent,
+    agencies: { heading: "Trusted By Government Agencies", intro: "Fixture agencies intro", disclaimer: "Logos belong to their owners.", ...carouselLabels },
+    about: aboutContent,
+    contact: contactContent,
+  },
+  agenciesJson: { agencies },
+  inquiryJson: inquiryContent,
+} as unknown as Queries.HomePageQuery;
+
+const renderHome = (search = "") =>
+  render(<HomePage {...({ data, location: { pathname: "/", search, hash: "" } } as unknown as PageProps<Queries.HomePageQuery>)} />);
+
+describe("home page", () => {
+  it("shows the navigation, hero, solutions, agencies, about, contact and footer in that order", () => {
+    const { container } = renderHome();
+    const pageParts = Array.from(container.querySelectorAll("header, h1, h2, footer")).filter(
+      (element) => !element.matches("section header, footer h2"),
+    );
+    const landmarks = pageParts.map((element) =>
+      element.tagName === "H1" || element.tagName === "H2" ? element.textContent : element.tagName.toLowerCase(),
+    );
+    const order = [
+      "header",
+      "Fixture headline for government buyers",
+      "Our Specialized Solutions",
+      "Trusted By Government Agencies",
+      "About Fixture Supply",
+      "Contact Us",
+      "footer",
+    ];
+    expect(landmarks.filter((item) => order.includes(item ?? ""))).toEqual(order);
+  });
+
+  it("has exactly one h1, a skip link to the main content, and the disclaimer under the carousel", () => {
+    renderHome();
+    expect(screen.getAllByRole("heading", { level: 1 })).toHaveLength(1);
+    const skip = screen.getByRole("link", { name: "Skip to the content" });
+    expect(skip).toHaveAttribute("href", "#main-content");
+    expect(document.getElementById("main-content")?.tagName).toBe("MAIN");
+    expect(screen.getByText("Logos belong to their owners.")).toBeInTheDocument();
+  });
+
+  it("opens the form as a quote request when the address asks for one", () => {
+    renderHome("?type=quote");
+    expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("quote");
+  });
+});

@@ -1,0 +1,18 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: "jsdom",
+  testEnvironmentOptions: { url: "http://localhost/" },
+  transform: {
+    "^.+\\.[jt]sx?$": "<rootDir>/jest-preprocess.js",
+  },
+  moduleNameMapper: {
+    "\\.css$": "identity-obj-proxy",
+    "\\.(jpe?g|png|gif|svg|webp|avif)$": "<rootDir>/__mocks__/file-mock.js",
+  },
+  testMatch: ["<rootDir>/__tests__/**/*.test.[jt]s?(x)"],
+  testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
+  // gatsby ships untranspiled ES modules that jest must compile.
+  transformIgnorePatterns: ["node_modules/(?!(gatsby|gatsby-script|gatsby-link)/)"],
+  globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
+  setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],
+};

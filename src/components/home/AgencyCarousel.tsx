@@ -1,0 +1,227 @@
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from "react";
+import Slider, { type Settings } from "react-slick";
+import { css } from "@emotion/react";
+import { ChevronLeft, ChevronRight } from "lucide-react";
+import { breakpoints, colors, mq, radii, space, visuallyHidden } from "../../styles/theme";
+import { useMediaQuery } from "../../hooks/use-media-query";
+import { AgencyTile, type AgencyContent } from "./AgencyTile";
+
+export interface CarouselLabels {
+  readonly carouselLabel: string;
+  readonly previousLabel: string;
+  readonly nextLabel: string;
+  readonly positionTemplate: string;
+}
+
+interface AgencyCarouselProps {
+  agencies: readonly AgencyContent[];
+  labels: CarouselLabels;
+}
+
+/** Slides per view: 1 on phones, 3 from md, 4 from lg (the spec's rule). */
+export const SLIDES_PER_VIEW = { base: 1, md: 3, lg: 4 } as const;
+
+const useSlidesPerView = (): number | null => {
+  const isLg = useMediaQuery(`(min-width: ${breakpoints.lg}px)`);
+  const isMd = useMediaQuery(`(min-width: ${breakpoints.md}px)`);
+  if (isLg === null || isMd === null) return null;
+  return isLg ? SLIDES_PER_VIEW.lg : isMd ? SLIDES_PER_VIEW.md : SLIDES_PER_VIEW.base;
+};
+
+export const positionText = (template: string, first: number, last: number, total: number) =>
+  template.replace("{first}", String(first)).replace("{last}", String(last)).replace("{total}", String(total));
+
+const regionStyles = css`
+  display: grid;
+  grid-template-columns: auto minmax(0, 1fr) auto;
+  align-items: center;
+  gap: ${space.sm};
+  border-radius: ${radii.md};
+  ${mq.md} {
+    gap: ${space.md};
+  }
+`;
+
+const arrowStyles = css`
+  display: inline-grid;
+  place-items: center;
+  width: 2.75rem;
+  height: 2.75rem;
+  padding: 0;
+  border: 2px solid ${colors.blue};
+  border-radius: ${radii.round};
+  background: ${colors.white};
+  color: ${colors.blue};
+  cursor: pointer;
+  &:hover:not(:disabled) {
+    background: ${colors.blue};
+    color: ${colors.white};
+  }
+  &:disabled {
+    border-color: ${colors.border};
+    color: ${colors.muted};
+    cursor: not-allowed;
+  }
+`;
+
+const slidePadding = css`
+  padding: 0 ${space.sm};
+`;
+
+/**
+ * The server's version of the first view: the same tiles at the same widths
+ * as the slider will give them, sized per breakpoint in CSS, so nothing moves
+ * when the slider takes over after hydration. Tiles past the first view are
+ * hidden from sight, focus and screen readers.
+ */
+const staticTrackStyles = css`
+  display: flex;
+  list-style: none;
+  margin: 0;
+  padding: 0;
+  overflow: hidden;
+  > li {
+    flex: 0 0 ${100 / SLIDES_PER_VIEW.base}%;
+    ${slidePadding};
+  }
+  > li:nth-of-type(n + ${SLIDES_PER_VIEW.base + 1}) {
+    visibility: hidden;
+  }
+  ${mq.md} {
+    > li {
+      flex-basis: ${100 / SLIDES_PER_VIEW.md}%;
+    }
+    > li:nth-of-type(n + ${SLIDES_PER_VIEW.base + 1}) {
+      visibility: visible;
+    }
+    > li:nth-of-type(n + ${SLIDES_PER_VIEW.md + 1}) {
+      visibility: hidden;
+    }
+  }
+  ${mq.lg} {
+    > li {
+      flex-basis: ${100 / SLIDES_PER_VIEW.lg}%;
+    }
+    > li:nth-of-type(n + ${SLIDES_PER_VIEW.md + 1}) {
+      visibility: visible;
+    }
+    > li:nth-of-type(n + ${SLIDES_PER_VIEW.lg + 1}) {
+      visibility: hidden;
+    }
+  }
+`;
+
+const sliderStyles = css`
+  .slick-slide > div {
+    ${slidePadding};
+  }
+`;
+
+/**
+ * react-slick marks clones and off-view slides aria-hidden but leaves them
+ * focusable; inert takes them out of the tab order and the accessibility
+ * tree together.
+ */
+const syncInert = (root: HTMLElement | null) => {
+  root?.querySelectorAll<HTMLElement>(".slick-slide").forEach((slide) => {
+    if (slide.getAttribute("aria-hidden") === "true") slide.setAttribute("inert", "");
+    else slide.removeAttribute("inert");
+  });
+};
+
+export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
+  const slidesPerView = useSlidesPerView();
+  const reducedMotion = useMediaQuery("(prefers-reduced-motion: reduce)");
+  const sliderRef = useRef<Slider>(null);
+  const viewportRef = useRef<HTMLDivElement>(null);
+  const [current, setCurrent] = useState(0);
+  const [announce, setAnnounce] = useState(false);
+
+  const total = agencies.length;
+  const perView = Math.min(slidesPerView ?? SLIDES_PER_VIEW.base, total);
+  const loops = slidesPerView !== null && total > perView;
+  const canPrevious = loops;
+  const canNext = loops;
+
+  useEffect(() => {
+    syncInert(viewportRef.current);
+  }, [current, slidesPerView]);
+
+  const previous = useCallback(() => {
+    setAnnounce(true);
+    sliderRef.current?.slickPrev();
+  }, []);
+  const next = useCallback(() => {
+    setAnnounce(true);
+    sliderRef.current?.slickNext();
+  }, []);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === "ArrowLeft" && canPrevious) {
+      event.preventDefault();
+      previous();
+    } else if (event.key === "ArrowRight" && canNext) {
+      event.preventDefault();
+      next();
+    }
+  };
+
+  const settings: Settings = {
+    slidesToShow: perView,
+    slidesToScroll: 1,
+    infinite: loops,
+    arrows: false,
+    dots: false,
+    // Arrow keys are handled on the focusable region below, not on slick's unfocusable list.
+    accessibility: false,
+    speed: reducedMotion ? 0 : 400,
+    // A keyboard user pressing → twice expects two moves, not one swallowed by the animation.
+    waitForAnimate: false,
+    swipeToSlide: true,
+    beforeChange: (_from, to) => setCurrent(to),
+    onReInit: () => syncInert(viewportRef.current),
+  };
+
+  const first = ((current % total) + total) % total;
+  const shown = Array.from({ length: perView }, (_, offset) => ((first + offset) % total) + 1);
+
+  return (
+    <div
+      role="region"
+      aria-roledescription="carousel"
+      aria-label={labels.carouselLabel}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      css={regionStyles}
+    >
+      <button type="button" css={arrowStyles} aria-label={labels.previousLabel} disabled={!canPrevious} onClick={previous}>
+        <ChevronLeft aria-hidden="true" size={24} />
+      </button>
+      <div ref={viewportRef}>
+        {slidesPerView === null ? (
+          <ul css={staticTrackStyles}>
+            {agencies.map((agency) => (
+              <li key={agency.name}>
+                <AgencyTile agency={agency} />
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <div css={sliderStyles}>
+            <Slider ref={sliderRef} {...settings}>
+              {agencies.map((agency) => (
+                <AgencyTile key={agency.name} agency={agency} />
+              ))}
+            </Slider>
+          </div>
+        )}
+      </div>
+      <button type="button" css={arrowStyles} aria-label={labels.nextLabel} disabled={!canNext} onClick={next}>
+        <ChevronRight aria-hidden="true" size={24} />
+      </button>
+      <p css={visuallyHidden} aria-live="polite" data-testid="carousel-position">
+        {announce ? positionText(labels.positionTemplate, shown[0] ?? 1, shown[shown.length - 1] ?? 1, total) : ""}
+      </p>
+    </div>
+  );
+};

@@ -1,0 +1,102 @@
+import { css } from "@emotion/react";
+import { GatsbyImage, type IGatsbyImageData } from "gatsby-plugin-image";
+import { colors, fontSizes, mq, space } from "../../styles/theme";
+import { Container } from "../ui/Container";
+import { ButtonLink } from "../ui/ButtonLink";
+
+interface HeroAction {
+  readonly label: string;
+  readonly to: string;
+}
+
+export interface HeroContent {
+  readonly headline: string;
+  readonly text: string;
+  readonly imageAlt: string;
+  readonly primaryAction: HeroAction;
+  readonly secondaryAction: HeroAction;
+}
+
+interface HeroProps {
+  content: HeroContent;
+  image: IGatsbyImageData | undefined;
+}
+
+const heroStyles = css`
+  position: relative;
+  isolation: isolate;
+  display: grid;
+  align-items: center;
+  min-height: 30rem;
+  background: ${colors.navy};
+  color: ${colors.white};
+  overflow: hidden;
+  ${mq.md} {
+    min-height: 34rem;
+  }
+`;
+
+const imageStyles = css`
+  position: absolute !important;
+  inset: 0;
+  z-index: -2;
+  width: 100%;
+  height: 100%;
+`;
+
+/**
+ * The overlay is dark enough that white text stays above 4.5:1 on the
+ * lightest part of any photo an editor might choose, not just this one.
+ */
+const overlayStyles = css`
+  position: absolute;
+  inset: 0;
+  z-index: -1;
+  background: linear-gradient(100deg, rgba(11, 31, 58, 0.92) 0%, rgba(11, 31, 58, 0.82) 55%, rgba(11, 31, 58, 0.7) 100%);
+`;
+
+const contentStyles = css`
+  padding: ${space.xxl} 0;
+  max-width: 44rem;
+  h1 {
+    color: ${colors.white};
+    margin-bottom: ${space.md};
+  }
+  p {
+    font-size: ${fontSizes.lg};
+    color: #eef2f7;
+    margin-bottom: ${space.xl};
+    ${mq.md} {
+      font-size: ${fontSizes.xl};
+    }
+  }
+`;
+
+const actionsStyles = css`
+  display: flex;
+  flex-wrap: wrap;
+  gap: ${space.md};
+`;
+
+export const Hero = ({ content, image }: HeroProps) => (
+  <section css={heroStyles} aria-labelledby="hero-heading">
+    {image ? (
+      <GatsbyImage image={image} alt={content.imageAlt} loading="eager" css={imageStyles} objectFit="cover" />
+    ) : null}
+    <div css={overlayStyles} aria-hidden="true" />
+    <Container>
+      <div css={contentStyles}>
+        <h1 id="hero-heading">{content.headline}</h1>
+        <p>{content.text}</p>
+        <div css={actionsStyles}>
+          <ButtonLink to={content.primaryAction.to} variant="primary">
+            {content.primaryAction.label}
+          </ButtonLink>
+          <ButtonLink to={content.secondaryAction.to} variant="onDark">
+            {content.secondaryAction.label}
+          </ButtonLink>
+        </div>
+      </div>
+    </Container>
+  </section>
+);

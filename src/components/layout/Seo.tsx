@@ -1,0 +1,38 @@
+import type { ReactNode } from "react";
+import { useSiteData } from "../../hooks/use-site-data";
+
+interface SeoProps {
+  title: string;
+  description?: string | null;
+  /** The page's path, for the canonical address. */
+  pathname: string;
+  /** A home page title stands alone; other titles are followed by the company name. */
+  standaloneTitle?: boolean;
+  children?: ReactNode;
+}
+
+/** Everything in <head> for one page, through Gatsby's Head API. */
+export const Seo = ({ title, description, pathname, standaloneTitle = false, children }: SeoProps) => {
+  const { company } = useSiteData();
+  const fullTitle = standaloneTitle ? title : `${title} | ${company.name}`;
+  const metaDescription = description ?? company.description;
+  const url = `${company.siteUrl}${pathname}`;
+  return (
+    <>
+      <html lang="en" />
+      <title>{fullTitle}</title>
+      <meta name="description" content={metaDescription} />
+      <link rel="canonical" href={url} />
+      <meta property="og:type" content="website" />
+      <meta property="og:site_name" content={company.name} />
+      <meta property="og:title" content={fullTitle} />
+      <meta property="og:description" content={metaDescription} />
+      <meta property="og:url" content={url} />
+      <meta property="og:locale" content="en_US" />
+      <meta name="twitter:card" content="summary" />
+      <meta name="theme-color" content="#0b1f3a" />
+      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      {children}
+    </>
+  );
+};

@@ -1,0 +1,27 @@
+import { css } from "@emotion/react";
+import { colors, radii } from "../../styles/theme";
+
+const skipLinkStyles = css`
+  position: absolute;
+  top: 0.5rem;
+  left: 0.5rem;
+  z-index: 100;
+  padding: 0.75rem 1rem;
+  background: ${colors.gold};
+  color: ${colors.navy};
+  font-weight: 700;
+  border-radius: ${radii.sm};
+  transform: translateY(-200%);
+  &:focus {
+    transform: none;
+    color: ${colors.navy};
+  }
+`;
+
+export const MAIN_CONTENT_ID = "main-content";
+
+export const SkipLink = ({ label }: { label: string }) => (
+  <a href={`#${MAIN_CONTENT_ID}`} css={skipLinkStyles}>
+    {label}
+  </a>
+);

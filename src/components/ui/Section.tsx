@@ -1,0 +1,44 @@
+import type { ReactNode } from "react";
+import { css } from "@emotion/react";
+import { colors, fontSizes, mq, space } from "../../styles/theme";
+import { Container } from "./Container";
+
+interface SectionProps {
+  /** Used for the section's anchor and to name it by its heading. */
+  id: string;
+  heading: string;
+  intro?: string | null;
+  tone?: "light" | "tinted";
+  children: ReactNode;
+}
+
+const sectionStyles = (tone: SectionProps["tone"]) => css`
+  padding: ${space.xxl} 0;
+  background: ${tone === "tinted" ? colors.surface : colors.white};
+  ${mq.md} {
+    padding: ${space.xxxl} 0;
+  }
+`;
+
+const headerStyles = css`
+  max-width: 48rem;
+  margin-bottom: ${space.xl};
+  p {
+    color: ${colors.muted};
+    font-size: ${fontSizes.lg};
+    margin: 0;
+  }
+`;
+
+/** A titled band of a page; the heading names the region for screen readers. */
+export const Section = ({ id, heading, intro, tone = "light", children }: SectionProps) => (
+  <section id={id} aria-labelledby={`${id}-heading`} css={sectionStyles(tone)}>
+    <Container>
+      <header css={headerStyles}>
+        <h2 id={`${id}-heading`}>{heading}</h2>
+        {intro ? <p>{intro}</p> : null}
+      </header>
+      {children}
+    </Container>
+  </section>
+);

@@ -1,0 +1,61 @@
+import { graphql } from "gatsby";
+
+/** Everything the inquiry form needs from content/inquiry.json; shared by every page that shows the form. */
+export const inquiryFormFragment = graphql`
+  fragment InquiryFormField on InquiryField {
+    label
+    hint
+    placeholder
+    required
+    minLength
+    maxLength
+    autocomplete
+    errors {
+      required
+      invalid
+      tooShort
+      tooLong
+    }
+  }
+
+  fragment InquiryFormContent on InquiryJson {
+    heading
+    detailsHeading
+    requiredNote
+    requiredMarker
+    formFields {
+      fullName {
+        ...InquiryFormField
+      }
+      organization {
+        ...InquiryFormField
+      }
+      email {
+        ...InquiryFormField
+      }
+      phone {
+        ...InquiryFormField
+      }
+      inquiryType {
+        ...InquiryFormField
+      }
+      message {
+        ...InquiryFormField
+      }
+    }
+    inquiryTypes {
+      value
+      label
+    }
+    defaultType
+    quoteType
+    submitLabel
+    errorSummary
+    notSent {
+      title
+      text
+      emailActionLabel
+      emailSubject
+    }
+  }
+`;

@@ -1,0 +1,124 @@
+import { graphql, type HeadFC, type PageProps } from "gatsby";
+import { getImage } from "gatsby-plugin-image";
+import { Layout } from "../components/layout/Layout";
+import { Seo } from "../components/layout/Seo";
+import { Hero } from "../components/home/Hero";
+import { Solutions } from "../components/home/Solutions";
+import { AgencyCarousel } from "../components/home/AgencyCarousel";
+import { About } from "../components/home/About";
+import { ContactSection } from "../components/home/ContactSection";
+import { Section } from "../components/ui/Section";
+import { Disclaimer } from "../components/home/Disclaimer";
+import { requireContent } from "../content/require-content";
+import { useSiteData } from "../hooks/use-site-data";
+
+const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
+  const home = requireContent(data.homeJson, "content/home.json");
+  const agencies = requireContent(data.agenciesJson, "content/agencies.json").agencies;
+  const inquiry = requireContent(data.inquiryJson, "content/inquiry.json");
+  const { company } = useSiteData();
+  const requestedType = new URLSearchParams(location.search).get("type");
+
+  return (
+    <Layout currentPath={location.pathname}>
+      <Hero content={home.hero} image={getImage(home.hero.image.childImageSharp?.gatsbyImageData ?? null)} />
+      <Solutions content={home.solutions} />
+      <Section id="agencies" heading={home.agencies.heading} intro={home.agencies.intro}>
+        <AgencyCarousel agencies={agencies} labels={home.agencies} />
+        <Disclaimer text={home.agencies.disclaimer} />
+      </Section>
+      <About content={home.about} />
+      <ContactSection content={home.contact} form={inquiry} company={company} requestedType={requestedType} />
+    </Layout>
+  );
+};
+
+export default HomePage;
+
+export const Head: HeadFC<Queries.HomePageQuery> = ({ data, location }) => (
+  <Seo
+    title={data.homeJson?.seo.title ?? ""}
+    description={data.homeJson?.seo.description}
+    pathname={location.pathname}
+    standaloneTitle
+  />
+);
+
+export const query = graphql`
+  query HomePage {
+    homeJson {
+      seo {
+        title
+        description
+      }
+      hero {
+        headline
+        text
+        imageAlt
+        image {
+          childImageSharp {
+            gatsbyImageData(
+              layout: FULL_WIDTH
+              quality: 70
+              breakpoints: [480, 768, 1024, 1440, 1920]
+              placeholder: DOMINANT_COLOR
+              formats: [AUTO, WEBP, AVIF]
+            )
+          }
+        }
+        primaryAction {
+          label
+          to
+        }
+        secondaryAction {
+          label
+          to
+        }
+      }
+      solutions {
+        heading
+        intro
+        cards {
+          title
+          description
+          icon
+        }
+      }
+      agencies {
+        heading
+        intro
+        disclaimer
+        carouselLabel
+        previousLabel
+        nextLabel
+        positionTemplate
+      }
+      about {
+        heading
+        mission
+        action {
+          label
+          to
+        }
+      }
+      contact {
+        heading
+        intro
+      }
+    }
+    agenciesJson {
+      agencies {
+        name
+        logo
+        logoFile {
+          publicURL
+        }
+        alt
+        showLogo
+      }
+    }
+    inquiryJson {
+      ...InquiryFormContent
+    }
+  }
+`;
