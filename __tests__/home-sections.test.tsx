@@ -6,7 +6,15 @@ import { ContactSection } from "../src/components/home/ContactSection";
 import type { IGatsbyImageData } from "gatsby-plugin-image";
 import { aboutContent, company, contactContent, heroContent, inquiryContent, solutionsContent } from "./fixtures/content";
 
-const heroImage = { images: { fallback: { src: "/static/hero.jpg" } } } as unknown as IGatsbyImageData;
+const heroImage: IGatsbyImageData = {
+  layout: "fullWidth",
+  width: 1920,
+  height: 1080,
+  images: {
+    fallback: { src: "/static/hero.jpg", srcSet: "/static/hero-768.jpg 768w, /static/hero.jpg 1920w", sizes: "100vw" },
+    sources: [{ type: "image/avif", srcSet: "/static/hero.avif 1920w", sizes: "100vw" }],
+  },
+};
 
 describe("Hero", () => {
   it("shows the headline as the page's h1, the supporting text and both actions", () => {
@@ -17,11 +25,15 @@ describe("Hero", () => {
     expect(screen.getByRole("link", { name: "Contact Us" })).toHaveAttribute("href", "/#contact");
   });
 
-  it("loads the background photo eagerly, since it is the largest paint", () => {
+  it("loads the optimised background photo first, since it is the largest paint", () => {
     const { container } = render(<Hero content={heroContent} image={heroImage} />);
     const image = container.querySelector("img");
     expect(image).toHaveAttribute("src", "/static/hero.jpg");
-    expect(image).toHaveAttribute("data-loading", "eager");
+    expect(image).toHaveAttribute("srcset", "/static/hero-768.jpg 768w, /static/hero.jpg 1920w");
+    expect(image).toHaveAttribute("loading", "eager");
+    expect(image).toHaveAttribute("fetchpriority", "high");
+    expect(image).toHaveAttribute("width", "1920");
+    expect(container.querySelector("source[type='image/avif']")).toHaveAttribute("srcset", "/static/hero.avif 1920w");
   });
 });
 

@@ -1,5 +1,6 @@
 import { css } from "@emotion/react";
-import { GatsbyImage, type IGatsbyImageData } from "gatsby-plugin-image";
+import type { IGatsbyImageData } from "gatsby-plugin-image";
+import { PriorityImage } from "../ui/PriorityImage";
 import { colors, fontSizes, mq, space } from "../../styles/theme";
 import { Container } from "../ui/Container";
 import { ButtonLink } from "../ui/ButtonLink";
@@ -37,11 +38,12 @@ const heroStyles = css`
 `;
 
 const imageStyles = css`
-  position: absolute !important;
+  position: absolute;
   inset: 0;
   z-index: -2;
   width: 100%;
   height: 100%;
+  object-fit: cover;
 `;
 
 /**
@@ -81,7 +83,7 @@ const actionsStyles = css`
 export const Hero = ({ content, image }: HeroProps) => (
   <section css={heroStyles} aria-labelledby="hero-heading">
     {image ? (
-      <GatsbyImage image={image} alt={content.imageAlt} loading="eager" css={imageStyles} objectFit="cover" />
+      <PriorityImage image={image} alt={content.imageAlt} css={imageStyles} />
     ) : null}
     <div css={overlayStyles} aria-hidden="true" />
     <Container>
