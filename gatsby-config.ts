@@ -1,9 +1,10 @@
 import path from "node:path";
 import type { GatsbyConfig } from "gatsby";
-import { contentTypeNames, isContentFileName } from "./src/content/content-files";
+import { contentTypeName } from "./src/content/content-files";
 import company from "./content/company.json";
+import { colors } from "./src/styles/theme";
 
-const contentDir = path.join(__dirname, "content");
+const contentDir = path.resolve("content");
 
 interface TransformerTypeNameArgs {
   node: { relativePath: string; name: string };
@@ -29,10 +30,33 @@ const config: GatsbyConfig = {
       options: { name: "content", path: contentDir },
     },
     {
+      resolve: "gatsby-plugin-manifest",
+      options: {
+        name: company.name,
+        short_name: company.shortName,
+        description: company.description,
+        start_url: "/",
+        background_color: colors.white,
+        theme_color: colors.navy,
+        display: "minimal-ui",
+        icon: path.join(contentDir, company.icon),
+        // Icons are referenced without a hash query so the HTML does not change when the icon is unchanged.
+        cache_busting_mode: "none",
+      },
+    },
+    {
+      resolve: "gatsby-plugin-sitemap",
+      options: {
+        // The 404 page is not a destination.
+        excludes: ["/404/", "/404.html", "/dev-404-page/"],
+      },
+    },
+    {
       resolve: "gatsby-transformer-json",
       options: {
+        // An unknown file gets a type of its own; content validation reports it.
         typeName: ({ node }: TransformerTypeNameArgs): string =>
-          isContentFileName(node.relativePath) ? contentTypeNames[node.relativePath] : `Unknown${node.name}Json`,
+          contentTypeName(node.relativePath) ?? `Unknown${node.name.replace(/\W/g, "")}Json`,
       },
     },
   ],

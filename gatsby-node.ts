@@ -1,8 +1,17 @@
 import path from "node:path";
-import type { GatsbyNode } from "gatsby";
-import { formatProblem, validateContentFile } from "./src/content/validate";
+import type { GatsbyNode, Reporter } from "gatsby";
+import {
+  contentPageRoute,
+  fixedRoutes,
+  formatProblem,
+  productRoute,
+  validateContentDir,
+  type ContentProblem,
+} from "./src/content/validate";
+import { robotsProblems } from "./src/content/robots";
 
-const contentDir = path.join(__dirname, "content");
+const contentDir = path.resolve("content");
+const pagesDir = path.resolve("src/pages");
 
 /**
  * Every content type is declared here instead of inferred. Inference would
@@ -59,6 +68,8 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
 
     type CompanyJson implements Node @dontInfer {
       name: String!
+      shortName: String!
+      icon: String!
       legalName: String!
       tagline: String!
       description: String!
@@ -93,7 +104,8 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
     type Hero @dontInfer {
       headline: String!
       text: String!
-      image: File! @fileByRelativePath
+      "A path under content/, like images/hero.jpg."
+      image: File! @link(by: "relativePath")
       imageAlt: String!
       primaryAction: Link!
       secondaryAction: Link!
@@ -114,7 +126,6 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
     type AgenciesSection @dontInfer {
       heading: String!
       intro: String!
-      disclaimer: String!
       carouselLabel: String!
       previousLabel: String!
       nextLabel: String!
@@ -152,6 +163,7 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
     }
 
     type AgenciesJson implements Node @dontInfer {
+      disclaimer: String!
       agencies: [Agency!]!
     }
 
@@ -179,6 +191,7 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
       email: InquiryField!
       phone: InquiryField!
       inquiryType: InquiryField!
+      productCategory: InquiryField!
       message: InquiryField!
     }
 
@@ -223,25 +236,277 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
     }
 
     type SystemPagesJson implements Node @dontInfer {
+      updatedLabel: String!
       notFound: NotFoundPage!
       error: ErrorScreenContent!
+    }
+
+    type ProductLine @dontInfer {
+      name: String!
+      description: String!
+      "Ids of compliance marks defined in certifications.json."
+      compliance: [String!]!
+    }
+
+    type ProductCallToAction @dontInfer {
+      heading: String!
+      text: String!
+      label: String!
+    }
+
+    type ProductCategoryJson implements Node @dontInfer {
+      slug: String!
+      order: Int!
+      title: String!
+      shortTitle: String!
+      icon: String!
+      summary: String!
+      seo: PageSeo!
+      overview: [String!]!
+      "A path under content/, like images/hero.jpg."
+      image: File! @link(by: "relativePath")
+      imageAlt: String!
+      lines: [ProductLine!]!
+      cta: ProductCallToAction!
+    }
+
+    type ContentPageSection @dontInfer {
+      heading: String!
+      icon: String
+      paragraphs: [String!]
+      items: [String!]
+    }
+
+    type CallToAction @dontInfer {
+      heading: String!
+      text: String!
+      action: Link!
+    }
+
+    type ContentPageJson implements Node @dontInfer {
+      slug: String!
+      title: String!
+      updated: Date @dateformat
+      seo: PageSeo!
+      intro: String!
+      sections: [ContentPageSection!]!
+      cta: CallToAction
+    }
+
+    type CompanyIdentifiers @dontInfer {
+      heading: String!
+      uei: String!
+      cage: String!
+      samStatus: String!
+      stateVendorNumber: String!
+    }
+
+    type CompanyIdentifierLabels @dontInfer {
+      uei: String!
+      cage: String!
+      samStatus: String!
+      stateVendorNumber: String!
+    }
+
+    type CodeTableHeaders @dontInfer {
+      code: String!
+      title: String!
+    }
+
+    type NaicsCode @dontInfer {
+      code: String!
+      title: String!
+      primary: Boolean!
+    }
+
+    type NaicsList @dontInfer {
+      heading: String!
+      primaryLabel: String!
+      codes: [NaicsCode!]!
+    }
+
+    type ProductServiceCode @dontInfer {
+      code: String!
+      title: String!
+    }
+
+    type ProductServiceCodeList @dontInfer {
+      heading: String!
+      codes: [ProductServiceCode!]!
+    }
+
+    type ContractVehicle @dontInfer {
+      name: String!
+      detail: String!
+      description: String!
+    }
+
+    type ContractVehicleList @dontInfer {
+      heading: String!
+      items: [ContractVehicle!]!
+    }
+
+    type SmallBusinessCertification @dontInfer {
+      name: String!
+      detail: String!
+    }
+
+    type SmallBusinessList @dontInfer {
+      heading: String!
+      items: [SmallBusinessCertification!]!
+    }
+
+    type ComplianceMark @dontInfer {
+      id: String!
+      name: String!
+      description: String!
+    }
+
+    type ComplianceList @dontInfer {
+      heading: String!
+      items: [ComplianceMark!]!
+    }
+
+    type CapabilityStatement @dontInfer {
+      seo: PageSeo!
+      heading: String!
+      printLabel: String!
+      summary: String!
+      competenciesHeading: String!
+      competencies: [String!]!
+      differentiatorsHeading: String!
+      differentiators: [String!]!
+      identifiersHeading: String!
+      contactHeading: String!
+      contactName: String!
+    }
+
+    type CertificationsJson implements Node @dontInfer {
+      seo: PageSeo!
+      heading: String!
+      intro: String!
+      identifiers: CompanyIdentifiers!
+      identifierLabels: CompanyIdentifierLabels!
+      tableHeaders: CodeTableHeaders!
+      naics: NaicsList!
+      psc: ProductServiceCodeList!
+      contractVehicles: ContractVehicleList!
+      smallBusiness: SmallBusinessList!
+      compliance: ComplianceList!
+      capability: CapabilityStatement!
+    }
+
+    type ProductsPageContent @dontInfer {
+      seo: PageSeo!
+      heading: String!
+      intro: String!
+      cardActionLabel: String!
+      overviewHeading: String!
+      linesHeading: String!
+      complianceHeading: String!
+    }
+
+    type ContactPageContent @dontInfer {
+      seo: PageSeo!
+      heading: String!
+      intro: String!
+    }
+
+    type Sector @dontInfer {
+      name: String!
+      description: String!
+      icon: String!
+    }
+
+    type ClientsPageContent @dontInfer {
+      seo: PageSeo!
+      heading: String!
+      intro: String!
+      sectorsHeading: String!
+      sectors: [Sector!]!
+      agenciesHeading: String!
+    }
+
+    type SitePagesJson implements Node @dontInfer {
+      products: ProductsPageContent!
+      contact: ContactPageContent!
+      clients: ClientsPageContent!
     }
   `);
 };
 
+const reportProblems = (reporter: Reporter, problems: ContentProblem[]) => {
+  if (problems.length === 0) return;
+  reporter.panicOnBuild(
+    `Content error (see CONTENT.md):\n${problems.map((problem) => `  - ${formatProblem(problem)}`).join("\n")}`,
+  );
+};
+
+const checkContent = (reporter: Reporter) =>
+  reportProblems(reporter, [
+    ...validateContentDir(contentDir, { routes: fixedRoutes(pagesDir) }),
+    ...robotsProblems(contentDir, path.resolve("static/robots.txt")),
+  ]);
+
+let bootstrapped = false;
+
 /**
- * Validates each content file as Gatsby reads it, so `gatsby develop` also
- * re-checks a file when an editor saves it. panicOnBuild stops a build but
- * only reports during develop, which keeps the dev server up while the editor
- * fixes the file.
+ * The whole content folder is checked before Gatsby reads it, so a build
+ * stops on the first run with every problem listed. panicOnBuild stops a
+ * build but only reports during develop, which keeps the dev server up while
+ * the editor fixes the file.
  */
+export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = ({ reporter }) => checkContent(reporter);
+
+export const onPostBootstrap: GatsbyNode["onPostBootstrap"] = () => {
+  bootstrapped = true;
+};
+
+/** In develop, an editor's save creates the file's node again: check the content again then. */
 export const onCreateNode: GatsbyNode["onCreateNode"] = ({ node, reporter }) => {
-  if (node.internal.type !== "File" || node.sourceInstanceName !== "content" || node.extension !== "json") return;
-  const relativePath = String(node.relativePath);
-  const problems = validateContentFile(contentDir, relativePath, `content/${relativePath}`);
-  if (problems.length > 0) {
-    reporter.panicOnBuild(
-      `Content error in content/${relativePath} (see CONTENT.md):\n${problems.map((p) => `  - ${formatProblem(p)}`).join("\n")}`,
-    );
+  if (!bootstrapped || node.internal.type !== "File" || node.sourceInstanceName !== "content") return;
+  if (node.extension === "json") checkContent(reporter);
+};
+
+interface CreatePagesData {
+  allProductCategoryJson: { nodes: { id: string; slug: string }[] };
+  allContentPageJson: { nodes: { id: string; slug: string }[] };
+}
+
+/** Product categories and text pages are pages because content says so: a new JSON file is a new page. */
+export const createPages: GatsbyNode["createPages"] = async ({ graphql, actions, reporter }) => {
+  const result = await graphql<CreatePagesData>(`
+    query CreatePages {
+      allProductCategoryJson(sort: { order: ASC }) {
+        nodes {
+          id
+          slug
+        }
+      }
+      allContentPageJson {
+        nodes {
+          id
+          slug
+        }
+      }
+    }
+  `);
+  if (result.errors || !result.data) {
+    reporter.panicOnBuild("Could not load content for createPages", result.errors);
+    return;
+  }
+  for (const { id, slug } of result.data.allProductCategoryJson.nodes) {
+    actions.createPage({
+      path: productRoute(slug),
+      component: path.resolve("src/templates/product-category.tsx"),
+      context: { id },
+    });
+  }
+  for (const { id, slug } of result.data.allContentPageJson.nodes) {
+    actions.createPage({
+      path: contentPageRoute(slug),
+      component: path.resolve("src/templates/content-page.tsx"),
+      context: { id },
+    });
   }
 };

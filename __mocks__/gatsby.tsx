@@ -16,7 +16,17 @@ interface MockLinkProps extends AnchorHTMLAttributes<HTMLAnchorElement> {
 const navigate = jest.fn();
 
 /** Like Gatsby's Link, a click routes on the client (here: records the call) instead of loading a page. */
-const Link = ({ to, children, activeClassName, activeStyle, partiallyActive, replace, state, onClick, ...rest }: MockLinkProps) => (
+const Link = ({
+  to,
+  children,
+  activeClassName,
+  activeStyle,
+  partiallyActive,
+  replace,
+  state,
+  onClick,
+  ...rest
+}: MockLinkProps) => (
   <a
     href={to}
     {...rest}

@@ -1,91 +1,98 @@
 import fs from "node:fs";
 import path from "node:path";
-import { contentTypeNames } from "../src/content/content-files";
-import { diskContext, formatProblem, validateContentData, validateContentFile } from "../src/content/validate";
+import { fixedRoutes, formatProblem, listContentFiles, validateContentDir } from "../src/content/validate";
+import { robotsProblems } from "../src/content/robots";
+import { contentDir, editedContentCopy } from "./support/content-copy";
 
-const contentDir = path.join(__dirname, "..", "content");
+const root = path.join(__dirname, "..");
+const routes = fixedRoutes(path.join(root, "src", "pages"));
 const read = (file: string) => JSON.parse(fs.readFileSync(path.join(contentDir, file), "utf8"));
-const check = (file: string, data: unknown) => validateContentData(file, data, diskContext(contentDir)).map(formatProblem);
 
 describe("the real content/ files", () => {
-  it.each(Object.keys(contentTypeNames))("%s matches the content schema", (file) => {
-    expect(validateContentFile(contentDir, file).map(formatProblem)).toEqual([]);
+  it("match the content schema, and every slug, mark and internal link resolves", () => {
+    expect(validateContentDir(contentDir, { routes }).map(formatProblem)).toEqual([]);
   });
 
-  it("has no JSON file the schema does not know", () => {
-    const files = fs.readdirSync(contentDir).filter((name) => name.endsWith(".json"));
-    expect(files.sort()).toEqual(Object.keys(contentTypeNames).sort());
+  it("name the sitemap at the site's address in robots.txt", () => {
+    expect(robotsProblems(contentDir, path.join(root, "static", "robots.txt"))).toEqual([]);
   });
 
-  it("has four solution cards and eight agencies, as the specification asks", () => {
+  it("have four solution cards, eight agencies and four product categories", () => {
     expect(read("home.json").solutions.cards).toHaveLength(4);
     expect(read("agencies.json").agencies).toHaveLength(8);
+    expect(listContentFiles(contentDir).filter((file) => file.startsWith("products/"))).toHaveLength(4);
   });
 
-  it("contains no placeholder text", () => {
-    const all = fs
-      .readdirSync(contentDir)
-      .filter((name) => name.endsWith(".json"))
-      .map((name) => fs.readFileSync(path.join(contentDir, name), "utf8"))
+  it("link only to pages that exist", () => {
+    const links = listContentFiles(contentDir)
+      .flatMap((file) => JSON.stringify(read(file)).match(/"to":"[^"]*"/g) ?? [])
+      .map((match) => JSON.parse(`{${match}}`).to as string)
+      .filter((to) => to.startsWith("/"));
+    const pages = new Set([
+      ...routes,
+      ...listContentFiles(contentDir)
+        .filter((file) => file.startsWith("products/"))
+        .map((file) => `/products/${read(file).slug}/`),
+      ...listContentFiles(contentDir)
+        .filter((file) => file.startsWith("pages/"))
+        .map((file) => `/${read(file).slug}/`),
+    ]);
+    expect(links.length).toBeGreaterThan(20);
+    for (const link of links) expect(pages).toContain(link.split(/[?#]/)[0]);
+  });
+
+  it("contain no placeholder text", () => {
+    const all = listContentFiles(contentDir)
+      .map((file) => fs.readFileSync(path.join(contentDir, file), "utf8"))
       .join("\n");
     expect(all).not.toMatch(/lorem|ipsum|TODO|TBD|placeholder text|example\.com/i);
   });
 });
 
 describe("content errors an editor can make", () => {
-  it("names a missing required field", () => {
-    const home = read("home.json");
-    delete home.hero.headline;
-    expect(check("home.json", home)).toEqual(["content/home.json › hero.headline: missing required field (expected string)"]);
-  });
+  const problems = (edits: Parameters<typeof editedContentCopy>[0]) =>
+    validateContentDir(editedContentCopy(edits), { routes }).map(formatProblem);
 
-  it("names a value of the wrong type with what was found", () => {
-    const agencies = read("agencies.json");
-    agencies.agencies[2].showLogo = "yes";
-    expect(check("agencies.json", agencies)).toEqual([
-      'content/agencies.json › agencies[2].showLogo: Invalid input: expected boolean, received string (found "yes")',
-    ]);
-  });
-
-  it("rejects an icon name that has no icon", () => {
-    const home = read("home.json");
-    home.solutions.cards[1].icon = "rocket";
-    const [problem] = check("home.json", home);
-    expect(problem).toMatch(/^content\/home\.json › solutions\.cards\[1\]\.icon: must be one of the icon names: uniform, tactical/);
-    expect(problem).toMatch(/\(found "rocket"\)$/);
-  });
-
-  it("rejects an image file that does not exist", () => {
-    const home = read("home.json");
-    home.hero.image = "images/hero-new.jpg";
-    expect(check("home.json", home)).toEqual([
-      'content/home.json › hero.image: names an image file that does not exist under content/ (found "images/hero-new.jpg")',
+  it("flags a misspelt field instead of ignoring it", () => {
+    expect(problems([{ file: "company.json", path: ["tagLine"], value: "Uniforms" }])).toEqual([
+      'content/company.json › (the whole file): unknown field "tagLine": check the spelling',
     ]);
   });
 
   it("rejects a logo that is neither a local file nor an https address", () => {
-    const agencies = read("agencies.json");
-    agencies.agencies[0].logo = "http://insecure.example/logo.png";
-    expect(check("agencies.json", agencies)[0]).toMatch(/agencies\[0\]\.logo: must be an https:\/\/ address or an existing/);
+    expect(
+      problems([
+        { file: "agencies.json", path: ["agencies", 0, "logo"], value: "http://insecure.example/logo.png" },
+      ])[0],
+    ).toMatch(/agencies\[0\]\.logo: must be an https:\/\/ address or an existing/);
   });
 
-  it("flags a misspelt field instead of ignoring it", () => {
-    const company = read("company.json");
-    company.tagLine = company.tagline;
-    expect(check("company.json", company)).toEqual(['content/company.json › (the whole file): unknown field "tagLine": check the spelling']);
-  });
-
-  it("requires the inquiry form's default type to be one of its types", () => {
-    const inquiry = read("inquiry.json");
-    inquiry.quoteType = "quotation";
-    expect(check("inquiry.json", inquiry)[0]).toMatch(/^content\/inquiry\.json › quoteType: must be one of the inquiryTypes values/);
+  it("requires the inquiry form's quote type to be one of its types", () => {
+    expect(problems([{ file: "inquiry.json", path: ["quoteType"], value: "quotation" }])[0]).toMatch(
+      /^content\/inquiry\.json › quoteType: must be one of the inquiryTypes values/,
+    );
   });
 
   it("reports a file that is not valid JSON", () => {
-    const dir = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "content-"));
+    const dir = editedContentCopy([]);
     fs.writeFileSync(path.join(dir, "company.json"), '{ "name": "Cardinal", }');
-    expect(validateContentFile(dir, "company.json", "content/company.json").map(formatProblem)[0]).toMatch(
+    expect(validateContentDir(dir, { routes }).map(formatProblem)[0]).toMatch(
       /^content\/company\.json › \(the whole file\): is not valid JSON/,
     );
+  });
+
+  it("reports a JSON file that the site does not know", () => {
+    const dir = editedContentCopy([]);
+    fs.writeFileSync(path.join(dir, "homepage.json"), "{}");
+    expect(validateContentDir(dir, { routes }).map(formatProblem)).toEqual([
+      expect.stringMatching(/^content\/homepage\.json › \(the whole file\): is not a known content file/),
+    ]);
+  });
+
+  it("reports a robots.txt whose sitemap is not on the site's address", () => {
+    const dir = editedContentCopy([{ file: "company.json", path: ["siteUrl"], value: "https://www.example.org" }]);
+    expect(robotsProblems(dir, path.join(root, "static", "robots.txt")).map(formatProblem)).toEqual([
+      'static/robots.txt › Sitemap: must contain the line "Sitemap: https://www.example.org/sitemap-index.xml" (siteUrl in content/company.json)',
+    ]);
   });
 });

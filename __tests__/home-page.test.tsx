@@ -1,23 +1,39 @@
 import { render, screen } from "@testing-library/react";
 import type { PageProps } from "gatsby";
 import HomePage from "../src/pages/index";
-import { aboutContent, agencies, carouselLabels, contactContent, heroContent, inquiryContent, solutionsContent } from "./fixtures/content";
+import {
+  aboutContent,
+  agencies,
+  carouselLabels,
+  contactContent,
+  heroContent,
+  inquiryContent,
+  solutionsContent,
+} from "./fixtures/content";
 
 const data = {
   homeJson: {
     seo: { title: "Fixture home", description: "Fixture home description" },
-    hero: { ...heroContent, image: { childImageSharp: { gatsbyImageData: { images: { fallback: { src: "/hero.jpg" } } } } } },
+    hero: {
+      ...heroContent,
+      image: { childImageSharp: { gatsbyImageData: { images: { fallback: { src: "/hero.jpg" } } } } },
+    },
     solutions: solutionsContent,
-    agencies: { heading: "Trusted By Government Agencies", intro: "Fixture agencies intro", disclaimer: "Logos belong to their owners.", ...carouselLabels },
+    agencies: { heading: "Trusted By Government Agencies", intro: "Fixture agencies intro", ...carouselLabels },
     about: aboutContent,
     contact: contactContent,
   },
-  agenciesJson: { agencies },
+  agenciesJson: { disclaimer: "Logos belong to their owners.", agencies },
   inquiryJson: inquiryContent,
+  allProductCategoryJson: { nodes: [{ slug: "uniforms", shortTitle: "Uniforms" }] },
 } as unknown as Queries.HomePageQuery;
 
 const renderHome = (search = "") =>
-  render(<HomePage {...({ data, location: { pathname: "/", search, hash: "" } } as unknown as PageProps<Queries.HomePageQuery>)} />);
+  render(
+    <HomePage
+      {...({ data, location: { pathname: "/", search, hash: "" } } as unknown as PageProps<Queries.HomePageQuery>)}
+    />,
+  );
 
 describe("home page", () => {
   it("shows the navigation, hero, solutions, agencies, about, contact and footer in that order", () => {
@@ -50,7 +66,8 @@ describe("home page", () => {
   });
 
   it("opens the form as a quote request when the address asks for one", () => {
-    renderHome("?type=quote");
+    renderHome("?type=quote&category=uniforms");
     expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("quote");
+    expect(screen.getByLabelText(/Product category/)).toHaveValue("uniforms");
   });
 });

@@ -4,7 +4,15 @@ import { Solutions } from "../src/components/home/Solutions";
 import { About } from "../src/components/home/About";
 import { ContactSection } from "../src/components/home/ContactSection";
 import type { IGatsbyImageData } from "gatsby-plugin-image";
-import { aboutContent, company, contactContent, heroContent, inquiryContent, solutionsContent } from "./fixtures/content";
+import {
+  aboutContent,
+  categories,
+  company,
+  contactContent,
+  heroContent,
+  inquiryContent,
+  solutionsContent,
+} from "./fixtures/content";
 
 const heroImage: IGatsbyImageData = {
   layout: "fullWidth",
@@ -69,7 +77,7 @@ describe("About", () => {
 
 describe("ContactSection", () => {
   it("shows the form beside the address, a tel: link, a mailto: link and the business hours", () => {
-    render(<ContactSection content={contactContent} form={inquiryContent} company={company} />);
+    render(<ContactSection content={contactContent} form={inquiryContent} categories={categories} company={company} />);
     const section = screen.getByRole("region", { name: "Contact Us" });
     expect(within(section).getByText(contactContent.intro)).toBeInTheDocument();
     expect(within(section).getByRole("button", { name: "Submit Inquiry" })).toBeInTheDocument();

@@ -1,10 +1,18 @@
 import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { InquiryForm } from "../src/components/inquiry/InquiryForm";
-import { inquiryContent } from "./fixtures/content";
+import { categories, inquiryContent } from "./fixtures/content";
 
-const renderForm = (requestedType?: string) =>
-  render(<InquiryForm content={inquiryContent} email="desk@fixture.example" requestedType={requestedType} />);
+const renderForm = (type?: string, category?: string) =>
+  render(
+    <InquiryForm
+      content={inquiryContent}
+      categories={categories}
+      email="desk@fixture.example"
+      requested={{ type, category }}
+      headingLevel={2}
+    />,
+  );
 
 const fill = async (user: ReturnType<typeof userEvent.setup>, label: RegExp, value: string) => {
   const field = screen.getByLabelText(label);
@@ -39,6 +47,21 @@ describe("InquiryForm", () => {
     expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("quote");
   });
 
+  it("asks for the product category only for a quote, preselected from the link", async () => {
+    const user = userEvent.setup();
+    renderForm("quote", "tactical");
+    expect(screen.getByLabelText(/Product category/)).toHaveValue("tactical");
+    await user.selectOptions(screen.getByLabelText(/Inquiry Type/), "general");
+    expect(screen.queryByLabelText(/Product category/)).not.toBeInTheDocument();
+    await user.selectOptions(screen.getByLabelText(/Inquiry Type/), "quote");
+    expect(screen.getByLabelText(/Product category/)).toHaveValue("tactical");
+  });
+
+  it("ignores a category it does not know", () => {
+    renderForm("quote", "jetpacks");
+    expect(screen.getByLabelText(/Product category/)).toHaveValue("");
+  });
+
   it("ignores an inquiry type it does not know", () => {
     renderForm("free-stuff");
     expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("general");
@@ -68,7 +91,9 @@ describe("InquiryForm", () => {
     await fill(user, /Message/, "Too short");
     await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
 
-    expect(screen.getByLabelText(/Email Address/)).toHaveAccessibleDescription("Enter an email address like name@agency.gov.");
+    expect(screen.getByLabelText(/Email Address/)).toHaveAccessibleDescription(
+      "Enter an email address like name@agency.gov.",
+    );
     expect(screen.getByLabelText(/Email Address/)).toHaveFocus();
     expect(screen.getByLabelText(/Phone Number/)).toHaveAccessibleDescription("Enter a valid phone number.");
     expect(screen.getByLabelText(/Message/)).toHaveAccessibleDescription("Message must be at least 10 characters.");
@@ -106,5 +131,6 @@ describe("InquiryForm", () => {
     expect(params.get("subject")).toBe("Website inquiry: Request a quote");
     expect(params.get("body")).toContain("Agency/Organization: Wake County Sheriff's Office");
     expect(params.get("body")).toContain("Forty Class B shirts, sizes attached.");
+    expect(params.get("body")).not.toContain("Product category");
   });
 });

@@ -20,6 +20,13 @@ describe("NavBar", () => {
     expect(within(nav).getByRole("link", { name: "Request Quote" })).toBeInTheDocument();
   });
 
+  it("keeps the section's link marked on the pages below it", async () => {
+    renderNavBar("/products/tactical/");
+    await userEvent.click(screen.getByRole("button", { name: "Open menu" }));
+    expect(screen.getByRole("link", { name: "Products" })).toHaveAttribute("aria-current", "page");
+    expect(screen.getByRole("link", { name: "Home" })).not.toHaveAttribute("aria-current");
+  });
+
   it("marks the current page's link", async () => {
     renderNavBar("/about/");
     await userEvent.click(screen.getByRole("button", { name: "Open menu" }));

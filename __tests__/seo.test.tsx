@@ -17,10 +17,22 @@ describe("Seo", () => {
     );
     expect(head.querySelector("title")).toHaveTextContent("Tactical Gear | Fixture Supply");
     expect(head.querySelector('meta[name="description"]')).toHaveAttribute("content", "Plate carriers and duty belts.");
-    expect(head.querySelector('link[rel="canonical"]')).toHaveAttribute("href", "https://fixture.example/products/tactical/");
-    expect(head.querySelector('meta[property="og:title"]')).toHaveAttribute("content", "Tactical Gear | Fixture Supply");
-    expect(head.querySelector('meta[property="og:url"]')).toHaveAttribute("content", "https://fixture.example/products/tactical/");
-    expect(head.querySelector('meta[property="og:description"]')).toHaveAttribute("content", "Plate carriers and duty belts.");
+    expect(head.querySelector('link[rel="canonical"]')).toHaveAttribute(
+      "href",
+      "https://fixture.example/products/tactical/",
+    );
+    expect(head.querySelector('meta[property="og:title"]')).toHaveAttribute(
+      "content",
+      "Tactical Gear | Fixture Supply",
+    );
+    expect(head.querySelector('meta[property="og:url"]')).toHaveAttribute(
+      "content",
+      "https://fixture.example/products/tactical/",
+    );
+    expect(head.querySelector('meta[property="og:description"]')).toHaveAttribute(
+      "content",
+      "Plate carriers and duty belts.",
+    );
     expect(head.querySelector('meta[property="og:site_name"]')).toHaveAttribute("content", "Fixture Supply");
     expect(markup).toContain('<html lang="en">');
   });

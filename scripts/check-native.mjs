@@ -9,7 +9,8 @@ const failures = [];
 for (const name of ["sharp", "lmdb", "msgpackr-extract"]) {
   try {
     const loaded = require(name);
-    if (name === "msgpackr-extract" && typeof loaded.extractStrings !== "function") throw new Error("no native binding");
+    if (name === "msgpackr-extract" && typeof loaded.extractStrings !== "function")
+      throw new Error("no native binding");
   } catch (error) {
     failures.push(`${name}: ${error.message.split("\n")[0]}`);
   }

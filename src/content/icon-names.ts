@@ -18,5 +18,4 @@ export const iconNames = [
 
 export type IconName = (typeof iconNames)[number];
 
-export const isIconName = (name: string): name is IconName =>
-  (iconNames as readonly string[]).includes(name);
+export const isIconName = (name: string): name is IconName => (iconNames as readonly string[]).includes(name);

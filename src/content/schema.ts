@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { iconNames } from "./icon-names";
-import type { ContentFileName } from "./content-files";
+import type { FolderName, SingleFileName } from "./content-files";
 import { inquiryFieldNames, type InquiryFieldName } from "../inquiry/validation";
 
 /**
@@ -16,17 +16,15 @@ export interface ContentContext {
   fileExists: (relativePath: string) => boolean;
 }
 
+const iconName = z.enum(iconNames, { error: `must be one of the icon names: ${iconNames.join(", ")}` });
+
 const text = () => z.string().trim().min(1, { error: "must not be empty" });
 
-const internalPath = z
-  .string()
-  .regex(/^\/[^\s]*$/, { error: "must be a site path starting with /" });
+const internalPath = z.string().regex(/^\/[^\s]*$/, { error: "must be a site path starting with /" });
 
-const externalHref = z
-  .string()
-  .regex(/^(https:\/\/|mailto:|tel:)\S+$/, {
-    error: "must start with /, https://, mailto: or tel:",
-  });
+const externalHref = z.string().regex(/^(https:\/\/|mailto:|tel:)\S+$/, {
+  error: "must start with /, https://, mailto: or tel:",
+});
 
 export const linkSchema = z.strictObject({
   label: text(),
@@ -35,7 +33,7 @@ export const linkSchema = z.strictObject({
   }),
 });
 
-const seoSchema = z.strictObject({
+export const seoSchema = z.strictObject({
   title: text(),
   description: text().max(200, { error: "should be at most 200 characters for search results" }),
 });
@@ -54,49 +52,52 @@ const imageFile = (ctx: ContentContext) =>
   });
 
 const logoAddress = (ctx: ContentContext) =>
-  z.union(
-    [
-      z.string().regex(/^https:\/\/\S+$/),
-      localFile(ctx, "a logo file").regex(/\.(svg|png|jpe?g|webp)$/i),
-    ],
-    { error: "must be an https:// address or an existing .svg, .png, .jpg or .webp file under content/" },
-  );
+  z.union([z.string().regex(/^https:\/\/\S+$/), localFile(ctx, "a logo file").regex(/\.(svg|png|jpe?g|webp)$/i)], {
+    error: "must be an https:// address or an existing .svg, .png, .jpg or .webp file under content/",
+  });
 
 const timeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "must be a 24-hour time like 08:00" });
 
 const weekday = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
 
-export const companySchema = z.strictObject({
-  name: text(),
-  legalName: text(),
-  tagline: text(),
-  description: text(),
-  siteUrl: z.url({ protocol: /^https$/, error: "must be the site's https:// address" }).regex(/[^/]$/, {
-    error: "must not end with a slash",
-  }),
-  contact: z.strictObject({
-    address: z.strictObject({
-      street: text(),
-      locality: text(),
-      region: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter state code" }),
-      postalCode: z.string().regex(/^\d{5}(-\d{4})?$/, { error: "must be a ZIP code" }),
-      country: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter country code" }),
+export const companySchema = (ctx: ContentContext) =>
+  z.strictObject({
+    name: text(),
+    shortName: text().max(12, { error: "must be at most 12 characters to fit under a home-screen icon" }),
+    icon: localFile(ctx, "an image file").regex(/\.png$/i, {
+      error: "must be a square .png of at least 512 × 512 pixels",
     }),
-    phone: z.strictObject({
+    legalName: text(),
+    tagline: text(),
+    description: text(),
+    siteUrl: z.url({ protocol: /^https$/, error: "must be the site's https:// address" }).regex(/[^/]$/, {
+      error: "must not end with a slash",
+    }),
+    contact: z.strictObject({
+      address: z.strictObject({
+        street: text(),
+        locality: text(),
+        region: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter state code" }),
+        postalCode: z.string().regex(/^\d{5}(-\d{4})?$/, { error: "must be a ZIP code" }),
+        country: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter country code" }),
+      }),
+      phone: z.strictObject({
+        display: text(),
+        tel: z.string().regex(/^\+\d{8,15}$/, { error: "must be an international number like +19195550147" }),
+      }),
+      email: z.email({ error: "must be an email address" }),
+    }),
+    contactLabels: z.strictObject({ address: text(), phone: text(), email: text(), hours: text() }),
+    hours: z.strictObject({
       display: text(),
-      tel: z.string().regex(/^\+\d{8,15}$/, { error: "must be an international number like +19195550147" }),
+      days: z.array(weekday).min(1),
+      opens: timeOfDay,
+      closes: timeOfDay,
+      timeZone: z
+        .string()
+        .regex(/^[A-Za-z_]+\/[A-Za-z_]+$/, { error: "must be an IANA time zone like America/New_York" }),
     }),
-    email: z.email({ error: "must be an email address" }),
-  }),
-  contactLabels: z.strictObject({ address: text(), phone: text(), email: text(), hours: text() }),
-  hours: z.strictObject({
-    display: text(),
-    days: z.array(weekday).min(1),
-    opens: timeOfDay,
-    closes: timeOfDay,
-    timeZone: z.string().regex(/^[A-Za-z_]+\/[A-Za-z_]+$/, { error: "must be an IANA time zone like America/New_York" }),
-  }),
-});
+  });
 
 export const navigationSchema = z.strictObject({
   skipLinkLabel: text(),
@@ -116,7 +117,7 @@ export const navigationSchema = z.strictObject({
 export const solutionCardSchema = z.strictObject({
   title: text(),
   description: text(),
-  icon: z.enum(iconNames, { error: `must be one of the icon names: ${iconNames.join(", ")}` }),
+  icon: iconName,
 });
 
 export const homeSchema = (ctx: ContentContext) =>
@@ -138,7 +139,6 @@ export const homeSchema = (ctx: ContentContext) =>
     agencies: z.strictObject({
       heading: text(),
       intro: text(),
-      disclaimer: text(),
       carouselLabel: text(),
       previousLabel: text(),
       nextLabel: text(),
@@ -167,6 +167,7 @@ export const agencySchema = (ctx: ContentContext) =>
 
 export const agenciesSchema = (ctx: ContentContext) =>
   z.strictObject({
+    disclaimer: text(),
     agencies: z.array(agencySchema(ctx)).min(1),
   });
 
@@ -185,7 +186,6 @@ const inquiryFieldSchema = z.strictObject({
     tooLong: text(),
   }),
 });
-
 
 export const inquirySchema = z
   .strictObject({
@@ -247,6 +247,7 @@ export const inquirySchema = z
   });
 
 export const systemPagesSchema = z.strictObject({
+  updatedLabel: text(),
   notFound: z.strictObject({
     seoTitle: text(),
     heading: text(),
@@ -261,13 +262,173 @@ export const systemPagesSchema = z.strictObject({
   }),
 });
 
-export const contentSchemas = (ctx: ContentContext): Record<ContentFileName, z.ZodType> => ({
-  "company.json": companySchema,
+/** Words in page text that are replaced with the company's own details. */
+export const textTokens = ["email", "phone", "hours"] as const;
+export type TextToken = (typeof textTokens)[number];
+
+const pageText = () =>
+  text().refine(
+    (value) =>
+      [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => (textTokens as readonly string[]).includes(token ?? "")),
+    {
+      error: `may only use the placeholders ${textTokens.map((token) => `{${token}}`).join(", ")}`,
+    },
+  );
+
+const slug = z
+  .string()
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { error: "must be lowercase words joined by hyphens, like office-supplies" });
+
+const ctaSchema = z.strictObject({ heading: text(), text: text(), action: linkSchema });
+
+export const productCategorySchema = (ctx: ContentContext) =>
+  z.strictObject({
+    slug,
+    order: z.int().min(0),
+    title: text(),
+    shortTitle: text(),
+    icon: iconName,
+    summary: text(),
+    seo: seoSchema,
+    overview: z.array(text()).min(1),
+    image: imageFile(ctx),
+    imageAlt: z.string(),
+    lines: z
+      .array(
+        z.strictObject({
+          name: text(),
+          description: text(),
+          compliance: z.array(text()),
+        }),
+      )
+      .min(1),
+    cta: z.strictObject({ heading: text(), text: text(), label: text() }),
+  });
+
+export const contentPageSchema = z.strictObject({
+  slug,
+  title: text(),
+  updated: z.iso.date({ error: "must be a date like 2026-11-22" }).optional(),
+  seo: seoSchema,
+  intro: pageText(),
+  sections: z
+    .array(
+      z.strictObject({
+        heading: text(),
+        icon: iconName.optional(),
+        paragraphs: z.array(pageText()).optional(),
+        items: z.array(pageText()).optional(),
+      }),
+    )
+    .min(1),
+  cta: ctaSchema.optional(),
+});
+
+const codeList = <T extends z.ZodRawShape>(shape: T) => z.array(z.strictObject(shape)).min(1);
+
+export const certificationsSchema = z.strictObject({
+  seo: seoSchema,
+  heading: text(),
+  intro: text(),
+  identifiers: z.strictObject({
+    heading: text(),
+    uei: z
+      .string()
+      .regex(/^[A-HJ-NP-Z1-9][A-HJ-NP-Z0-9]{11}$/, { error: "must be a 12-character SAM.gov Unique Entity ID" }),
+    cage: z.string().regex(/^[A-Z0-9]{5}$/, { error: "must be a 5-character CAGE code" }),
+    samStatus: text(),
+    stateVendorNumber: text(),
+  }),
+  identifierLabels: z.strictObject({ uei: text(), cage: text(), samStatus: text(), stateVendorNumber: text() }),
+  tableHeaders: z.strictObject({ code: text(), title: text() }),
+  naics: z.strictObject({
+    heading: text(),
+    primaryLabel: text(),
+    codes: codeList({
+      code: z.string().regex(/^\d{6}$/, { error: "must be a 6-digit NAICS code" }),
+      title: text(),
+      primary: z.boolean(),
+    }).refine((codes) => codes.filter((entry) => entry.primary).length === 1, {
+      error: "exactly one NAICS code must be primary",
+    }),
+  }),
+  psc: z.strictObject({
+    heading: text(),
+    codes: codeList({
+      code: z.string().regex(/^[A-Z0-9]{4}$/, { error: "must be a 4-character product or service code" }),
+      title: text(),
+    }),
+  }),
+  contractVehicles: z.strictObject({
+    heading: text(),
+    items: codeList({ name: text(), detail: text(), description: text() }),
+  }),
+  smallBusiness: z.strictObject({ heading: text(), items: codeList({ name: text(), detail: text() }) }),
+  compliance: z.strictObject({
+    heading: text(),
+    items: codeList({ id: slug, name: text(), description: text() }),
+  }),
+  capability: z.strictObject({
+    seo: seoSchema,
+    heading: text(),
+    printLabel: text(),
+    summary: text(),
+    competenciesHeading: text(),
+    competencies: z.array(text()).min(1),
+    differentiatorsHeading: text(),
+    differentiators: z.array(text()).min(1),
+    identifiersHeading: text(),
+    contactHeading: text(),
+    contactName: text(),
+  }),
+});
+
+export const sitePagesSchema = z.strictObject({
+  products: z.strictObject({
+    seo: seoSchema,
+    heading: text(),
+    intro: text(),
+    cardActionLabel: text().regex(/\{title\}/, { error: "must contain {title}" }),
+    overviewHeading: text(),
+    linesHeading: text(),
+    complianceHeading: text(),
+  }),
+  contact: z.strictObject({ seo: seoSchema, heading: text(), intro: text() }),
+  clients: z.strictObject({
+    seo: seoSchema,
+    heading: text(),
+    intro: text(),
+    sectorsHeading: text(),
+    sectors: z
+      .array(
+        z.strictObject({
+          name: text(),
+          description: text(),
+          icon: iconName,
+        }),
+      )
+      .min(1),
+    agenciesHeading: text(),
+  }),
+});
+
+export const singleFileSchemas = (ctx: ContentContext): Record<SingleFileName, z.ZodType> => ({
+  "company.json": companySchema(ctx),
   "navigation.json": navigationSchema,
   "home.json": homeSchema(ctx),
   "agencies.json": agenciesSchema(ctx),
   "inquiry.json": inquirySchema,
   "system-pages.json": systemPagesSchema,
+  "site-pages.json": sitePagesSchema,
+  "certifications.json": certificationsSchema,
+});
+
+export const folderSchemas = (ctx: ContentContext): Record<FolderName, z.ZodType> => ({
+  products: productCategorySchema(ctx),
+  pages: contentPageSchema,
 });
 
 export type InquiryContent = z.infer<typeof inquirySchema>;
+export type ProductCategoryContent = z.infer<ReturnType<typeof productCategorySchema>>;
+export type ContentPageContent = z.infer<typeof contentPageSchema>;
+export type CertificationsContent = z.infer<typeof certificationsSchema>;

@@ -39,6 +39,9 @@ export const inquiryFormFragment = graphql`
       inquiryType {
         ...InquiryFormField
       }
+      productCategory {
+        ...InquiryFormField
+      }
       message {
         ...InquiryFormField
       }

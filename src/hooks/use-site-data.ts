@@ -40,6 +40,27 @@ export const useSiteData = () => {
         }
         hours {
           display
+          days
+          opens
+          closes
+          timeZone
+        }
+      }
+      certificationsJson {
+        identifiers {
+          uei
+          cage
+        }
+        identifierLabels {
+          uei
+          cage
+        }
+        naics {
+          heading
+          codes {
+            code
+            primary
+          }
         }
       }
       navigationJson {
@@ -82,6 +103,7 @@ export const useSiteData = () => {
     buildYear: Number(required(data.site?.buildYear, "build time")),
     company: required(data.companyJson, "content/company.json"),
     navigation: required(data.navigationJson, "content/navigation.json"),
+    procurement: required(data.certificationsJson, "content/certifications.json"),
     errorScreen: required(data.systemPagesJson, "content/system-pages.json").error,
   };
 };
@@ -89,3 +111,4 @@ export const useSiteData = () => {
 export type SiteData = ReturnType<typeof useSiteData>;
 export type Company = SiteData["company"];
 export type Navigation = SiteData["navigation"];
+export type Procurement = SiteData["procurement"];

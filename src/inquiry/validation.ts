@@ -8,7 +8,15 @@ import * as z from "zod/mini";
  * browser and any server that receives the form apply the same rules.
  */
 
-export const inquiryFieldNames = ["fullName", "organization", "email", "phone", "inquiryType", "message"] as const;
+export const inquiryFieldNames = [
+  "fullName",
+  "organization",
+  "email",
+  "phone",
+  "inquiryType",
+  "productCategory",
+  "message",
+] as const;
 export type InquiryFieldName = (typeof inquiryFieldNames)[number];
 export type InquiryValues = Record<InquiryFieldName, string>;
 export type InquiryErrors = Partial<Record<InquiryFieldName, string>>;
@@ -28,6 +36,11 @@ export interface InquiryFieldRules {
 export interface InquiryRules {
   readonly formFields: Readonly<Record<InquiryFieldName, InquiryFieldRules>>;
   readonly inquiryTypes: readonly { readonly value: string }[];
+}
+
+/** The choices that come from other content (product categories), not from the form's own file. */
+export interface InquiryChoices {
+  readonly productCategories: readonly { readonly value: string }[];
 }
 
 const PHONE_CHARACTERS = /^[+()\d\s.-]+$/;
@@ -53,11 +66,11 @@ const fieldSchema = (rules: InquiryFieldRules, extra?: (value: string) => boolea
 
 const emailSchema = z.email();
 const isEmail = (value: string) => emailSchema.safeParse(value).success;
-const isPhone = (value: string) =>
-  PHONE_CHARACTERS.test(value) && value.replace(/\D/g, "").length >= MIN_PHONE_DIGITS;
+const isPhone = (value: string) => PHONE_CHARACTERS.test(value) && value.replace(/\D/g, "").length >= MIN_PHONE_DIGITS;
 
-export const buildInquirySchema = (rules: InquiryRules) => {
+export const buildInquirySchema = (rules: InquiryRules, choices: InquiryChoices) => {
   const types = rules.inquiryTypes.map((option) => option.value);
+  const categories = choices.productCategories.map((option) => option.value);
   const { formFields: fields } = rules;
   return z.object({
     fullName: fieldSchema(fields.fullName),
@@ -65,13 +78,14 @@ export const buildInquirySchema = (rules: InquiryRules) => {
     email: fieldSchema(fields.email, isEmail),
     phone: fieldSchema(fields.phone, isPhone),
     inquiryType: fieldSchema(fields.inquiryType, (value) => types.includes(value)),
+    productCategory: fieldSchema(fields.productCategory, (value) => categories.includes(value)),
     message: fieldSchema(fields.message),
   });
 };
 
 /** Checks every field and returns one message per field at fault; empty when the inquiry is acceptable. */
-export const validateInquiry = (rules: InquiryRules, values: InquiryValues): InquiryErrors => {
-  const result = buildInquirySchema(rules).safeParse(values);
+export const validateInquiry = (rules: InquiryRules, choices: InquiryChoices, values: InquiryValues): InquiryErrors => {
+  const result = buildInquirySchema(rules, choices).safeParse(values);
   if (result.success) return {};
   const errors: InquiryErrors = {};
   for (const issue of result.error.issues) {

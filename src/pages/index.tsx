@@ -11,24 +11,30 @@ import { Section } from "../components/ui/Section";
 import { Disclaimer } from "../components/home/Disclaimer";
 import { requireContent } from "../content/require-content";
 import { useSiteData } from "../hooks/use-site-data";
+import { categoryOptions, requestFromSearch } from "../inquiry/request-from-search";
 
 const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
   const home = requireContent(data.homeJson, "content/home.json");
-  const agencies = requireContent(data.agenciesJson, "content/agencies.json").agencies;
+  const agencies = requireContent(data.agenciesJson, "content/agencies.json");
   const inquiry = requireContent(data.inquiryJson, "content/inquiry.json");
   const { company } = useSiteData();
-  const requestedType = new URLSearchParams(location.search).get("type");
 
   return (
     <Layout currentPath={location.pathname}>
       <Hero content={home.hero} image={getImage(home.hero.image.childImageSharp?.gatsbyImageData ?? null)} />
       <Solutions content={home.solutions} />
       <Section id="agencies" heading={home.agencies.heading} intro={home.agencies.intro}>
-        <AgencyCarousel agencies={agencies} labels={home.agencies} />
-        <Disclaimer text={home.agencies.disclaimer} />
+        <AgencyCarousel agencies={agencies.agencies} labels={home.agencies} />
+        <Disclaimer text={agencies.disclaimer} />
       </Section>
       <About content={home.about} />
-      <ContactSection content={home.contact} form={inquiry} company={company} requestedType={requestedType} />
+      <ContactSection
+        content={home.contact}
+        form={inquiry}
+        categories={categoryOptions(data.allProductCategoryJson.nodes)}
+        company={company}
+        requested={requestFromSearch(location.search)}
+      />
     </Layout>
   );
 };
@@ -87,7 +93,6 @@ export const query = graphql`
       agencies {
         heading
         intro
-        disclaimer
         carouselLabel
         previousLabel
         nextLabel
@@ -107,18 +112,13 @@ export const query = graphql`
       }
     }
     agenciesJson {
-      agencies {
-        name
-        logo
-        logoFile {
-          publicURL
-        }
-        alt
-        showLogo
-      }
+      ...AgencyList
     }
     inquiryJson {
       ...InquiryFormContent
+    }
+    allProductCategoryJson(sort: { order: ASC }) {
+      ...ProductCategoryOptions
     }
   }
 `;

@@ -69,6 +69,19 @@ const globalStyles = css`
   [tabindex="-1"]:focus:not(:focus-visible) {
     outline: none;
   }
+  @page {
+    size: letter;
+    margin: 0.5in;
+  }
+  @media print {
+    body {
+      color: #000;
+    }
+    a {
+      color: inherit;
+      text-decoration: none;
+    }
+  }
 `;
 
 export const GlobalStyles = () => <Global styles={globalStyles} />;

@@ -88,3 +88,10 @@ export const visuallyHidden = css`
 `;
 
 export const reducedMotion = "@media (prefers-reduced-motion: reduce)";
+
+/** For site chrome (navigation, footer, skip link) that has no place on paper. */
+export const printHidden = css`
+  @media print {
+    display: none !important;
+  }
+`;

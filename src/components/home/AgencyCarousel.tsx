@@ -194,7 +194,13 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
       onKeyDown={onKeyDown}
       css={regionStyles}
     >
-      <button type="button" css={arrowStyles} aria-label={labels.previousLabel} disabled={!canPrevious} onClick={previous}>
+      <button
+        type="button"
+        css={arrowStyles}
+        aria-label={labels.previousLabel}
+        disabled={!canPrevious}
+        onClick={previous}
+      >
         <ChevronLeft aria-hidden="true" size={24} />
       </button>
       <div ref={viewportRef}>

@@ -54,7 +54,12 @@ const overlayStyles = css`
   position: absolute;
   inset: 0;
   z-index: -1;
-  background: linear-gradient(100deg, rgba(11, 31, 58, 0.92) 0%, rgba(11, 31, 58, 0.82) 55%, rgba(11, 31, 58, 0.7) 100%);
+  background: linear-gradient(
+    100deg,
+    rgba(11, 31, 58, 0.92) 0%,
+    rgba(11, 31, 58, 0.82) 55%,
+    rgba(11, 31, 58, 0.7) 100%
+  );
 `;
 
 const contentStyles = css`
@@ -82,9 +87,7 @@ const actionsStyles = css`
 
 export const Hero = ({ content, image }: HeroProps) => (
   <section css={heroStyles} aria-labelledby="hero-heading">
-    {image ? (
-      <PriorityImage image={image} alt={content.imageAlt} css={imageStyles} />
-    ) : null}
+    {image ? <PriorityImage image={image} alt={content.imageAlt} css={imageStyles} /> : null}
     <div css={overlayStyles} aria-hidden="true" />
     <Container>
       <div css={contentStyles}>

@@ -1,7 +1,8 @@
 import { css } from "@emotion/react";
-import { colors, mq, radii, shadows, space } from "../../styles/theme";
+import { colors, radii, shadows, space } from "../../styles/theme";
 import { Section } from "../ui/Section";
-import { Icon } from "../ui/Icon";
+import { IconBadge } from "../ui/IconBadge";
+import { cardGrid } from "../ui/card-grid";
 
 export interface SolutionCardContent {
   readonly title: string;
@@ -14,20 +15,6 @@ export interface SolutionsContent {
   readonly intro: string;
   readonly cards: readonly SolutionCardContent[];
 }
-
-const gridStyles = css`
-  list-style: none;
-  margin: 0;
-  padding: 0;
-  display: grid;
-  gap: ${space.lg};
-  ${mq.md} {
-    grid-template-columns: repeat(2, minmax(0, 1fr));
-  }
-  ${mq.lg} {
-    grid-template-columns: repeat(4, minmax(0, 1fr));
-  }
-`;
 
 const cardStyles = css`
   height: 100%;
@@ -46,25 +33,13 @@ const cardStyles = css`
   }
 `;
 
-const iconStyles = css`
-  display: inline-grid;
-  place-items: center;
-  width: 3.5rem;
-  height: 3.5rem;
-  border-radius: ${radii.round};
-  background: ${colors.infoSurface};
-  color: ${colors.blue};
-`;
-
 export const Solutions = ({ content }: { content: SolutionsContent }) => (
   <Section id="solutions" heading={content.heading} intro={content.intro} tone="tinted">
-    <ul css={gridStyles}>
+    <ul css={cardGrid({ md: 2, lg: 4 })}>
       {content.cards.map((card) => (
         <li key={card.title}>
           <article css={cardStyles}>
-            <span css={iconStyles}>
-              <Icon name={card.icon} size={28} />
-            </span>
+            <IconBadge name={card.icon} />
             <h3>{card.title}</h3>
             <p>{card.description}</p>
           </article>

@@ -26,6 +26,7 @@ export interface InquiryFormContent extends InquiryRules {
   readonly formFields: Readonly<Record<InquiryFieldName, InquiryRules["formFields"][InquiryFieldName] & FieldContent>>;
   readonly inquiryTypes: readonly { readonly value: string; readonly label: string }[];
   readonly defaultType: string;
+  readonly quoteType: string;
   readonly submitLabel: string;
   readonly errorSummary: string;
   readonly notSent: {
@@ -36,12 +37,20 @@ export interface InquiryFormContent extends InquiryRules {
   };
 }
 
+export interface CategoryOption {
+  readonly value: string;
+  readonly label: string;
+}
+
 interface InquiryFormProps {
   content: InquiryFormContent;
+  /** The product categories a quote can be for. */
+  categories: readonly CategoryOption[];
   /** Where the visitor's email app should address the inquiry. */
   email: string;
-  /** An inquiry type asked for by the link that brought the visitor here (e.g. ?type=quote). */
-  requestedType?: string | null;
+  /** What the link that brought the visitor here asked for (?type=quote&category=tactical). */
+  requested?: { readonly type?: string | null; readonly category?: string | null };
+  headingLevel: 2 | 3;
 }
 
 const controlKinds: Record<InquiryFieldName, "text" | "email" | "tel" | "select" | "textarea"> = {
@@ -50,6 +59,7 @@ const controlKinds: Record<InquiryFieldName, "text" | "email" | "tel" | "select"
   email: "email",
   phone: "tel",
   inquiryType: "select",
+  productCategory: "select",
   message: "textarea",
 };
 
@@ -89,42 +99,68 @@ const alertStyles = (tone: "error" | "info") => css`
   }
 `;
 
-const emptyValues = (defaultType: string): InquiryValues => ({
+const emptyValues = (inquiryType: string, productCategory: string): InquiryValues => ({
   fullName: "",
   organization: "",
   email: "",
   phone: "",
-  inquiryType: defaultType,
+  inquiryType,
+  productCategory,
   message: "",
 });
 
-const mailtoHref = (email: string, subject: string, content: InquiryFormContent, values: InquiryValues) => {
-  const typeLabel = content.inquiryTypes.find((option) => option.value === values.inquiryType)?.label ?? values.inquiryType;
+const labelOf = (options: readonly CategoryOption[], value: string) =>
+  options.find((option) => option.value === value)?.label ?? value;
+
+const mailtoHref = (
+  email: string,
+  subject: string,
+  content: InquiryFormContent,
+  categories: readonly CategoryOption[],
+  values: InquiryValues,
+) => {
+  const typeLabel = labelOf(content.inquiryTypes, values.inquiryType);
+  const shown = (name: InquiryFieldName) => {
+    if (name === "inquiryType") return typeLabel;
+    if (name === "productCategory") return labelOf(categories, values.productCategory);
+    return values[name].trim();
+  };
   const lines = inquiryFieldNames
     .filter((name) => name !== "message" && values[name].trim() !== "")
-    .map((name) => `${content.formFields[name].label}: ${name === "inquiryType" ? typeLabel : values[name].trim()}`);
+    .filter((name) => name !== "productCategory" || values.inquiryType === content.quoteType)
+    .map((name) => `${content.formFields[name].label}: ${shown(name)}`);
   const body = `${lines.join("\n")}\n\n${values.message.trim()}`;
   return `mailto:${email}?subject=${encodeURIComponent(`${subject}: ${typeLabel}`)}&body=${encodeURIComponent(body)}`;
 };
 
-const knownType = (content: InquiryFormContent, type: string | null | undefined): string | null =>
-  content.inquiryTypes.find((option) => option.value === type)?.value ?? null;
+const known = (options: readonly { readonly value: string }[], value: string | null | undefined): string | null =>
+  options.find((option) => option.value === value)?.value ?? null;
 
-export const InquiryForm = ({ content, email, requestedType }: InquiryFormProps) => {
-  const [values, setValues] = useState<InquiryValues>(() =>
-    emptyValues(knownType(content, requestedType) ?? content.defaultType),
-  );
+export const InquiryForm = ({ content, categories, email, requested, headingLevel }: InquiryFormProps) => {
+  const Heading = `h${headingLevel}` as const;
+  const requestedType = known(content.inquiryTypes, requested?.type);
+  const requestedCategory = known(categories, requested?.category);
+  // The server renders the form without a query string; what the address asks for is applied after
+  // hydration so the first client render matches the server's HTML.
+  const [values, setValues] = useState<InquiryValues>(() => emptyValues(content.defaultType, ""));
   const [errors, setErrors] = useState<InquiryErrors>({});
   const [attempted, setAttempted] = useState(false);
   const [ready, setReady] = useState(false);
-  const controls = useRef<Partial<Record<InquiryFieldName, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null>>>({});
+  const controls = useRef<
+    Partial<Record<InquiryFieldName, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null>>
+  >({});
   const statusRef = useRef<HTMLDivElement>(null);
   const focusTarget = useRef<InquiryFieldName | "status" | null>(null);
 
   useEffect(() => {
-    const type = knownType(content, requestedType);
-    if (type) setValues((current) => ({ ...current, inquiryType: type }));
-  }, [content, requestedType]);
+    if (requestedType) setValues((current) => ({ ...current, inquiryType: requestedType }));
+  }, [requestedType]);
+  useEffect(() => {
+    if (requestedCategory) setValues((current) => ({ ...current, productCategory: requestedCategory }));
+  }, [requestedCategory]);
+
+  const choices = { productCategories: categories };
+  const isQuote = values.inquiryType === content.quoteType;
 
   useEffect(() => {
     const target = focusTarget.current;
@@ -138,12 +174,12 @@ export const InquiryForm = ({ content, email, requestedType }: InquiryFormProps)
     setValues(next);
     setReady(false);
     // Once the visitor has tried to submit, messages follow their corrections as they type.
-    if (attempted) setErrors(validateInquiry(content, next));
+    if (attempted) setErrors(validateInquiry(content, choices, next));
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const found = validateInquiry(content, values);
+    const found = validateInquiry(content, choices, values);
     setErrors(found);
     setAttempted(true);
     const firstInvalid = inquiryFieldNames.find((name) => found[name]);
@@ -177,7 +213,13 @@ export const InquiryForm = ({ content, email, requestedType }: InquiryFormProps)
           controlRef={(element) => {
             controls.current[name] = element;
           }}
-          options={name === "inquiryType" ? content.inquiryTypes : undefined}
+          options={
+            name === "inquiryType"
+              ? content.inquiryTypes
+              : name === "productCategory"
+                ? [{ value: "", label: rules.placeholder ?? "" }, ...categories]
+                : undefined
+          }
         />
       </div>
     );
@@ -185,7 +227,14 @@ export const InquiryForm = ({ content, email, requestedType }: InquiryFormProps)
 
   return (
     <form noValidate onSubmit={onSubmit} aria-labelledby="inquiry-heading">
-      <h3 id="inquiry-heading">{content.heading}</h3>
+      <Heading
+        id="inquiry-heading"
+        css={css`
+          font-size: 1.25rem;
+        `}
+      >
+        {content.heading}
+      </Heading>
       <div css={formStyles}>
         <p css={[noteStyles, wide]}>{content.requiredNote}</p>
         {attempted && errorCount > 0 ? (
@@ -197,7 +246,8 @@ export const InquiryForm = ({ content, email, requestedType }: InquiryFormProps)
         {field("organization")}
         {field("email")}
         {field("phone")}
-        {field("inquiryType", wide)}
+        {field("inquiryType", isQuote ? undefined : wide)}
+        {isQuote ? field("productCategory") : null}
         {field("message", wide)}
         <div css={wide}>
           <button type="submit" css={buttonStyles("secondary")}>
@@ -206,10 +256,19 @@ export const InquiryForm = ({ content, email, requestedType }: InquiryFormProps)
         </div>
         {ready ? (
           <div css={[alertStyles("info"), wide]} role="status" tabIndex={-1} ref={statusRef}>
-            <h3>{content.notSent.title}</h3>
+            <Heading
+              css={css`
+                font-size: 1.125rem;
+              `}
+            >
+              {content.notSent.title}
+            </Heading>
             <p>{content.notSent.text}</p>
             <p>
-              <a href={mailtoHref(email, content.notSent.emailSubject, content, values)} css={buttonStyles("secondary")}>
+              <a
+                href={mailtoHref(email, content.notSent.emailSubject, content, categories, values)}
+                css={buttonStyles("secondary")}
+              >
                 {content.notSent.emailActionLabel}
               </a>
             </p>

@@ -1,16 +1,25 @@
 import { css } from "@emotion/react";
-import { colors, fonts, mq, space } from "../../styles/theme";
+import { colors, fonts, mq, space, printHidden } from "../../styles/theme";
 import { Container } from "../ui/Container";
 import { SmartLink } from "../ui/SmartLink";
 import { ContactDetails } from "./ContactDetails";
 import { useCurrentYear } from "../../hooks/use-current-year";
-import type { Company, Navigation } from "../../hooks/use-site-data";
+import type { Company, Navigation, Procurement } from "../../hooks/use-site-data";
 
 interface FooterProps {
   company: Pick<Company, "name" | "legalName" | "tagline" | "contact" | "contactLabels" | "hours">;
   footer: Navigation["footer"];
+  procurement: Pick<Procurement, "identifiers" | "identifierLabels" | "naics">;
   buildYear: number;
 }
+
+/** The one-line procurement summary buyers copy into their forms. */
+export const identifierLine = ({ identifiers, identifierLabels, naics }: FooterProps["procurement"]) =>
+  [
+    `${identifierLabels.uei}: ${identifiers.uei}`,
+    `${identifierLabels.cage}: ${identifiers.cage}`,
+    `${naics.heading}: ${naics.codes.map((code) => code.code).join(", ")}`,
+  ].join(" · ");
 
 const footerStyles = css`
   background: ${colors.navy};
@@ -84,15 +93,17 @@ const legalStyles = css`
   border-top: 1px solid rgba(255, 255, 255, 0.25);
   color: #d9e1ec;
   font-size: 0.875rem;
+  display: grid;
+  gap: ${space.sm};
   p {
     margin: 0;
   }
 `;
 
-export const Footer = ({ company, footer, buildYear }: FooterProps) => {
+export const Footer = ({ company, footer, procurement, buildYear }: FooterProps) => {
   const year = useCurrentYear(buildYear);
   return (
-    <footer css={footerStyles}>
+    <footer css={[footerStyles, printHidden]}>
       <Container>
         <div css={gridStyles}>
           <div css={brandStyles}>
@@ -113,12 +124,17 @@ export const Footer = ({ company, footer, buildYear }: FooterProps) => {
               </div>
             ))}
           </nav>
-          <div css={css`grid-area: contact;`}>
+          <div
+            css={css`
+              grid-area: contact;
+            `}
+          >
             <h2>{footer.contactHeading}</h2>
             <ContactDetails company={company} />
           </div>
         </div>
         <div css={legalStyles}>
+          <p>{identifierLine(procurement)}</p>
           <p>
             © <span data-testid="footer-year">{year}</span> {company.legalName}. {footer.rightsNotice}
           </p>

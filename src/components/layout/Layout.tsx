@@ -25,7 +25,7 @@ const pageStyles = css`
 `;
 
 export const Layout = ({ currentPath, children }: LayoutProps) => {
-  const { company, navigation, buildYear } = useSiteData();
+  const { company, navigation, procurement, buildYear } = useSiteData();
   return (
     <div css={pageStyles}>
       <GlobalStyles />
@@ -34,7 +34,7 @@ export const Layout = ({ currentPath, children }: LayoutProps) => {
       <main id={MAIN_CONTENT_ID} tabIndex={-1}>
         {children}
       </main>
-      <Footer company={company} footer={navigation.footer} buildYear={buildYear} />
+      <Footer company={company} footer={navigation.footer} procurement={procurement} buildYear={buildYear} />
     </div>
   );
 };

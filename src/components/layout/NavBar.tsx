@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { css } from "@emotion/react";
 import { Menu, X } from "lucide-react";
-import { colors, fonts, layout, mq, radii, space } from "../../styles/theme";
+import { colors, fonts, layout, mq, radii, space, printHidden } from "../../styles/theme";
 import { Container } from "../ui/Container";
 import { SmartLink } from "../ui/SmartLink";
 import { ButtonLink } from "../ui/ButtonLink";
@@ -153,9 +153,11 @@ const quoteItemStyles = css`
   }
 `;
 
+/** The link of the page or section the visitor is in: Products stays marked on a product page. */
 const isCurrent = (to: string, currentPath: string) => {
   const target = to.split(/[?#]/)[0] ?? to;
-  return target === currentPath || (target !== "/" && target === `${currentPath}/`);
+  const path = currentPath.endsWith("/") ? currentPath : `${currentPath}/`;
+  return target === "/" ? path === "/" : path.startsWith(target);
 };
 
 export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) => {
@@ -185,7 +187,7 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
     .join("");
 
   return (
-    <header css={headerStyles}>
+    <header css={[headerStyles, printHidden]}>
       <Container>
         <div css={barStyles}>
           <SmartLink to="/" css={brandStyles} aria-label={navigation.homeLabel}>

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { useSiteData } from "../../hooks/use-site-data";
+import { organizationJsonLd } from "../../content/organization-jsonld";
 
 interface SeoProps {
   title: string;
@@ -13,7 +14,7 @@ interface SeoProps {
 
 /** Everything in <head> for one page, through Gatsby's Head API. */
 export const Seo = ({ title, description, pathname, standaloneTitle = false, children }: SeoProps) => {
-  const { company } = useSiteData();
+  const { company, procurement } = useSiteData();
   const fullTitle = standaloneTitle ? title : `${title} | ${company.name}`;
   const metaDescription = description ?? company.description;
   const url = `${company.siteUrl}${pathname}`;
@@ -31,7 +32,7 @@ export const Seo = ({ title, description, pathname, standaloneTitle = false, chi
       <meta property="og:locale" content="en_US" />
       <meta name="twitter:card" content="summary" />
       <meta name="theme-color" content="#0b1f3a" />
-      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      <script type="application/ld+json">{JSON.stringify(organizationJsonLd(company, procurement))}</script>
       {children}
     </>
   );

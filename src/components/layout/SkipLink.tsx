@@ -1,5 +1,5 @@
 import { css } from "@emotion/react";
-import { colors, radii } from "../../styles/theme";
+import { colors, radii, printHidden } from "../../styles/theme";
 
 const skipLinkStyles = css`
   position: absolute;
@@ -21,7 +21,7 @@ const skipLinkStyles = css`
 export const MAIN_CONTENT_ID = "main-content";
 
 export const SkipLink = ({ label }: { label: string }) => (
-  <a href={`#${MAIN_CONTENT_ID}`} css={skipLinkStyles}>
+  <a href={`#${MAIN_CONTENT_ID}`} css={[skipLinkStyles, printHidden]}>
     {label}
   </a>
 );

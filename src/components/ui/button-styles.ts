@@ -18,7 +18,10 @@ const base = css`
   text-align: center;
   text-decoration: none;
   cursor: pointer;
-  transition: background-color 0.15s ease, color 0.15s ease, border-color 0.15s ease;
+  transition:
+    background-color 0.15s ease,
+    color 0.15s ease,
+    border-color 0.15s ease;
   &:disabled,
   &[aria-disabled="true"] {
     cursor: not-allowed;

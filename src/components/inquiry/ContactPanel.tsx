@@ -1,0 +1,58 @@
+import { css } from "@emotion/react";
+import { colors, mq, radii, space } from "../../styles/theme";
+import { ContactDetails } from "../layout/ContactDetails";
+import { InquiryForm, type CategoryOption, type InquiryFormContent } from "./InquiryForm";
+import type { Company } from "../../hooks/use-site-data";
+
+export interface ContactPanelProps {
+  form: InquiryFormContent & { readonly detailsHeading: string };
+  categories: readonly CategoryOption[];
+  company: Pick<Company, "contact" | "contactLabels" | "hours">;
+  requested?: { readonly type?: string | null; readonly category?: string | null };
+  /** The level of the form's and the details' headings, one below the heading they stand under. */
+  headingLevel: 2 | 3;
+}
+
+const gridStyles = css`
+  display: grid;
+  gap: ${space.xl};
+  ${mq.lg} {
+    grid-template-columns: minmax(0, 2fr) minmax(0, 1fr);
+    gap: ${space.xxl};
+  }
+`;
+
+const asideStyles = css`
+  align-self: start;
+  padding: ${space.lg};
+  background: ${colors.surface};
+  border: 1px solid ${colors.border};
+  border-radius: ${radii.md};
+`;
+
+/** The inquiry form with the ways to reach the company beside it: on the home page and the contact page. */
+export const ContactPanel = ({ form, categories, company, requested, headingLevel }: ContactPanelProps) => {
+  const Heading = `h${headingLevel}` as const;
+  return (
+    <div css={gridStyles}>
+      <InquiryForm
+        content={form}
+        categories={categories}
+        email={company.contact.email}
+        requested={requested}
+        headingLevel={headingLevel}
+      />
+      <aside css={asideStyles} aria-labelledby="contact-details-heading">
+        <Heading
+          id="contact-details-heading"
+          css={css`
+            font-size: 1.25rem;
+          `}
+        >
+          {form.detailsHeading}
+        </Heading>
+        <ContactDetails company={company} />
+      </aside>
+    </div>
+  );
+};
