@@ -435,11 +435,24 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
   `);
 };
 
+const CONTENT_ERROR = "CONTENT_INVALID";
+
+/** Gives content errors their own id and type in Gatsby's output instead of "UNKNOWN". */
+export const onPluginInit: GatsbyNode["onPluginInit"] = ({ reporter }) => {
+  reporter.setErrorMap({
+    [CONTENT_ERROR]: {
+      text: (context: { message: string }) => context.message,
+      level: "ERROR",
+      type: "API.NODE.VALIDATION",
+      category: "USER",
+    },
+  });
+};
+
 const reportProblems = (reporter: Reporter, problems: ContentProblem[]) => {
   if (problems.length === 0) return;
-  reporter.panicOnBuild(
-    `Content error (see CONTENT.md):\n${problems.map((problem) => `  - ${formatProblem(problem)}`).join("\n")}`,
-  );
+  const message = `Content error (see CONTENT.md):\n${problems.map((problem) => `  - ${formatProblem(problem)}`).join("\n")}`;
+  reporter.panicOnBuild({ id: CONTENT_ERROR, context: { message } });
 };
 
 const checkContent = (reporter: Reporter) =>
