@@ -29,11 +29,12 @@ const program = {
 };
 
 try {
-  const { workerPool } = await bootstrap({ program });
+  await bootstrap({ program });
   const { schema, definitions, config } = store.getState();
   await writeTypeScriptTypes(directory, schema, definitions, config.graphqlTypegen);
-  await Promise.all(workerPool.end());
   reporter.success(`GraphQL types written to ${config.graphqlTypegen.typesOutputPath}`);
+  // Bootstrap leaves work queued for its worker pool (schema for query running) that typegen does not
+  // need; ending the pool under it fails with EPIPE, so exit and let the workers go with the process.
   process.exit(0);
 } catch (error) {
   reporter.panic("Could not generate GraphQL types", error);
