@@ -93,7 +93,6 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
 
     type NavigationJson implements Node @dontInfer {
       skipLinkLabel: String!
-      homeLabel: String!
       primaryLabel: String!
       menuLabel: String!
       main: [Link!]!

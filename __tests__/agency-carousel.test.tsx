@@ -75,6 +75,7 @@ describe("AgencyCarousel", () => {
     hidden.forEach((slide) => expect(slide).toHaveAttribute("inert"));
     const active = container.querySelectorAll(".slick-slide.slick-active");
     active.forEach((slide) => expect(slide).not.toHaveAttribute("inert"));
+    container.querySelectorAll(".slick-slide").forEach((slide) => expect(slide).not.toHaveAttribute("tabindex"));
   });
 
   it("disables both buttons when every logo fits, since there is nowhere to move", () => {

@@ -134,3 +134,24 @@ describe("InquiryForm", () => {
     expect(params.get("body")).not.toContain("Product category");
   });
 });
+
+describe("InquiryForm before its script runs", () => {
+  it("keeps what the visitor typed into the server-rendered form before hydration", async () => {
+    const { renderToString } = await import("react-dom/server");
+    const { hydrateRoot } = await import("react-dom/client");
+    const { act } = await import("@testing-library/react");
+    const element = (
+      <InquiryForm content={inquiryContent} categories={categories} email="desk@fixture.example" headingLevel={2} />
+    );
+    const container = document.createElement("div");
+    container.innerHTML = renderToString(element);
+    document.body.appendChild(container);
+    (container.querySelector("#inquiry-fullName") as HTMLInputElement).value = "Typed Early";
+    await act(async () => {
+      hydrateRoot(container, element);
+    });
+    await userEvent.click(screen.getByRole("button", { name: "Submit Inquiry" }));
+    expect(screen.getByLabelText(/Full Name/)).toHaveValue("Typed Early");
+    expect(screen.getByLabelText(/Full Name/)).not.toHaveAttribute("aria-invalid");
+  });
+});

@@ -101,7 +101,6 @@ export const companySchema = (ctx: ContentContext) =>
 
 export const navigationSchema = z.strictObject({
   skipLinkLabel: text(),
-  homeLabel: text(),
   primaryLabel: text(),
   menuLabel: text(),
   main: z.array(linkSchema).min(1),

@@ -65,7 +65,6 @@ export const useSiteData = () => {
       }
       navigationJson {
         skipLinkLabel
-        homeLabel
         primaryLabel
         menuLabel
         main {

@@ -119,13 +119,16 @@ const sliderStyles = css`
 
 /**
  * react-slick marks clones and off-view slides aria-hidden but leaves them
- * focusable; inert takes them out of the tab order and the accessibility
- * tree together.
+ * focusable, and gives every slide tabindex="-1". Slides hold no controls, so
+ * none needs focus; inert takes the hidden ones out of the accessibility tree
+ * as well, so no agency is read twice.
  */
-const syncInert = (root: HTMLElement | null) => {
-  root?.querySelectorAll<HTMLElement>(".slick-slide").forEach((slide) => {
-    if (slide.getAttribute("aria-hidden") === "true") slide.setAttribute("inert", "");
-    else slide.removeAttribute("inert");
+const syncSlides = (root: HTMLElement) => {
+  root.querySelectorAll<HTMLElement>(".slick-slide").forEach((slide) => {
+    if (slide.hasAttribute("tabindex")) slide.removeAttribute("tabindex");
+    const hidden = slide.getAttribute("aria-hidden") === "true";
+    if (hidden && !slide.hasAttribute("inert")) slide.setAttribute("inert", "");
+    if (!hidden && slide.hasAttribute("inert")) slide.removeAttribute("inert");
   });
 };
 
@@ -143,9 +146,20 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
   const canPrevious = loops;
   const canNext = loops;
 
+  // react-slick re-renders its own slides on every move; mirror its aria-hidden whenever it changes.
   useEffect(() => {
-    syncInert(viewportRef.current);
-  }, [current, slidesPerView]);
+    const viewport = viewportRef.current;
+    if (!viewport || slidesPerView === null) return undefined;
+    syncSlides(viewport);
+    const observer = new MutationObserver(() => syncSlides(viewport));
+    observer.observe(viewport, {
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["aria-hidden", "tabindex"],
+      childList: true,
+    });
+    return () => observer.disconnect();
+  }, [slidesPerView]);
 
   const previous = useCallback(() => {
     setAnnounce(true);
@@ -179,7 +193,6 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
     waitForAnimate: false,
     swipeToSlide: true,
     beforeChange: (_from, to) => setCurrent(to),
-    onReInit: () => syncInert(viewportRef.current),
   };
 
   const first = ((current % total) + total) % total;

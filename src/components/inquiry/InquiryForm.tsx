@@ -152,6 +152,15 @@ export const InquiryForm = ({ content, categories, email, requested, headingLeve
   const statusRef = useRef<HTMLDivElement>(null);
   const focusTarget = useRef<InquiryFieldName | "status" | null>(null);
 
+  // A visitor can start typing before the page's script has taken over the form; keep what they typed.
+  useEffect(() => {
+    const typed = inquiryFieldNames.flatMap((name) => {
+      const value = controls.current[name]?.value;
+      return value ? [[name, value] as const] : [];
+    });
+    if (typed.length > 0) setValues((current) => ({ ...current, ...Object.fromEntries(typed) }));
+  }, []);
+
   useEffect(() => {
     if (requestedType) setValues((current) => ({ ...current, inquiryType: requestedType }));
   }, [requestedType]);

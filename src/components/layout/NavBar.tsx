@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { css } from "@emotion/react";
 import { Menu, X } from "lucide-react";
-import { colors, fonts, layout, mq, radii, space, printHidden } from "../../styles/theme";
+import { colors, fonts, layout, mq, radii, space, printHidden, visuallyHidden } from "../../styles/theme";
 import { Container } from "../ui/Container";
 import { SmartLink } from "../ui/SmartLink";
 import { ButtonLink } from "../ui/ButtonLink";
@@ -9,7 +9,7 @@ import type { Navigation } from "../../hooks/use-site-data";
 
 interface NavBarProps {
   companyName: string;
-  navigation: Pick<Navigation, "homeLabel" | "primaryLabel" | "menuLabel" | "main" | "quoteAction">;
+  navigation: Pick<Navigation, "primaryLabel" | "menuLabel" | "main" | "quoteAction">;
   /** The current path, to mark the current page's link. */
   currentPath: string;
 }
@@ -55,13 +55,19 @@ const brandMark = css`
   font-size: 1rem;
 `;
 
-/** Between md and lg the full link row needs the room; the link keeps its accessible name. */
+/** Between md and lg the full link row needs the room: the name is hidden from sight but still names the link. */
 const brandNameStyles = css`
   ${mq.md} {
-    display: none;
+    ${visuallyHidden};
   }
   ${mq.lg} {
-    display: inline;
+    position: static !important;
+    width: auto !important;
+    height: auto !important;
+    margin: 0 !important;
+    overflow: visible !important;
+    clip: auto !important;
+    white-space: normal !important;
   }
 `;
 
@@ -190,7 +196,7 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
     <header css={[headerStyles, printHidden]}>
       <Container>
         <div css={barStyles}>
-          <SmartLink to="/" css={brandStyles} aria-label={navigation.homeLabel}>
+          <SmartLink to="/" css={brandStyles}>
             <span css={brandMark} aria-hidden="true">
               {initials}
             </span>

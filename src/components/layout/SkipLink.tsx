@@ -2,7 +2,8 @@ import { css } from "@emotion/react";
 import { colors, radii, printHidden } from "../../styles/theme";
 
 const skipLinkStyles = css`
-  position: absolute;
+  /* Fixed, so it shows wherever the page is scrolled when it takes focus. */
+  position: fixed;
   top: 0.5rem;
   left: 0.5rem;
   z-index: 100;
