@@ -9,6 +9,7 @@ import {
   type ContentProblem,
 } from "./src/content/validate";
 import { robotsProblems } from "./src/content/robots";
+import { deferAppScriptsInDir } from "./src/build/defer-app-scripts";
 
 const contentDir = path.resolve("content");
 const pagesDir = path.resolve("src/pages");
@@ -521,4 +522,10 @@ export const createPages: GatsbyNode["createPages"] = async ({ graphql, actions,
       context: { id },
     });
   }
+};
+
+/** See src/build/defer-app-scripts.ts: the app starts after the first paint. */
+export const onPostBuild: GatsbyNode["onPostBuild"] = ({ reporter }) => {
+  const pages = deferAppScriptsInDir(path.resolve("public"));
+  reporter.info(`Deferred app scripts to after first paint in ${pages} pages`);
 };

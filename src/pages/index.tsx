@@ -3,6 +3,7 @@ import { getImage } from "gatsby-plugin-image";
 import { Layout } from "../components/layout/Layout";
 import { Seo } from "../components/layout/Seo";
 import { Hero } from "../components/home/Hero";
+import { PriorityImagePreload } from "../components/ui/PriorityImage";
 import { Solutions } from "../components/home/Solutions";
 import { AgencyCarousel } from "../components/home/AgencyCarousel";
 import { About } from "../components/home/About";
@@ -41,14 +42,19 @@ const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
 
 export default HomePage;
 
-export const Head: HeadFC<Queries.HomePageQuery> = ({ data, location }) => (
-  <Seo
-    title={data.homeJson?.seo.title ?? ""}
-    description={data.homeJson?.seo.description}
-    pathname={location.pathname}
-    standaloneTitle
-  />
-);
+export const Head: HeadFC<Queries.HomePageQuery> = ({ data, location }) => {
+  const hero = getImage(data.homeJson?.hero.image.childImageSharp?.gatsbyImageData ?? null);
+  return (
+    <Seo
+      title={data.homeJson?.seo.title ?? ""}
+      description={data.homeJson?.seo.description}
+      pathname={location.pathname}
+      standaloneTitle
+    >
+      {hero ? <PriorityImagePreload image={hero} /> : null}
+    </Seo>
+  );
+};
 
 export const query = graphql`
   query HomePage {

@@ -1,0 +1,51 @@
+// npm run check:budgets: fails when reports/bench.json (from npm run bench)
+// breaks a budget in budgets.json.
+import fs from "node:fs";
+import path from "node:path";
+import type { PageFigures } from "./lighthouse";
+
+const root = path.resolve(__dirname, "..");
+const budgets = JSON.parse(fs.readFileSync(path.join(root, "budgets.json"), "utf8")) as {
+  pages: {
+    performance: number;
+    accessibility: number;
+    bestPractices: number;
+    seo: number;
+    largestContentfulPaintMs: number;
+    cumulativeLayoutShift: number;
+  };
+  homeJavaScriptGzipKb: number;
+};
+const reportPath = path.join(root, "reports", "bench.json");
+if (!fs.existsSync(reportPath)) {
+  console.error("No reports/bench.json: run npm run bench first.");
+  process.exit(1);
+}
+const report = JSON.parse(fs.readFileSync(reportPath, "utf8")) as { date: string; pages: PageFigures[] };
+
+const checks: { what: string; actual: number; limit: number; ok: boolean }[] = [];
+const atLeast = (what: string, actual: number, limit: number) =>
+  checks.push({ what, actual, limit, ok: actual >= limit });
+const atMost = (what: string, actual: number, limit: number) =>
+  checks.push({ what, actual, limit, ok: actual <= limit });
+
+for (const page of report.pages) {
+  atLeast(`${page.path} performance`, page.performance, budgets.pages.performance);
+  atLeast(`${page.path} accessibility`, page.accessibility, budgets.pages.accessibility);
+  atLeast(`${page.path} best practices`, page.bestPractices, budgets.pages.bestPractices);
+  atLeast(`${page.path} SEO`, page.seo, budgets.pages.seo);
+  atMost(`${page.path} LCP (ms)`, page.largestContentfulPaintMs, budgets.pages.largestContentfulPaintMs);
+  atMost(`${page.path} CLS`, page.cumulativeLayoutShift, budgets.pages.cumulativeLayoutShift);
+}
+const home = report.pages.find((page) => page.path === "/");
+if (!home) {
+  console.error("reports/bench.json has no figures for the home page.");
+  process.exit(1);
+}
+atMost("/ JavaScript (KB gzip)", Number((home.javaScriptGzipBytes / 1024).toFixed(1)), budgets.homeJavaScriptGzipKb);
+
+for (const check of checks)
+  console.log(`${check.ok ? "pass" : "FAIL"}  ${check.what}: ${check.actual} (budget ${check.limit})`);
+const failed = checks.filter((check) => !check.ok);
+console.log(`\n${checks.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length > 0 ? 1 : 0);
