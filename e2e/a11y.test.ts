@@ -1,21 +1,14 @@
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, openPage, waitForHydration } from "./support/browser";
+import type { Page } from "playwright-core";
+import { openPage, waitForHydration } from "./support/browser";
+import { useSiteAndBrowser } from "./support/suite";
 import { axeViolations } from "./support/axe";
-import { sitePaths, startSite, type RunningSite } from "./support/server";
+import { sitePaths } from "./support/server";
 
 const paths = [...sitePaths(), "/this-page-does-not-exist/"];
 
-let site: RunningSite;
-let browser: Browser;
-before(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const suite = useSiteAndBrowser();
 
 const settle = (page: Page) => waitForHydration(page).then(() => page.waitForTimeout(200));
 
@@ -23,8 +16,8 @@ for (const width of [375, 1280]) {
   describe(`axe-core at ${width}px`, () => {
     for (const path of paths) {
       test(`${path} has no accessibility violation`, async () => {
-        const { page, close } = await openPage(browser, site.origin, width);
-        await page.goto(site.url(path), { waitUntil: "networkidle" });
+        const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+        await page.goto(suite.site.url(path), { waitUntil: "networkidle" });
         await settle(page);
         assert.deepEqual(await axeViolations(page), []);
         await close();
@@ -34,8 +27,8 @@ for (const width of [375, 1280]) {
 }
 
 test("axe-core finds no violation with the mobile menu open", async () => {
-  const { page, close } = await openPage(browser, site.origin, 375);
-  await page.goto(site.url("/"), { waitUntil: "networkidle" });
+  const { page, close } = await openPage(suite.browser, suite.site.origin, 375);
+  await page.goto(suite.site.url("/"), { waitUntil: "networkidle" });
   await settle(page);
   await page.getByRole("button", { name: "Menu" }).click();
   assert.deepEqual(await axeViolations(page), []);
@@ -71,8 +64,8 @@ const tabThrough = async (page: Page, limit: number) => {
 for (const width of [375, 1280]) {
   test(`keyboard alone reaches every control of the home page in document order at ${width}px, with visible focus`, async () => {
     // Reduced motion makes scrolling to the focused element instant, so where it lands can be measured at once.
-    const { page, close } = await openPage(browser, site.origin, width, { reducedMotion: "reduce" });
-    await page.goto(site.url("/"), { waitUntil: "networkidle" });
+    const { page, close } = await openPage(suite.browser, suite.site.origin, width, { reducedMotion: "reduce" });
+    await page.goto(suite.site.url("/"), { waitUntil: "networkidle" });
     await settle(page);
 
     await page.keyboard.press("Tab");
@@ -90,9 +83,9 @@ for (const width of [375, 1280]) {
     await close();
 
     // Then from the top of a fresh page, through every control.
-    const fresh = await openPage(browser, site.origin, width, { reducedMotion: "reduce" });
+    const fresh = await openPage(suite.browser, suite.site.origin, width, { reducedMotion: "reduce" });
     const { page: tabbed } = fresh;
-    await tabbed.goto(site.url("/"), { waitUntil: "networkidle" });
+    await tabbed.goto(suite.site.url("/"), { waitUntil: "networkidle" });
     await settle(tabbed);
     const stops = await tabThrough(tabbed, 200);
     const controls = await tabbed.evaluate(() => {

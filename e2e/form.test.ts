@@ -1,8 +1,8 @@
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launchBrowser, openPage, waitForHydration, WIDTHS } from "./support/browser";
-import { readContent, startSite, type RunningSite } from "./support/server";
+import { openPage, waitForHydration, WIDTHS } from "./support/browser";
+import { useSiteAndBrowser } from "./support/suite";
+import { readContent } from "./support/server";
 
 interface Field {
   label: string;
@@ -12,21 +12,13 @@ interface Field {
 const form = readContent<{ formFields: Record<string, Field>; submitLabel: string }>("inquiry.json");
 const fields = form.formFields as Record<"fullName" | "organization" | "email" | "phone" | "message", Field>;
 
-let site: RunningSite;
-let browser: Browser;
-before(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const suite = useSiteAndBrowser();
 
 for (const width of WIDTHS) {
   describe(`inquiry form at ${width}px`, () => {
     test("has the specified fields with their types, autocomplete and placeholder", async () => {
-      const { page, close } = await openPage(browser, site.origin, width);
-      await page.goto(site.url("/contact/"));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+      await page.goto(suite.site.url("/contact/"));
       const field = (label: string) => page.getByLabel(label, { exact: false }).first();
       assert.equal(await field(fields.fullName.label).getAttribute("type"), "text");
       assert.equal(await field(fields.fullName.label).getAttribute("autocomplete"), "name");
@@ -39,8 +31,8 @@ for (const width of WIDTHS) {
     });
 
     test("explains each problem on its field and moves focus to the first", async () => {
-      const { page, close } = await openPage(browser, site.origin, width);
-      await page.goto(site.url("/"));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+      await page.goto(suite.site.url("/"));
       await waitForHydration(page, "#contact form");
       const section = page.locator("#contact");
       await section.getByLabel(fields.email.label, { exact: false }).fill("not-an-email");

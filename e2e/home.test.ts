@@ -1,8 +1,9 @@
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, openPage, waitForHydration, WIDTHS } from "./support/browser";
-import { readContent, startSite, type RunningSite } from "./support/server";
+import type { Page } from "playwright-core";
+import { openPage, waitForHydration, WIDTHS } from "./support/browser";
+import { useSiteAndBrowser } from "./support/suite";
+import { readContent } from "./support/server";
 
 interface Home {
   hero: { headline: string; text: string };
@@ -20,15 +21,7 @@ const home = readContent<Home>("home.json");
 const agencyNames = readContent<Agencies>("agencies.json").agencies.map((agency) => agency.name);
 const expectedPerView: Record<(typeof WIDTHS)[number], number> = { 375: 1, 800: 3, 1280: 4 };
 
-let site: RunningSite;
-let browser: Browser;
-before(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const suite = useSiteAndBrowser();
 
 /** Names of the agency tiles wholly inside the carousel's viewport, left to right. */
 const fullyVisibleAgencies = (page: Page) =>
@@ -64,8 +57,8 @@ const waitForFirst = (page: Page, name: string) =>
 for (const width of WIDTHS) {
   describe(`home page at ${width}px`, () => {
     test("shows navigation, hero, solutions, agencies, about, contact and footer in order, from content", async () => {
-      const { page, close } = await openPage(browser, site.origin, width);
-      await page.goto(site.url("/"));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+      await page.goto(suite.site.url("/"));
       const order = await page.evaluate(() =>
         [...document.querySelectorAll("body header, body h1, main h2, body footer")]
           .filter((element) => !element.closest("main section header") || element.tagName === "H2")
@@ -99,8 +92,8 @@ for (const width of WIDTHS) {
     });
 
     test(`the carousel shows exactly ${expectedPerView[width]} logo(s) and loops both ways`, async () => {
-      const { page, close } = await openPage(browser, site.origin, width);
-      await page.goto(site.url("/"));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+      await page.goto(suite.site.url("/"));
       await waitForSlider(page);
       const perView = expectedPerView[width];
       assert.deepEqual(await fullyVisibleAgencies(page), agencyNames.slice(0, perView));
@@ -123,8 +116,8 @@ for (const width of WIDTHS) {
     });
 
     test("the carousel answers ← and → when it has focus, and hides clones and off-screen slides from focus", async () => {
-      const { page, close } = await openPage(browser, site.origin, width);
-      await page.goto(site.url("/"));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+      await page.goto(suite.site.url("/"));
       await waitForSlider(page);
       await page.getByRole("region", { name: "Government agencies we have supplied" }).focus();
       await page.keyboard.press("ArrowRight");
@@ -152,8 +145,8 @@ for (const width of WIDTHS) {
 
 describe("mobile menu", () => {
   test("is collapsed at 375px; its button opens and closes it, and so does Escape", async () => {
-    const { page, close } = await openPage(browser, site.origin, 375);
-    await page.goto(site.url("/"));
+    const { page, close } = await openPage(suite.browser, suite.site.origin, 375);
+    await page.goto(suite.site.url("/"));
     await waitForHydration(page);
     const button = page.getByRole("button", { name: "Menu" });
     const products = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" });
@@ -173,8 +166,8 @@ describe("mobile menu", () => {
 
   for (const width of [800, 1280]) {
     test(`shows the links without a menu button at ${width}px`, async () => {
-      const { page, close } = await openPage(browser, site.origin, width);
-      await page.goto(site.url("/"));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
+      await page.goto(suite.site.url("/"));
       assert.equal(await page.getByRole("button", { name: "Menu" }).isVisible(), false);
       for (const name of ["Home", "Products", "Services", "About", "Contact", "Request Quote"]) {
         assert.equal(
@@ -189,15 +182,15 @@ describe("mobile menu", () => {
 });
 
 test("every link of the home page leads to a page that is not the 404 page", async () => {
-  const { page, close } = await openPage(browser, site.origin, 1280);
-  await page.goto(site.url("/"));
+  const { page, close } = await openPage(suite.browser, suite.site.origin, 1280);
+  await page.goto(suite.site.url("/"));
   const hrefs = await page.evaluate(() => [
     ...new Set([...document.querySelectorAll<HTMLAnchorElement>("a[href]")].map((link) => link.getAttribute("href")!)),
   ]);
   const internal = hrefs.filter((href) => href.startsWith("/"));
   assert.ok(internal.length >= 15, `found ${internal.length} internal links`);
   for (const href of internal) {
-    const response = await page.goto(site.url(href));
+    const response = await page.goto(suite.site.url(href));
     assert.equal(response?.status(), 200, `${href} answers 200`);
     assert.equal(
       await page.getByText("The page you're looking for cannot be found.").count(),

@@ -1,25 +1,16 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launchBrowser, openPage, WIDTHS } from "./support/browser";
-import { startSite, type RunningSite } from "./support/server";
+import { openPage, WIDTHS } from "./support/browser";
+import { useSiteAndBrowser } from "./support/suite";
 
 /** The gate: cumulative layout shift while the home page loads must stay at or below this. */
 const MAX_CLS = 0.01;
 
-let site: RunningSite;
-let browser: Browser;
-before(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const suite = useSiteAndBrowser();
 
 for (const width of WIDTHS) {
   test(`the home page loads without layout shift at ${width}px`, async () => {
-    const { page, close } = await openPage(browser, site.origin, width);
+    const { page, close } = await openPage(suite.browser, suite.site.origin, width);
     await page.addInitScript(() => {
       const record = window as unknown as { __cls: number };
       record.__cls = 0;
@@ -29,7 +20,7 @@ for (const width of WIDTHS) {
         }
       }).observe({ type: "layout-shift", buffered: true });
     });
-    await page.goto(site.url("/"), { waitUntil: "networkidle" });
+    await page.goto(suite.site.url("/"), { waitUntil: "networkidle" });
     await page.waitForSelector(".slick-initialized");
     await page.waitForTimeout(1000);
     const cls = await page.evaluate(() => (window as unknown as { __cls: number }).__cls);

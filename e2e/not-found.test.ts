@@ -1,27 +1,19 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launchBrowser, openPage, waitForHydration } from "./support/browser";
-import { readContent, startSite, type RunningSite } from "./support/server";
+import { openPage } from "./support/browser";
+import { useSiteAndBrowser } from "./support/suite";
+import { readContent } from "./support/server";
 
 const text = readContent<{ notFound: { text: string; homeLabel: string; consoleMessage: string } }>(
   "system-pages.json",
 ).notFound;
 const consoleLine = (path: string) => text.consoleMessage.replace("{path}", path);
 
-let site: RunningSite;
-let browser: Browser;
-before(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const suite = useSiteAndBrowser();
 
 test("an unknown path answers 404 with the text, a Return to Home link and the path in the console", async () => {
-  const { page, consoleErrors, close } = await openPage(browser, site.origin, 375);
-  const response = await page.goto(site.url("/products/jetpacks/"));
+  const { page, consoleErrors, close } = await openPage(suite.browser, suite.site.origin, 375);
+  const response = await page.goto(suite.site.url("/products/jetpacks/"));
   assert.equal(response?.status(), 404);
   assert.equal((await page.locator("h1").innerText()).trim(), "404");
   assert.equal(await page.getByText(text.text, { exact: true }).count(), 1);
@@ -31,14 +23,15 @@ test("an unknown path answers 404 with the text, a Return to Home link and the p
   await page.waitForTimeout(300);
   assert.ok(consoleErrors.includes(consoleLine("/products/jetpacks/")), `console: ${consoleErrors.join(" | ")}`);
   await home.click();
-  await page.waitForURL(site.url("/"));
+  await page.waitForURL(suite.site.url("/"));
   await close();
 });
 
 test("client-side navigation to an unknown path shows the 404 page and logs the path", async () => {
-  const { page, consoleErrors, close } = await openPage(browser, site.origin, 1280);
-  await page.goto(site.url("/"));
-  await waitForHydration(page);
+  const { page, consoleErrors, close } = await openPage(suite.browser, suite.site.origin, 1280);
+  await page.goto(suite.site.url("/"));
+  // The carousel starts in an effect, so once it has, React has committed the page and the router is live.
+  await page.waitForSelector(".slick-initialized");
   await page.evaluate(() => (window as unknown as { ___navigate: (to: string) => void }).___navigate("/no-such-page/"));
   await page.getByText(text.text, { exact: true }).waitFor();
   assert.equal(new URL(page.url()).pathname, "/no-such-page/");

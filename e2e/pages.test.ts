@@ -1,23 +1,15 @@
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { launchBrowser, openPage, WIDTHS } from "./support/browser";
-import { readContent, sitePaths, startSite, type RunningSite } from "./support/server";
+import { openPage, WIDTHS } from "./support/browser";
+import { useSiteAndBrowser } from "./support/suite";
+import { readContent, sitePaths } from "./support/server";
 
 const paths = sitePaths();
 const agencyNames = readContent<{ agencies: { name: string }[] }>("agencies.json").agencies.map(
   (agency) => agency.name,
 );
 
-let site: RunningSite;
-let browser: Browser;
-before(async () => {
-  [site, browser] = await Promise.all([startSite(), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const suite = useSiteAndBrowser();
 
 test("the sitemap lists every page of the site", () => {
   for (const path of [
@@ -42,8 +34,8 @@ for (const width of WIDTHS) {
   describe(`every page at ${width}px`, () => {
     for (const path of paths) {
       test(`${path}: loads with no console error, no failed request${width === 375 ? " and no horizontal scroll" : ""}`, async () => {
-        const { page, consoleErrors, failedRequests, close } = await openPage(browser, site.origin, width);
-        const response = await page.goto(site.url(path), { waitUntil: "networkidle" });
+        const { page, consoleErrors, failedRequests, close } = await openPage(suite.browser, suite.site.origin, width);
+        const response = await page.goto(suite.site.url(path), { waitUntil: "networkidle" });
         assert.equal(response?.status(), 200);
         assert.deepEqual(consoleErrors, []);
         assert.deepEqual(failedRequests, []);
@@ -60,13 +52,13 @@ for (const width of WIDTHS) {
 describe("with JavaScript disabled", () => {
   for (const path of paths) {
     test(`${path}: the main content is in the HTML`, async () => {
-      const withScript = await openPage(browser, site.origin, 1280);
-      await withScript.page.goto(site.url(path), { waitUntil: "networkidle" });
+      const withScript = await openPage(suite.browser, suite.site.origin, 1280);
+      await withScript.page.goto(suite.site.url(path), { waitUntil: "networkidle" });
       const expected = await withScript.page.locator("main").innerText();
       await withScript.close();
 
-      const { page, close } = await openPage(browser, site.origin, 1280, { javaScriptEnabled: false });
-      await page.goto(site.url(path));
+      const { page, close } = await openPage(suite.browser, suite.site.origin, 1280, { javaScriptEnabled: false });
+      await page.goto(suite.site.url(path));
       const heading = await page.locator("main h1").innerText();
       const main = await page.locator("main").innerText();
       assert.ok(heading.length > 0);
