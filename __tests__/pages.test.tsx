@@ -90,7 +90,7 @@ describe("certifications page", () => {
 });
 
 describe("capability statement", () => {
-  it("fits the company's case on one sheet and prints it on request", async () => {
+  it("shows competencies, differentiators, identifiers and contact, and opens the print dialog on request", async () => {
     const print = jest.fn();
     window.print = print;
     renderPage(CapabilityStatementPage, capabilityPageData, "/capability-statement/");

@@ -5,15 +5,12 @@ import path from "node:path";
 import type { PageFigures } from "./lighthouse";
 
 const root = path.resolve(__dirname, "..");
+type PageBudget = Pick<
+  PageFigures,
+  "performance" | "accessibility" | "bestPractices" | "seo" | "largestContentfulPaintMs" | "cumulativeLayoutShift"
+>;
 const budgets = JSON.parse(fs.readFileSync(path.join(root, "budgets.json"), "utf8")) as {
-  pages: {
-    performance: number;
-    accessibility: number;
-    bestPractices: number;
-    seo: number;
-    largestContentfulPaintMs: number;
-    cumulativeLayoutShift: number;
-  };
+  pages: PageBudget;
   homeJavaScriptGzipKb: number;
 };
 const reportPath = path.join(root, "reports", "bench.json");

@@ -33,7 +33,7 @@ for (const width of WIDTHS) {
     test("explains each problem on its field and moves focus to the first", async () => {
       const { page, close } = await openPage(suite.browser, suite.site.origin, width);
       await page.goto(suite.site.url("/"));
-      await waitForHydration(page, "#contact form");
+      await waitForHydration(page);
       const section = page.locator("#contact");
       await section.getByLabel(fields.email.label, { exact: false }).fill("not-an-email");
       await section.getByRole("button", { name: form.submitLabel }).click();

@@ -38,7 +38,7 @@ const fullyVisibleAgencies = (page: Page) =>
   });
 
 const waitForSlider = (page: Page) =>
-  page.waitForSelector(".slick-initialized .slick-slide").then(() => waitForHydration(page, ".slick-slider"));
+  waitForHydration(page).then(() => page.waitForSelector(".slick-initialized .slick-slide"));
 
 /** After a move: wait until the first visible agency is `name` (the slide animates for 400 ms). */
 const waitForFirst = (page: Page, name: string) =>

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { openPage } from "./support/browser";
+import { openPage, waitForHydration } from "./support/browser";
 import { useSiteAndBrowser } from "./support/suite";
 import { readContent } from "./support/server";
 
@@ -30,8 +30,7 @@ test("an unknown path answers 404 with the text, a Return to Home link and the p
 test("client-side navigation to an unknown path shows the 404 page and logs the path", async () => {
   const { page, consoleErrors, close } = await openPage(suite.browser, suite.site.origin, 1280);
   await page.goto(suite.site.url("/"));
-  // The carousel starts in an effect, so once it has, React has committed the page and the router is live.
-  await page.waitForSelector(".slick-initialized");
+  await waitForHydration(page);
   await page.evaluate(() => (window as unknown as { ___navigate: (to: string) => void }).___navigate("/no-such-page/"));
   await page.getByText(text.text, { exact: true }).waitFor();
   assert.equal(new URL(page.url()).pathname, "/no-such-page/");

@@ -63,15 +63,22 @@ export const openPage = async (
 };
 
 /**
- * Waits until React has hydrated the page (the element carries React's props), so that a click
- * is handled by the page's script and not lost on server HTML that nothing listens to yet.
+ * Waits until React has committed the hydrated page, so that a click or a
+ * client-side navigation is handled by the running app. React attaches props
+ * to the DOM while it renders (before it commits, when hydrating in a
+ * transition), so this reads the root instead: its current tree stops being
+ * dehydrated at the commit.
  */
-export const waitForHydration = (page: Page, selector = "header button, main a, main button") =>
+export const waitForHydration = (page: Page) =>
   page.waitForFunction(
-    (target) => {
-      const element = document.querySelector(target);
-      return element !== null && Object.keys(element).some((key) => key.startsWith("__reactProps"));
+    () => {
+      const container = document.getElementById("___gatsby") as (HTMLElement & Record<string, unknown>) | null;
+      const key = container && Object.keys(container).find((name) => name.startsWith("__reactContainer"));
+      const hostRoot = key
+        ? (container[key] as { stateNode?: { current?: { memoizedState?: { isDehydrated?: boolean } } } })
+        : null;
+      return hostRoot?.stateNode?.current?.memoizedState?.isDehydrated === false;
     },
-    selector,
+    undefined,
     { timeout: 15_000 },
   );

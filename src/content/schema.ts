@@ -426,8 +426,3 @@ export const folderSchemas = (ctx: ContentContext): Record<FolderName, z.ZodType
   products: productCategorySchema(ctx),
   pages: contentPageSchema,
 });
-
-export type InquiryContent = z.infer<typeof inquirySchema>;
-export type ProductCategoryContent = z.infer<ReturnType<typeof productCategorySchema>>;
-export type ContentPageContent = z.infer<typeof contentPageSchema>;
-export type CertificationsContent = z.infer<typeof certificationsSchema>;

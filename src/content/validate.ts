@@ -87,12 +87,6 @@ const readJson = (contentDir: string, relativePath: string): { data?: unknown; p
   }
 };
 
-/** Reads and validates one JSON file from disk. */
-export const validateContentFile = (contentDir: string, relativePath: string): ContentProblem[] => {
-  const { data, problem } = readJson(contentDir, relativePath);
-  return problem ? [problem] : validateContentData(relativePath, data, diskContext(contentDir));
-};
-
 /** Every JSON file below content/, as paths relative to it. */
 export const listContentFiles = (contentDir: string): string[] =>
   fs

@@ -1,9 +1,5 @@
 import { graphql, useStaticQuery } from "gatsby";
-
-const required = <T>(value: T | null | undefined, what: string): T => {
-  if (value == null) throw new Error(`Site content is missing: ${what}`);
-  return value;
-};
+import { requireContent } from "../content/require-content";
 
 /** Site-wide content for the layout, head and error screen: one query, one place. */
 export const useSiteData = () => {
@@ -99,11 +95,11 @@ export const useSiteData = () => {
   `);
 
   return {
-    buildYear: Number(required(data.site?.buildYear, "build time")),
-    company: required(data.companyJson, "content/company.json"),
-    navigation: required(data.navigationJson, "content/navigation.json"),
-    procurement: required(data.certificationsJson, "content/certifications.json"),
-    errorScreen: required(data.systemPagesJson, "content/system-pages.json").error,
+    buildYear: Number(requireContent(data.site?.buildYear, "build time")),
+    company: requireContent(data.companyJson, "content/company.json"),
+    navigation: requireContent(data.navigationJson, "content/navigation.json"),
+    procurement: requireContent(data.certificationsJson, "content/certifications.json"),
+    errorScreen: requireContent(data.systemPagesJson, "content/system-pages.json").error,
   };
 };
 
