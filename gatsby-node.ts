@@ -171,7 +171,7 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
       required: String
       invalid: String
       tooShort: String
-      tooLong: String!
+      tooLong: String
     }
 
     type InquiryField @dontInfer {
@@ -180,8 +180,9 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
       placeholder: String
       required: Boolean!
       minLength: Int
-      maxLength: Int!
+      maxLength: Int
       autocomplete: String
+      options: [InquiryOption!]
       errors: InquiryFieldErrors!
     }
 
@@ -192,19 +193,36 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
       phone: InquiryField!
       inquiryType: InquiryField!
       productCategory: InquiryField!
+      quantities: InquiryField!
+      needBy: InquiryField!
+      shipToState: InquiryField!
+      buyingMethod: InquiryField!
+      compliance: InquiryField!
       message: InquiryField!
     }
 
-    type InquiryTypeOption @dontInfer {
+    type InquiryOption @dontInfer {
       value: String!
       label: String!
     }
 
-    type InquiryNotSent @dontInfer {
+    type InquirySent @dontInfer {
       title: String!
       text: String!
+      againLabel: String!
+    }
+
+    type InquiryFailed @dontInfer {
+      title: String!
+      text: String!
+      retryLabel: String!
       emailActionLabel: String!
       emailSubject: String!
+    }
+
+    type InquiryTooMany @dontInfer {
+      title: String!
+      text: String!
     }
 
     type InquiryJson implements Node @dontInfer {
@@ -213,12 +231,16 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
       requiredNote: String!
       requiredMarker: String!
       formFields: InquiryFields!
-      inquiryTypes: [InquiryTypeOption!]!
+      inquiryTypes: [InquiryOption!]!
       defaultType: String!
       quoteType: String!
       submitLabel: String!
       errorSummary: String!
-      notSent: InquiryNotSent!
+      honeypotLabel: String!
+      sendingLabel: String!
+      sent: InquirySent!
+      failed: InquiryFailed!
+      tooMany: InquiryTooMany!
     }
 
     type NotFoundPage @dontInfer {

@@ -10,6 +10,8 @@ module.exports = {
     "\\.(jpe?g|png|gif|svg|webp|avif)$": "<rootDir>/__mocks__/file-mock.js",
   },
   testMatch: ["<rootDir>/__tests__/**/*.test.[jt]s?(x)"],
+  // A build's .cache holds copies of gatsby's package.json; jest would see two modules named gatsby.
+  modulePathIgnorePatterns: ["<rootDir>/.cache", "<rootDir>/public"],
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
   // gatsby ships untranspiled ES modules that jest must compile.
   transformIgnorePatterns: ["node_modules/(?!(gatsby|gatsby-script|gatsby-link)/)"],

@@ -1,32 +1,9 @@
 import { render, screen } from "@testing-library/react";
 import type { PageProps } from "gatsby";
 import HomePage from "../src/pages/index";
-import {
-  aboutContent,
-  agencies,
-  carouselLabels,
-  contactContent,
-  heroContent,
-  inquiryContent,
-  solutionsContent,
-} from "./fixtures/content";
+import { homePageData } from "./fixtures/pages";
 
-const data = {
-  homeJson: {
-    seo: { title: "Fixture home", description: "Fixture home description" },
-    hero: {
-      ...heroContent,
-      image: { childImageSharp: { gatsbyImageData: { images: { fallback: { src: "/hero.jpg" } } } } },
-    },
-    solutions: solutionsContent,
-    agencies: { heading: "Trusted By Government Agencies", intro: "Fixture agencies intro", ...carouselLabels },
-    about: aboutContent,
-    contact: contactContent,
-  },
-  agenciesJson: { disclaimer: "Logos belong to their owners.", agencies },
-  inquiryJson: inquiryContent,
-  allProductCategoryJson: { nodes: [{ slug: "uniforms", shortTitle: "Uniforms" }] },
-} as unknown as Queries.HomePageQuery;
+const data = homePageData;
 
 const renderHome = (search = "") =>
   render(

@@ -7,6 +7,7 @@ import type { IGatsbyImageData } from "gatsby-plugin-image";
 import {
   aboutContent,
   categories,
+  complianceOptions,
   company,
   contactContent,
   heroContent,
@@ -77,7 +78,15 @@ describe("About", () => {
 
 describe("ContactSection", () => {
   it("shows the form beside the address, a tel: link, a mailto: link and the business hours", () => {
-    render(<ContactSection content={contactContent} form={inquiryContent} categories={categories} company={company} />);
+    render(
+      <ContactSection
+        content={contactContent}
+        form={inquiryContent}
+        categories={categories}
+        complianceOptions={complianceOptions}
+        company={company}
+      />,
+    );
     const section = screen.getByRole("region", { name: "Contact Us" });
     expect(within(section).getByText(contactContent.intro)).toBeInTheDocument();
     expect(within(section).getByRole("button", { name: "Submit Inquiry" })).toBeInTheDocument();

@@ -1,24 +1,33 @@
-import { render, screen } from "@testing-library/react";
+import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { InquiryForm } from "../src/components/inquiry/InquiryForm";
-import { categories, inquiryContent } from "./fixtures/content";
+import { inquiryFormElement } from "./support/inquiry-form";
+import { InquiryForm, type InquiryFormContent } from "../src/components/inquiry/InquiryForm";
+import { categories, company, complianceOptions, inquiryContent } from "./fixtures/content";
 
-const renderForm = (type?: string, category?: string) =>
-  render(
-    <InquiryForm
-      content={inquiryContent}
-      categories={categories}
-      email="desk@fixture.example"
-      requested={{ type, category }}
-      headingLevel={2}
-    />,
-  );
+const renderForm = (type?: string, category?: string) => render(inquiryFormElement(type, category));
 
 const fill = async (user: ReturnType<typeof userEvent.setup>, label: RegExp, value: string) => {
   const field = screen.getByLabelText(label);
   await user.clear(field);
   await user.type(field, value);
 };
+
+const localToday = () => {
+  const now = new Date();
+  return [now.getFullYear(), now.getMonth() + 1, now.getDate()].map((part) => String(part).padStart(2, "0")).join("-");
+};
+
+let consoleError: jest.SpyInstance;
+beforeEach(() => {
+  sessionStorage.clear();
+  consoleError = jest.spyOn(console, "error");
+});
+afterEach(() => {
+  // No React warning (act, keys, hydration, controlled inputs) and no other console error.
+  expect(consoleError).not.toHaveBeenCalled();
+  consoleError.mockRestore();
+  Reflect.deleteProperty(globalThis, "fetch");
+});
 
 describe("InquiryForm", () => {
   it("has the specified fields, each labelled, with the right types and autocomplete", () => {
@@ -33,6 +42,58 @@ describe("InquiryForm", () => {
     expect(screen.getByLabelText(/Message/)).toHaveAttribute("placeholder", "How can we assist you?");
     expect(screen.getByLabelText(/Message/).tagName).toBe("TEXTAREA");
     expect(screen.getByRole("button", { name: "Submit Inquiry" })).toHaveAttribute("type", "submit");
+  });
+
+  it("posts to the inquiry function without JavaScript, each control named after its field", () => {
+    const { container } = renderForm("quote");
+    const form = screen.getByRole("form", { name: "Send us a message" });
+    expect(form).toHaveAttribute("action", "/api/inquiry");
+    expect(form).toHaveAttribute("method", "post");
+    expect(form).toHaveAttribute("novalidate");
+    expect(form).not.toHaveAttribute("enctype");
+
+    const named = (name: string) => container.querySelectorAll(`[name="${name}"]`);
+    for (const name of [
+      "fullName",
+      "organization",
+      "email",
+      "phone",
+      "inquiryType",
+      "productCategory",
+      "quantities",
+      "needBy",
+      "shipToState",
+      "buyingMethod",
+      "message",
+      "company_website",
+    ])
+      expect(named(name)).toHaveLength(1);
+    const boxes = Array.from(named("compliance")) as HTMLInputElement[];
+    expect(boxes.map((box) => [box.type, box.value])).toEqual([
+      ["checkbox", "taa"],
+      ["checkbox", "berry"],
+      ["checkbox", "usa"],
+    ]);
+    // Every control posts something, and no id is used twice.
+    const controls = Array.from(form.querySelectorAll("input, select, textarea"));
+    expect(controls.every((control) => control.getAttribute("name"))).toBe(true);
+    const ids = Array.from(container.querySelectorAll("[id]")).map((element) => element.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("has a honeypot field off-screen, out of the tab order and hidden from assistive technology", () => {
+    const { container } = renderForm();
+    const trap = container.querySelector<HTMLInputElement>('input[name="company_website"]')!;
+    expect(trap).toHaveAttribute("tabindex", "-1");
+    expect(trap).toHaveAttribute("autocomplete", "off");
+    expect(trap).toHaveValue("");
+    expect(container.querySelector(`label[for="${trap.id}"]`)).toHaveTextContent("Fixture: leave this empty");
+    const wrapper = trap.parentElement!;
+    expect(wrapper).toHaveAttribute("aria-hidden", "true");
+    expect(wrapper).toHaveStyle({ position: "absolute", left: "-10000px", width: "1px", overflow: "hidden" });
+    expect(wrapper).not.toHaveStyle({ display: "none" });
+    expect(wrapper).not.toHaveStyle({ visibility: "hidden" });
+    expect(screen.queryByRole("textbox", { name: "Fixture: leave this empty" })).not.toBeInTheDocument();
   });
 
   it("offers the inquiry types and starts on the default", () => {
@@ -55,6 +116,52 @@ describe("InquiryForm", () => {
     expect(screen.queryByLabelText(/Product category/)).not.toBeInTheDocument();
     await user.selectOptions(screen.getByLabelText(/Inquiry Type/), "quote");
     expect(screen.getByLabelText(/Product category/)).toHaveValue("tactical");
+  });
+
+  it("shows the quote fields only while the type is a quote request", async () => {
+    const user = userEvent.setup();
+    renderForm();
+    const quoteLabels = [/Product category/, /Quantities and sizes/, /Need-by date/, /Ship-to state/, /Buying method/];
+    for (const label of quoteLabels) expect(screen.queryByLabelText(label)).not.toBeInTheDocument();
+    expect(screen.queryByRole("group", { name: /Compliance required/ })).not.toBeInTheDocument();
+
+    await user.selectOptions(screen.getByLabelText(/Inquiry Type/), "quote");
+    const quantities = screen.getByLabelText(/Quantities and sizes/);
+    expect(quantities.tagName).toBe("TEXTAREA");
+    expect(quantities).toHaveAttribute("rows", "3");
+    expect(quantities).toHaveAccessibleDescription("Fixture quantities hint.");
+    const needBy = screen.getByLabelText(/Need-by date/);
+    expect(needBy).toHaveAttribute("type", "date");
+    expect(needBy).toHaveAttribute("min", localToday());
+    const state = screen.getByLabelText(/Ship-to state/);
+    expect(state).toHaveValue("");
+    expect(state).toHaveAttribute("autocomplete", "shipping address-level1");
+    expect(
+      within(state)
+        .getAllByRole("option")
+        .map((option) => option.textContent),
+    ).toEqual(["Choose a state", "Fixture North Carolina", "Fixture Virginia"]);
+    expect(within(screen.getByLabelText(/Buying method/)).getAllByRole("option")).toHaveLength(3);
+    expect(within(screen.getByLabelText(/Product category/)).getAllByRole("option")[0]).toHaveTextContent(
+      "Choose a category",
+    );
+    const group = screen.getByRole("group", { name: "Compliance required" });
+    expect(group.tagName).toBe("FIELDSET");
+    expect(group).toHaveAccessibleDescription("Fixture compliance hint.");
+    expect(
+      within(group)
+        .getAllByRole("checkbox")
+        .map((box) => box.getAttribute("value")),
+    ).toEqual(["taa", "berry", "usa"]);
+    await user.click(within(group).getByRole("checkbox", { name: "Fixture Berry" }));
+    expect(within(group).getByRole("checkbox", { name: "Fixture Berry" })).toBeChecked();
+    // The message stays the last field.
+    const controls = Array.from(document.querySelectorAll("form input:not([tabindex]), form select, form textarea"));
+    expect(controls[controls.length - 1]).toBe(screen.getByLabelText(/Message/));
+
+    await user.selectOptions(screen.getByLabelText(/Inquiry Type/), "general");
+    for (const label of quoteLabels) expect(screen.queryByLabelText(label)).not.toBeInTheDocument();
+    expect(screen.queryByRole("group", { name: /Compliance required/ })).not.toBeInTheDocument();
   });
 
   it("ignores a category it does not know", () => {
@@ -99,6 +206,25 @@ describe("InquiryForm", () => {
     expect(screen.getByLabelText(/Message/)).toHaveAccessibleDescription("Message must be at least 10 characters.");
   });
 
+  it("rejects a need-by date in the past on the quote fields, with nothing sent", async () => {
+    const user = userEvent.setup();
+    const fetchMock = jest.fn<Promise<Response>, Parameters<typeof fetch>>();
+    global.fetch = fetchMock;
+    renderForm("quote");
+    await fill(user, /Full Name/, "Pat Doe");
+    await fill(user, /Email Address/, "pat.doe@example.gov");
+    await fill(user, /Message/, "Forty Class B shirts, sizes attached.");
+    await user.type(screen.getByLabelText(/Need-by date/), "2020-01-31");
+    expect(screen.getByLabelText(/Need-by date/)).toHaveValue("2020-01-31");
+    await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
+
+    const needBy = screen.getByLabelText(/Need-by date/);
+    expect(needBy).toHaveAttribute("aria-invalid", "true");
+    expect(needBy).toHaveAccessibleDescription("Fixture need-by hint. Enter a need-by date from today on.");
+    expect(needBy).toHaveFocus();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it("clears a message as soon as the visitor corrects the field", async () => {
     const user = userEvent.setup();
     renderForm();
@@ -107,51 +233,67 @@ describe("InquiryForm", () => {
     expect(screen.getByLabelText(/Full Name/)).not.toHaveAttribute("aria-invalid");
     expect(screen.queryByText("Enter your full name.")).not.toBeInTheDocument();
   });
-
-  it("does not claim to send a valid inquiry, keeps it, and offers it to the visitor's email app", async () => {
-    const user = userEvent.setup();
-    renderForm("quote");
-    await fill(user, /Full Name/, "Pat Doe");
-    await fill(user, /Agency\/Organization/, "Wake County Sheriff's Office");
-    await fill(user, /Email Address/, "pat.doe@example.gov");
-    await fill(user, /Phone Number/, "(919) 555-0199");
-    await fill(user, /Message/, "Forty Class B shirts, sizes attached.");
-    await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
-
-    const status = screen.getByRole("status");
-    expect(status).toHaveTextContent("Not sent yet");
-    expect(status).toHaveTextContent("Nothing has been sent.");
-    expect(status).toHaveFocus();
-    expect(document.body).not.toHaveTextContent(/thank you|successfully|we (have )?received/i);
-    expect(screen.getByLabelText(/Full Name/)).toHaveValue("Pat Doe");
-
-    const mailto = screen.getByRole("link", { name: "Open in email app" }).getAttribute("href")!;
-    expect(mailto.startsWith("mailto:desk@fixture.example?")).toBe(true);
-    const params = new URLSearchParams(mailto.split("?")[1]);
-    expect(params.get("subject")).toBe("Website inquiry: Request a quote");
-    expect(params.get("body")).toContain("Agency/Organization: Wake County Sheriff's Office");
-    expect(params.get("body")).toContain("Forty Class B shirts, sizes attached.");
-    expect(params.get("body")).not.toContain("Product category");
-  });
 });
 
 describe("InquiryForm before its script runs", () => {
-  it("keeps what the visitor typed into the server-rendered form before hydration", async () => {
+  const hydrate = async (content: InquiryFormContent) => {
     const { renderToString } = await import("react-dom/server");
     const { hydrateRoot } = await import("react-dom/client");
-    const { act } = await import("@testing-library/react");
     const element = (
-      <InquiryForm content={inquiryContent} categories={categories} email="desk@fixture.example" headingLevel={2} />
+      <InquiryForm
+        content={content}
+        categories={categories}
+        complianceOptions={complianceOptions}
+        company={company}
+        headingLevel={2}
+      />
     );
     const container = document.createElement("div");
     container.innerHTML = renderToString(element);
     document.body.appendChild(container);
+    return {
+      container,
+      start: async () => {
+        let root: ReturnType<typeof hydrateRoot> | undefined;
+        await act(async () => {
+          root = hydrateRoot(container, element);
+        });
+        return () => {
+          act(() => root?.unmount());
+          container.remove();
+        };
+      },
+    };
+  };
+
+  it("keeps what the visitor typed into the server-rendered form before hydration", async () => {
+    const { container, start } = await hydrate(inquiryContent);
     (container.querySelector("#inquiry-fullName") as HTMLInputElement).value = "Typed Early";
-    await act(async () => {
-      hydrateRoot(container, element);
-    });
+    const stop = await start();
     await userEvent.click(screen.getByRole("button", { name: "Submit Inquiry" }));
     expect(screen.getByLabelText(/Full Name/)).toHaveValue("Typed Early");
     expect(screen.getByLabelText(/Full Name/)).not.toHaveAttribute("aria-invalid");
+    stop();
+  });
+
+  it("keeps early answers in the quote fields and checkboxes too, and dates the picker only in the browser", async () => {
+    const { container, start } = await hydrate({ ...inquiryContent, defaultType: "quote" });
+    const needBy = container.querySelector<HTMLInputElement>('[name="needBy"]')!;
+    // The build has no idea what "today" is for the visitor.
+    expect(needBy).not.toHaveAttribute("min");
+    container.querySelector<HTMLTextAreaElement>('[name="quantities"]')!.value = "12 parkas";
+    container.querySelector<HTMLSelectElement>('[name="shipToState"]')!.value = "VA";
+    container.querySelector<HTMLInputElement>('[name="compliance"][value="usa"]')!.checked = true;
+    const stop = await start();
+
+    expect(screen.getByLabelText(/Need-by date/)).toHaveAttribute("min", localToday());
+    // Unticking another box re-renders the form from its state: the early answers must be in it.
+    await userEvent.click(screen.getByRole("checkbox", { name: "Fixture TAA" }));
+    expect(screen.getByLabelText(/Quantities and sizes/)).toHaveValue("12 parkas");
+    expect(screen.getByLabelText(/Ship-to state/)).toHaveValue("VA");
+    expect(screen.getByRole("checkbox", { name: "Fixture USA" })).toBeChecked();
+    expect(screen.getByRole("checkbox", { name: "Fixture TAA" })).toBeChecked();
+    expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("quote");
+    stop();
   });
 });

@@ -170,21 +170,41 @@ export const agenciesSchema = (ctx: ContentContext) =>
     agencies: z.array(agencySchema(ctx)).min(1),
   });
 
+/** Words in page text that are replaced with the company's own details. */
+export const textTokens = ["email", "phone", "hours"] as const;
+export type TextToken = (typeof textTokens)[number];
+
 const inquiryFieldSchema = z.strictObject({
   label: text(),
   hint: text().optional(),
   placeholder: text().optional(),
   required: z.boolean(),
   minLength: z.int().min(0).optional(),
-  maxLength: z.int().min(1),
+  maxLength: z.int().min(1).optional(),
   autocomplete: text().optional(),
+  options: z
+    .array(z.strictObject({ value: text(), label: text() }))
+    .min(1)
+    .optional(),
   errors: z.strictObject({
     required: text().optional(),
     invalid: text().optional(),
     tooShort: text().optional(),
-    tooLong: text(),
+    tooLong: text().optional(),
   }),
 });
+
+/** Form copy that names the company's contact details, and sometimes a value only known when it is shown. */
+const formText = (...required: string[]) => {
+  const allowed = [...textTokens, ...required];
+  return text()
+    .refine((value) => [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => allowed.includes(token ?? "")), {
+      error: `may only use the placeholders ${allowed.map((token) => `{${token}}`).join(", ")}`,
+    })
+    .refine((value) => required.every((token) => value.includes(`{${token}}`)), {
+      error: `must contain ${required.map((token) => `{${token}}`).join(" and ")}`,
+    });
+};
 
 export const inquirySchema = z
   .strictObject({
@@ -203,7 +223,31 @@ export const inquirySchema = z
     quoteType: text(),
     submitLabel: text(),
     errorSummary: text(),
-    notSent: z.strictObject({ title: text(), text: text(), emailActionLabel: text(), emailSubject: text() }),
+    honeypotLabel: text(),
+    sendingLabel: text(),
+    sent: z.strictObject({ title: text(), text: formText("reference"), againLabel: text() }),
+    failed: z.strictObject({
+      title: text(),
+      text: formText(),
+      retryLabel: text(),
+      emailActionLabel: text(),
+      emailSubject: text(),
+    }),
+    tooMany: z.strictObject({ title: text(), text: formText("minutes") }),
+    resultPage: z.strictObject({
+      receivedTitle: text(),
+      rejectedTitle: text(),
+      rejectedIntro: text(),
+      backLabel: text(),
+      homeLabel: text(),
+    }),
+    delivery: z.strictObject({
+      referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),
+      emailSubject: formText("reference", "type"),
+      minFillSeconds: z.number().min(0).max(60),
+      rateLimit: z.strictObject({ requests: z.int().min(1), windowSeconds: z.int().min(1) }),
+      maxBodyKilobytes: z.int().min(16).max(1024),
+    }),
   })
   .superRefine((form, ctx) => {
     const values = form.inquiryTypes.map((option) => option.value);
@@ -234,12 +278,39 @@ export const inquirySchema = z
         });
       }
     }
-    for (const name of ["email", "phone"] as const) {
+    for (const name of [
+      "email",
+      "phone",
+      "productCategory",
+      "needBy",
+      "shipToState",
+      "buyingMethod",
+      "compliance",
+    ] as const) {
       if (!form.formFields[name].errors.invalid) {
         ctx.addIssue({
           code: "custom",
           path: ["formFields", name, "errors", "invalid"],
           message: "this field needs an 'invalid' error message",
+        });
+      }
+    }
+    for (const name of inquiryFieldNames) {
+      const field = form.formFields[name];
+      if (name !== "compliance" && (!field.maxLength || !field.errors.tooLong)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["formFields", name, "maxLength"],
+          message: "a text field needs a maxLength and a 'tooLong' error message",
+        });
+      }
+    }
+    for (const name of ["shipToState", "buyingMethod"] as const) {
+      if (!form.formFields[name].options) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["formFields", name, "options"],
+          message: "this field needs its list of options",
         });
       }
     }
@@ -260,10 +331,6 @@ export const systemPagesSchema = z.strictObject({
     homeLabel: text(),
   }),
 });
-
-/** Words in page text that are replaced with the company's own details. */
-export const textTokens = ["email", "phone", "hours"] as const;
-export type TextToken = (typeof textTokens)[number];
 
 const pageText = () =>
   text().refine(

@@ -10,6 +10,10 @@ export const inquiryFormFragment = graphql`
     minLength
     maxLength
     autocomplete
+    options {
+      value
+      label
+    }
     errors {
       required
       invalid
@@ -42,6 +46,21 @@ export const inquiryFormFragment = graphql`
       productCategory {
         ...InquiryFormField
       }
+      quantities {
+        ...InquiryFormField
+      }
+      needBy {
+        ...InquiryFormField
+      }
+      shipToState {
+        ...InquiryFormField
+      }
+      buyingMethod {
+        ...InquiryFormField
+      }
+      compliance {
+        ...InquiryFormField
+      }
       message {
         ...InquiryFormField
       }
@@ -54,11 +73,32 @@ export const inquiryFormFragment = graphql`
     quoteType
     submitLabel
     errorSummary
-    notSent {
+    honeypotLabel
+    sendingLabel
+    sent {
       title
       text
+      againLabel
+    }
+    failed {
+      title
+      text
+      retryLabel
       emailActionLabel
       emailSubject
+    }
+    tooMany {
+      title
+      text
+    }
+  }
+
+  fragment InquiryComplianceOptions on CertificationsJson {
+    compliance {
+      items {
+        id
+        name
+      }
     }
   }
 `;

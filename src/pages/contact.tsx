@@ -4,7 +4,7 @@ import { pageHead } from "../components/layout/page-head";
 import { ContactPanel } from "../components/inquiry/ContactPanel";
 import { useSiteData } from "../hooks/use-site-data";
 import { requireContent } from "../content/require-content";
-import { categoryOptions, requestFromSearch } from "../inquiry/request-from-search";
+import { categoryOptions, complianceOptions, requestFromSearch } from "../inquiry/request-from-search";
 
 const ContactPage = ({ data, location }: PageProps<Queries.ContactPageQuery>) => {
   const copy = requireContent(data.sitePagesJson, "content/site-pages.json").contact;
@@ -15,6 +15,9 @@ const ContactPage = ({ data, location }: PageProps<Queries.ContactPageQuery>) =>
       <ContactPanel
         form={form}
         categories={categoryOptions(data.allProductCategoryJson.nodes)}
+        complianceOptions={complianceOptions(
+          requireContent(data.certificationsJson, "content/certifications.json").compliance.items,
+        )}
         company={company}
         requested={requestFromSearch(location.search)}
         headingLevel={2}
@@ -44,6 +47,9 @@ export const query = graphql`
     }
     allProductCategoryJson(sort: { order: ASC }) {
       ...ProductCategoryOptions
+    }
+    certificationsJson {
+      ...InquiryComplianceOptions
     }
   }
 `;

@@ -12,7 +12,7 @@ import { Section } from "../components/ui/Section";
 import { Disclaimer } from "../components/home/Disclaimer";
 import { requireContent } from "../content/require-content";
 import { useSiteData } from "../hooks/use-site-data";
-import { categoryOptions, requestFromSearch } from "../inquiry/request-from-search";
+import { categoryOptions, complianceOptions, requestFromSearch } from "../inquiry/request-from-search";
 
 const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
   const home = requireContent(data.homeJson, "content/home.json");
@@ -33,6 +33,9 @@ const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
         content={home.contact}
         form={inquiry}
         categories={categoryOptions(data.allProductCategoryJson.nodes)}
+        complianceOptions={complianceOptions(
+          requireContent(data.certificationsJson, "content/certifications.json").compliance.items,
+        )}
         company={company}
         requested={requestFromSearch(location.search)}
       />
@@ -125,6 +128,9 @@ export const query = graphql`
     }
     allProductCategoryJson(sort: { order: ASC }) {
       ...ProductCategoryOptions
+    }
+    certificationsJson {
+      ...InquiryComplianceOptions
     }
   }
 `;

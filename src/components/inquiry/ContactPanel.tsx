@@ -7,6 +7,8 @@ import type { Company } from "../../hooks/use-site-data";
 export interface ContactPanelProps {
   form: InquiryFormContent & { readonly detailsHeading: string };
   categories: readonly CategoryOption[];
+  /** The compliance requirements a quote can ask for. */
+  complianceOptions: readonly CategoryOption[];
   company: Pick<Company, "contact" | "contactLabels" | "hours">;
   requested?: { readonly type?: string | null; readonly category?: string | null };
   /** The level of the form's and the details' headings, one below the heading they stand under. */
@@ -31,14 +33,22 @@ const asideStyles = css`
 `;
 
 /** The inquiry form with the ways to reach the company beside it: on the home page and the contact page. */
-export const ContactPanel = ({ form, categories, company, requested, headingLevel }: ContactPanelProps) => {
+export const ContactPanel = ({
+  form,
+  categories,
+  complianceOptions,
+  company,
+  requested,
+  headingLevel,
+}: ContactPanelProps) => {
   const Heading = `h${headingLevel}` as const;
   return (
     <div css={gridStyles}>
       <InquiryForm
         content={form}
         categories={categories}
-        email={company.contact.email}
+        complianceOptions={complianceOptions}
+        company={company}
         requested={requested}
         headingLevel={headingLevel}
       />

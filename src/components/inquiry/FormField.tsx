@@ -1,6 +1,8 @@
 import type { ChangeEvent, ReactNode, Ref } from "react";
 import { css } from "@emotion/react";
 import { colors, fontSizes, radii, space } from "../../styles/theme";
+import { markerStyles } from "./field-styles";
+import { FieldMessages } from "./FieldMessages";
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -13,14 +15,20 @@ interface FormFieldProps {
   value: string;
   onChange: (name: string, value: string) => void;
   onBlur?: (name: string) => void;
-  controlRef: Ref<Control>;
+  controlRef?: Ref<Control>;
   /** input type, or "select" / "textarea" for those controls. */
-  kind: "text" | "email" | "tel" | "select" | "textarea";
+  kind: FieldKind;
   required: boolean;
   autoComplete?: string | null;
   placeholder?: string | null;
   options?: readonly { readonly value: string; readonly label: string }[];
+  /** Visible lines of a textarea. */
+  rows?: number;
+  /** The earliest value of a date input. */
+  min?: string;
 }
+
+export type FieldKind = "text" | "email" | "tel" | "date" | "select" | "textarea";
 
 const fieldStyles = css`
   display: grid;
@@ -29,26 +37,6 @@ const fieldStyles = css`
     font-weight: 700;
     color: ${colors.navy};
   }
-`;
-
-const markerStyles = css`
-  font-weight: 400;
-  color: ${colors.muted};
-  font-size: ${fontSizes.sm};
-  margin-left: ${space.xs};
-`;
-
-const hintStyles = css`
-  margin: 0;
-  color: ${colors.muted};
-  font-size: ${fontSizes.sm};
-`;
-
-const errorStyles = css`
-  margin: 0;
-  color: ${colors.error};
-  font-weight: 700;
-  font-size: ${fontSizes.sm};
 `;
 
 const controlStyles = (invalid: boolean) => css`
@@ -65,8 +53,9 @@ const controlStyles = (invalid: boolean) => css`
   }
 `;
 
-const textareaStyles = css`
-  min-height: 9rem;
+// The message keeps its original height; shorter textareas (quantities) ask for fewer rows.
+const textareaStyles = (rows: number) => css`
+  min-height: ${rows >= 6 ? "9rem" : "5.5rem"};
   resize: vertical;
 `;
 
@@ -86,6 +75,8 @@ export const FormField = ({
   autoComplete,
   placeholder,
   options,
+  rows = 6,
+  min,
 }: FormFieldProps) => {
   const id = `inquiry-${name}`;
   const hintId = hint ? `${id}-hint` : undefined;
@@ -119,15 +110,21 @@ export const FormField = ({
     control = (
       <textarea
         {...common}
-        css={[common.css, textareaStyles]}
+        css={[common.css, textareaStyles(rows)]}
         ref={controlRef as Ref<HTMLTextAreaElement>}
-        rows={6}
+        rows={rows}
         placeholder={placeholder ?? undefined}
       />
     );
   } else {
     control = (
-      <input {...common} ref={controlRef as Ref<HTMLInputElement>} type={kind} placeholder={placeholder ?? undefined} />
+      <input
+        {...common}
+        ref={controlRef as Ref<HTMLInputElement>}
+        type={kind}
+        min={min}
+        placeholder={placeholder ?? undefined}
+      />
     );
   }
 
@@ -137,16 +134,7 @@ export const FormField = ({
         {label}
         {required && requiredMarker ? <span css={markerStyles}>{requiredMarker}</span> : null}
       </label>
-      {hint ? (
-        <p id={hintId} css={hintStyles}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={errorId} css={errorStyles}>
-          {error}
-        </p>
-      ) : null}
+      <FieldMessages hint={hint} hintId={hintId} error={error} errorId={errorId} />
       {control}
     </div>
   );

@@ -2,39 +2,54 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { css } from "@emotion/react";
 import { colors, fontSizes, mq, radii, space } from "../../styles/theme";
 import { buttonStyles } from "../ui/button-styles";
-import { FormField } from "./FormField";
+import type { CompanyDetailsForText } from "../ui/RichText";
+import { ChoiceGroup } from "./ChoiceGroup";
+import { FormField, type FieldKind } from "./FormField";
+import { Honeypot } from "./Honeypot";
+import { SendStatus, type SendResult, type SendStatusContent } from "./SendStatus";
+import { clearDraft, loadDraft, saveDraft } from "../../inquiry/draft";
+import { fillTimeField, honeypotField, inquiryEndpoint } from "../../inquiry/protocol";
+import { sendInquiry, type InquiryRequestBody } from "../../inquiry/send-inquiry";
 import {
+  checkInquiry,
+  emptyInquiry,
   inquiryFieldNames,
+  quoteFieldNames,
   validateInquiry,
   type InquiryErrors,
   type InquiryFieldName,
+  type InquiryFieldRules,
   type InquiryRules,
   type InquiryValues,
+  type TextFieldName,
 } from "../../inquiry/validation";
+
+interface Option {
+  readonly value: string;
+  readonly label: string;
+}
 
 interface FieldContent {
   readonly label: string;
   readonly hint?: string | null;
   readonly placeholder?: string | null;
   readonly autocomplete?: string | null;
+  /** The answers of a select whose choices live in the form's own content (ship-to state, buying method). */
+  readonly options?: readonly Option[] | null;
 }
 
-export interface InquiryFormContent extends InquiryRules {
+export interface InquiryFormContent extends InquiryRules, SendStatusContent {
   readonly heading: string;
   readonly requiredNote: string;
   readonly requiredMarker: string;
-  readonly formFields: Readonly<Record<InquiryFieldName, InquiryRules["formFields"][InquiryFieldName] & FieldContent>>;
-  readonly inquiryTypes: readonly { readonly value: string; readonly label: string }[];
+  readonly formFields: Readonly<Record<InquiryFieldName, InquiryFieldRules & FieldContent>>;
+  readonly inquiryTypes: readonly Option[];
   readonly defaultType: string;
   readonly quoteType: string;
   readonly submitLabel: string;
   readonly errorSummary: string;
-  readonly notSent: {
-    readonly title: string;
-    readonly text: string;
-    readonly emailActionLabel: string;
-    readonly emailSubject: string;
-  };
+  readonly honeypotLabel: string;
+  readonly sendingLabel: string;
 }
 
 export interface CategoryOption {
@@ -46,20 +61,30 @@ interface InquiryFormProps {
   content: InquiryFormContent;
   /** The product categories a quote can be for. */
   categories: readonly CategoryOption[];
-  /** Where the visitor's email app should address the inquiry. */
-  email: string;
+  /** The compliance requirements a quote can ask for (content/certifications.json). */
+  complianceOptions: readonly CategoryOption[];
+  /** Where the visitor can call or write instead, named in the texts as {phone}, {email} and {hours}. */
+  company: CompanyDetailsForText;
   /** What the link that brought the visitor here asked for (?type=quote&category=tactical). */
   requested?: { readonly type?: string | null; readonly category?: string | null };
   headingLevel: 2 | 3;
 }
 
-const controlKinds: Record<InquiryFieldName, "text" | "email" | "tel" | "select" | "textarea"> = {
+type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+type Phase = { readonly kind: "editing" } | { readonly kind: "sending" } | SendResult;
+
+const controlKinds: Record<TextFieldName, FieldKind> = {
   fullName: "text",
   organization: "text",
   email: "email",
   phone: "tel",
   inquiryType: "select",
   productCategory: "select",
+  quantities: "textarea",
+  needBy: "date",
+  shipToState: "select",
+  buyingMethod: "select",
   message: "textarea",
 };
 
@@ -83,84 +108,153 @@ const noteStyles = css`
   font-size: ${fontSizes.sm};
 `;
 
-const alertStyles = (tone: "error" | "info") => css`
+const summaryStyles = css`
   padding: ${space.md} ${space.lg};
-  border-left: 6px solid ${tone === "error" ? colors.error : colors.info};
-  background: ${tone === "error" ? colors.errorSurface : colors.infoSurface};
+  border-left: 6px solid ${colors.error};
+  background: ${colors.errorSurface};
   border-radius: ${radii.sm};
-  h3 {
-    margin-bottom: ${space.sm};
-  }
-  p {
-    margin-bottom: ${space.md};
-  }
-  p:last-child {
-    margin-bottom: 0;
-  }
 `;
 
-const emptyValues = (inquiryType: string, productCategory: string): InquiryValues => ({
-  fullName: "",
-  organization: "",
-  email: "",
-  phone: "",
-  inquiryType,
-  productCategory,
-  message: "",
-});
+const editing: Phase = { kind: "editing" };
 
-const labelOf = (options: readonly CategoryOption[], value: string) =>
-  options.find((option) => option.value === value)?.label ?? value;
+const isQuoteField = (name: InquiryFieldName) => (quoteFieldNames as readonly InquiryFieldName[]).includes(name);
 
+const labelOf = (options: readonly Option[] | null | undefined, value: string) =>
+  options?.find((option) => option.value === value)?.label ?? value;
+
+const known = (options: readonly { readonly value: string }[] | null | undefined, value: string | null | undefined) =>
+  options?.find((option) => option.value === value)?.value ?? null;
+
+/** The visitor's inquiry as a message for their own email app, for when the website cannot send it. */
 const mailtoHref = (
   email: string,
-  subject: string,
   content: InquiryFormContent,
   categories: readonly CategoryOption[],
+  complianceOptions: readonly CategoryOption[],
   values: InquiryValues,
 ) => {
+  const isQuote = values.inquiryType === content.quoteType;
   const typeLabel = labelOf(content.inquiryTypes, values.inquiryType);
-  const shown = (name: InquiryFieldName) => {
-    if (name === "inquiryType") return typeLabel;
-    if (name === "productCategory") return labelOf(categories, values.productCategory);
-    return values[name].trim();
+  const shown = (name: InquiryFieldName): string => {
+    switch (name) {
+      case "inquiryType":
+        return typeLabel;
+      case "productCategory":
+        return labelOf(categories, values.productCategory);
+      case "shipToState":
+      case "buyingMethod":
+        return labelOf(content.formFields[name].options, values[name]);
+      case "compliance":
+        return values.compliance.map((value) => labelOf(complianceOptions, value)).join(", ");
+      default:
+        return values[name].trim();
+    }
   };
   const lines = inquiryFieldNames
-    .filter((name) => name !== "message" && values[name].trim() !== "")
-    .filter((name) => name !== "productCategory" || values.inquiryType === content.quoteType)
-    .map((name) => `${content.formFields[name].label}: ${shown(name)}`);
+    .filter((name) => name !== "message" && (isQuote || !isQuoteField(name)))
+    .flatMap((name) => {
+      const text = name === "compliance" || values[name].trim() !== "" ? shown(name) : "";
+      return text === "" ? [] : [`${content.formFields[name].label}: ${text}`];
+    });
   const body = `${lines.join("\n")}\n\n${values.message.trim()}`;
-  return `mailto:${email}?subject=${encodeURIComponent(`${subject}: ${typeLabel}`)}&body=${encodeURIComponent(body)}`;
+  const subject = `${content.failed.emailSubject}: ${typeLabel}`;
+  return `mailto:${email}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
 };
 
-const known = (options: readonly { readonly value: string }[], value: string | null | undefined): string | null =>
-  options.find((option) => option.value === value)?.value ?? null;
+/** Today in the visitor's time zone as YYYY-MM-DD, the earliest need-by date the date picker offers. */
+const localIsoDate = (date: Date) =>
+  [date.getFullYear(), date.getMonth() + 1, date.getDate()].map((part) => String(part).padStart(2, "0")).join("-");
 
-export const InquiryForm = ({ content, categories, email, requested, headingLevel }: InquiryFormProps) => {
+/**
+ * What the visitor changed in the server-rendered form before the page's script took it over: React
+ * leaves those values in the DOM while hydrating. Anything still as first rendered is left out, so it
+ * cannot override a restored draft.
+ */
+const typedBeforeHydration = (form: HTMLFormElement, rendered: InquiryValues): Partial<InquiryValues> => {
+  const typed: Partial<Record<TextFieldName, string>> & { compliance?: readonly string[] } = {};
+  for (const name of inquiryFieldNames) {
+    const controls = Array.from(form.querySelectorAll<Control>(`[name="${name}"]`));
+    if (name === "compliance") {
+      const ticked = controls
+        .filter((control) => control instanceof HTMLInputElement && control.checked)
+        .map((control) => control.value);
+      if (ticked.join("\n") !== rendered.compliance.join("\n")) typed.compliance = ticked;
+    } else if (controls[0] && controls[0].value !== rendered[name]) {
+      typed[name] = controls[0].value;
+    }
+  }
+  return typed;
+};
+
+/** The quote fields are left out of what is sent unless the inquiry is a quote request. */
+const requestBody = (values: InquiryValues, isQuote: boolean, honeypot: string, fillMs: number): InquiryRequestBody => {
+  const fields: Partial<Record<InquiryFieldName, string | readonly string[]>> = { ...values };
+  if (!isQuote) for (const name of quoteFieldNames) delete fields[name];
+  return { ...(fields as Partial<InquiryValues>), [honeypotField]: honeypot, [fillTimeField]: fillMs };
+};
+
+/**
+ * The inquiry form. Without JavaScript it posts to /api/inquiry like any HTML form; with it, it checks
+ * the answers in the browser, sends them as JSON, and shows what became of them without leaving the
+ * page. What the visitor types is kept in sessionStorage until the inquiry has been sent.
+ */
+export const InquiryForm = ({
+  content,
+  categories,
+  complianceOptions,
+  company,
+  requested,
+  headingLevel,
+}: InquiryFormProps) => {
   const Heading = `h${headingLevel}` as const;
   const requestedType = known(content.inquiryTypes, requested?.type);
   const requestedCategory = known(categories, requested?.category);
-  // The server renders the form without a query string; what the address asks for is applied after
+  // The server renders the form without a query string, a draft or a clock; all three are applied after
   // hydration so the first client render matches the server's HTML.
-  const [values, setValues] = useState<InquiryValues>(() => emptyValues(content.defaultType, ""));
+  const [values, setValues] = useState<InquiryValues>(() => emptyInquiry(content.defaultType));
   const [errors, setErrors] = useState<InquiryErrors>({});
+  const [serverErrors, setServerErrors] = useState<InquiryErrors>({});
   const [attempted, setAttempted] = useState(false);
-  const [ready, setReady] = useState(false);
-  const controls = useRef<
-    Partial<Record<InquiryFieldName, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null>>
-  >({});
-  const statusRef = useRef<HTMLDivElement>(null);
-  const focusTarget = useRef<InquiryFieldName | "status" | null>(null);
+  const [phase, setPhase] = useState<Phase>(editing);
+  const [today, setToday] = useState<string>();
+  const formRef = useRef<HTMLFormElement>(null);
+  const panelRef = useRef<HTMLDivElement>(null);
+  const honeypotRef = useRef<HTMLInputElement>(null);
+  const focusTarget = useRef<InquiryFieldName | "panel" | null>(null);
+  const startedAt = useRef(0);
+  const sending = useRef(false);
+  const mounted = useRef(false);
 
-  // A visitor can start typing before the page's script has taken over the form; keep what they typed.
+  const choices = { productCategories: categories, complianceOptions };
+  const isQuote = values.inquiryType === content.quoteType;
+
+  /** A saved draft with every choice it names still on offer; anything else falls back to empty. */
+  const usableDraft = (draft: InquiryValues): InquiryValues => ({
+    ...draft,
+    inquiryType: known(content.inquiryTypes, draft.inquiryType) ?? content.defaultType,
+    productCategory: known(categories, draft.productCategory) ?? "",
+    shipToState: known(content.formFields.shipToState.options, draft.shipToState) ?? "",
+    buyingMethod: known(content.formFields.buyingMethod.options, draft.buyingMethod) ?? "",
+    compliance: draft.compliance.filter((value) => known(complianceOptions, value) !== null),
+  });
+
+  // Once the page is running: start the fill-time clock, then restore the draft and keep whatever the
+  // visitor typed before the script took over (that is newer than the draft).
   useEffect(() => {
-    const typed = inquiryFieldNames.flatMap((name) => {
-      const value = controls.current[name]?.value;
-      return value ? [[name, value] as const] : [];
-    });
-    if (typed.length > 0) setValues((current) => ({ ...current, ...Object.fromEntries(typed) }));
+    mounted.current = true;
+    startedAt.current = Date.now();
+    setToday(localIsoDate(new Date()));
+    const draft = loadDraft(content);
+    const typed = formRef.current ? typedBeforeHydration(formRef.current, values) : {};
+    if (draft || Object.keys(typed).length > 0)
+      setValues((current) => ({ ...current, ...(draft ? usableDraft(draft) : {}), ...typed }));
+    return () => {
+      mounted.current = false;
+    };
+    // Once, on mount: later renders must not restore the draft over what the visitor is doing.
   }, []);
 
+  // What the page address asks for wins over the draft for the type and the category.
   useEffect(() => {
     if (requestedType) setValues((current) => ({ ...current, inquiryType: requestedType }));
   }, [requestedType]);
@@ -168,43 +262,118 @@ export const InquiryForm = ({ content, categories, email, requested, headingLeve
     if (requestedCategory) setValues((current) => ({ ...current, productCategory: requestedCategory }));
   }, [requestedCategory]);
 
-  const choices = { productCategories: categories };
-  const isQuote = values.inquiryType === content.quoteType;
-
   useEffect(() => {
     const target = focusTarget.current;
+    if (!target) return;
     focusTarget.current = null;
-    if (target === "status") statusRef.current?.focus();
-    else if (target) controls.current[target]?.focus();
+    if (target === "panel") panelRef.current?.focus();
+    else formRef.current?.querySelector<HTMLElement>(`[name="${target}"]`)?.focus();
   });
 
-  const onChange = (name: string, value: string) => {
+  const update = (name: InquiryFieldName, value: string | readonly string[]) => {
     const next = { ...values, [name]: value } as InquiryValues;
     setValues(next);
-    setReady(false);
+    saveDraft(next);
+    // The server's message on a field stands until the visitor changes that field.
+    if (serverErrors[name])
+      setServerErrors((current) => {
+        const others = { ...current };
+        delete others[name];
+        return others;
+      });
     // Once the visitor has tried to submit, messages follow their corrections as they type.
     if (attempted) setErrors(validateInquiry(content, choices, next));
   };
 
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const found = validateInquiry(content, choices, values);
-    setErrors(found);
-    setAttempted(true);
-    const firstInvalid = inquiryFieldNames.find((name) => found[name]);
-    if (firstInvalid) {
-      setReady(false);
-      focusTarget.current = firstInvalid;
-      return;
-    }
-    setReady(true);
-    focusTarget.current = "status";
+  const onFieldChange = (name: string, value: string | readonly string[]) => {
+    const field = inquiryFieldNames.find((candidate) => candidate === name);
+    if (field) update(field, value);
   };
 
-  const errorCount = Object.keys(errors).length;
+  const send = async (checked: InquiryValues) => {
+    sending.current = true;
+    setPhase({ kind: "sending" });
+    const quote = checked.inquiryType === content.quoteType;
+    const fillMs = Math.max(0, Date.now() - startedAt.current);
+    const outcome = await sendInquiry(requestBody(checked, quote, honeypotRef.current?.value ?? "", fillMs));
+    sending.current = false;
+    // Even if the visitor has left the form meanwhile, a received inquiry must not come back as a draft.
+    if (outcome.kind === "sent") clearDraft();
+    if (!mounted.current) return;
+    switch (outcome.kind) {
+      case "sent":
+        setPhase(outcome);
+        focusTarget.current = "panel";
+        return;
+      case "invalid": {
+        // Only messages for fields the visitor can see; the rest of the answer is ignored.
+        const shown = Object.fromEntries(
+          inquiryFieldNames.flatMap((name) =>
+            outcome.errors[name] && (quote || !isQuoteField(name)) ? [[name, outcome.errors[name]]] : [],
+          ),
+        ) as InquiryErrors;
+        const first = inquiryFieldNames.find((name) => shown[name]);
+        if (!first) {
+          setPhase({ kind: "failed" });
+          focusTarget.current = "panel";
+          return;
+        }
+        setServerErrors(shown);
+        setAttempted(true);
+        setPhase(editing);
+        focusTarget.current = first;
+        return;
+      }
+      default:
+        setPhase(outcome);
+        focusTarget.current = "panel";
+    }
+  };
 
-  const field = (name: InquiryFieldName, layout?: typeof wide) => {
+  const submit = () => {
+    if (sending.current) return;
+    const check = checkInquiry(content, choices, values);
+    setAttempted(true);
+    setServerErrors({});
+    if (!check.ok) {
+      setErrors(check.errors);
+      setPhase(editing);
+      focusTarget.current = inquiryFieldNames.find((name) => check.errors[name]) ?? null;
+      return;
+    }
+    setErrors({});
+    void send(check.values);
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    submit();
+  };
+
+  const sendAnother = () => {
+    setValues(emptyInquiry(content.defaultType));
+    setErrors({});
+    setServerErrors({});
+    setAttempted(false);
+    setPhase(editing);
+    startedAt.current = Date.now();
+    focusTarget.current = inquiryFieldNames[0];
+  };
+
+  const shownErrors: InquiryErrors = { ...serverErrors, ...errors };
+  const errorCount = Object.keys(shownErrors).length;
+  const pending = phase.kind === "sending";
+
+  const field = (name: TextFieldName, layout?: typeof wide) => {
     const rules = content.formFields[name];
+    const options =
+      name === "inquiryType"
+        ? content.inquiryTypes
+        : name === "productCategory"
+          ? [{ value: "", label: rules.placeholder ?? "" }, ...categories]
+          : controlKinds[name] === "select"
+            ? [{ value: "", label: rules.placeholder ?? "" }, ...(rules.options ?? [])]
+            : undefined;
     return (
       <div css={layout}>
         <FormField
@@ -216,26 +385,29 @@ export const InquiryForm = ({ content, categories, email, requested, headingLeve
           autoComplete={rules.autocomplete}
           required={rules.required}
           requiredMarker={content.requiredMarker}
-          error={errors[name]}
+          error={shownErrors[name]}
           value={values[name]}
-          onChange={onChange}
-          controlRef={(element) => {
-            controls.current[name] = element;
-          }}
-          options={
-            name === "inquiryType"
-              ? content.inquiryTypes
-              : name === "productCategory"
-                ? [{ value: "", label: rules.placeholder ?? "" }, ...categories]
-                : undefined
-          }
+          onChange={onFieldChange}
+          options={options}
+          rows={name === "quantities" ? 3 : undefined}
+          min={name === "needBy" ? today : undefined}
         />
       </div>
     );
   };
 
+  const compliance = content.formFields.compliance;
+
   return (
-    <form noValidate onSubmit={onSubmit} aria-labelledby="inquiry-heading">
+    <form
+      ref={formRef}
+      action={inquiryEndpoint}
+      method="post"
+      noValidate
+      onSubmit={onSubmit}
+      aria-labelledby="inquiry-heading"
+      aria-busy={pending ? true : undefined}
+    >
       <Heading
         id="inquiry-heading"
         css={css`
@@ -244,46 +416,74 @@ export const InquiryForm = ({ content, categories, email, requested, headingLeve
       >
         {content.heading}
       </Heading>
-      <div css={formStyles}>
-        <p css={[noteStyles, wide]}>{content.requiredNote}</p>
-        {attempted && errorCount > 0 ? (
-          <p css={[alertStyles("error"), wide]} role="alert">
-            {content.errorSummary}
-          </p>
-        ) : null}
-        {field("fullName")}
-        {field("organization")}
-        {field("email")}
-        {field("phone")}
-        {field("inquiryType", isQuote ? undefined : wide)}
-        {isQuote ? field("productCategory") : null}
-        {field("message", wide)}
-        <div css={wide}>
-          <button type="submit" css={buttonStyles("secondary")}>
-            {content.submitLabel}
-          </button>
-        </div>
-        {ready ? (
-          <div css={[alertStyles("info"), wide]} role="status" tabIndex={-1} ref={statusRef}>
-            <Heading
-              css={css`
-                font-size: 1.125rem;
-              `}
-            >
-              {content.notSent.title}
-            </Heading>
-            <p>{content.notSent.text}</p>
-            <p>
-              <a
-                href={mailtoHref(email, content.notSent.emailSubject, content, categories, values)}
-                css={buttonStyles("secondary")}
-              >
-                {content.notSent.emailActionLabel}
-              </a>
+      {phase.kind === "sent" ? (
+        <SendStatus
+          result={phase}
+          content={content}
+          company={company}
+          headingLevel={headingLevel === 2 ? 3 : 4}
+          panelRef={panelRef}
+          onAgain={sendAnother}
+          onRetry={submit}
+        />
+      ) : (
+        <div css={formStyles}>
+          <p css={[noteStyles, wide]}>{content.requiredNote}</p>
+          {attempted && errorCount > 0 ? (
+            <p css={[summaryStyles, wide]} role="alert">
+              {content.errorSummary}
             </p>
+          ) : null}
+          {field("fullName")}
+          {field("organization")}
+          {field("email")}
+          {field("phone")}
+          {field("inquiryType", isQuote ? undefined : wide)}
+          {isQuote ? (
+            <>
+              {field("productCategory")}
+              {field("quantities", wide)}
+              {field("needBy")}
+              {field("shipToState")}
+              {field("buyingMethod")}
+              <div>
+                <ChoiceGroup
+                  name="compliance"
+                  label={compliance.label}
+                  hint={compliance.hint}
+                  required={compliance.required}
+                  requiredMarker={content.requiredMarker}
+                  error={shownErrors.compliance}
+                  options={complianceOptions}
+                  values={values.compliance}
+                  onChange={onFieldChange}
+                />
+              </div>
+            </>
+          ) : null}
+          {field("message", wide)}
+          <Honeypot label={content.honeypotLabel} inputRef={honeypotRef} />
+          <div css={wide}>
+            <button type="submit" css={buttonStyles("secondary")} disabled={pending}>
+              {pending ? content.sendingLabel : content.submitLabel}
+            </button>
           </div>
-        ) : null}
-      </div>
+          {phase.kind === "failed" || phase.kind === "tooMany" ? (
+            <div css={wide}>
+              <SendStatus
+                result={phase}
+                content={content}
+                company={company}
+                headingLevel={headingLevel === 2 ? 3 : 4}
+                panelRef={panelRef}
+                mailto={mailtoHref(company.contact.email, content, categories, complianceOptions, values)}
+                onAgain={sendAnother}
+                onRetry={submit}
+              />
+            </div>
+          ) : null}
+        </div>
+      )}
     </form>
   );
 };

@@ -1,0 +1,33 @@
+import { InquiryForm } from "../../src/components/inquiry/InquiryForm";
+import { categories, company, complianceOptions, inquiryContent } from "../fixtures/content";
+
+/** The inquiry form with the fixture content, opened as the page address would ask (?type=…&category=…). */
+export const inquiryFormElement = (type?: string, category?: string) => (
+  <InquiryForm
+    content={inquiryContent}
+    categories={categories}
+    complianceOptions={complianceOptions}
+    company={company}
+    requested={{ type, category }}
+    headingLevel={2}
+  />
+);
+
+/**
+ * Gives each test of the file a fresh sessionStorage and the given fetch mock in place of fetch,
+ * and fails a test that logged a console error (React's act, key and hydration warnings among them).
+ */
+export const useMockedFetch = (fetchMock: jest.Mock<Promise<Response>, Parameters<typeof fetch>>) => {
+  let consoleError: jest.SpyInstance;
+  beforeEach(() => {
+    sessionStorage.clear();
+    fetchMock.mockReset();
+    global.fetch = fetchMock;
+    consoleError = jest.spyOn(console, "error");
+  });
+  afterEach(() => {
+    expect(consoleError).not.toHaveBeenCalled();
+    jest.restoreAllMocks();
+    Reflect.deleteProperty(globalThis, "fetch");
+  });
+};

@@ -1,0 +1,69 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+
+/** The receiving ends of inquiry delivery, on loopback, for jest and the browser tests alike. */
+
+/** An HTTP server that records what is posted to it and answers with a status the test can change. */
+export const startWebhookReceiver = async (status = 204) => {
+  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const state = { status };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = state.status;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    answerWith: (next: number) => {
+      state.status = next;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
+
+export interface ReceivedMail {
+  readonly from: string | undefined;
+  readonly to: readonly string[];
+  /** The message as sent, with folded header lines joined back up. */
+  readonly raw: string;
+}
+
+/** A real SMTP server (the smtp-server package) that keeps every message it is given. */
+export const startMailServer = async (port = 0) => {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => (raw += chunk));
+      stream.on("end", () => {
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+          to: session.envelope.rcptTo.map((recipient) => recipient.address),
+          raw: raw.replace(/\r?\n[ \t]+/g, " "),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const address = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${address.port}`,
+    port: address.port,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};

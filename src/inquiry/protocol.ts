@@ -1,0 +1,31 @@
+import type { InquiryErrors } from "./validation";
+
+/**
+ * What the inquiry form and the /api/inquiry function agree on besides the fields themselves.
+ * The path follows from the function's file, src/api/inquiry.ts.
+ */
+export const inquiryEndpoint = "/api/inquiry";
+
+/** A field people never see or reach; software that fills in every field gives itself away. */
+export const honeypotField = "company_website";
+
+/** How long the visitor spent on the form before sending, in milliseconds, measured by the page. */
+export const fillTimeField = "fill_ms";
+
+/** The JSON bodies /api/inquiry answers with, by status. */
+export interface InquiryAccepted {
+  /** 201 */
+  readonly reference: string;
+}
+export interface InquiryRejected {
+  /** 422 */
+  readonly errors: InquiryErrors;
+}
+export interface InquiryRateLimited {
+  /** 429; the same figure is in the Retry-After header. */
+  readonly retryAfterSeconds: number;
+}
+export interface InquiryFailure {
+  /** 405, 413, 415, 500, 503 */
+  readonly error: string;
+}

@@ -1,0 +1,114 @@
+import path from "node:path";
+import * as z from "zod/mini";
+import type { InquiryContent } from "./content";
+
+/**
+ * How this deployment stores and delivers inquiries: environment variables, read when a request
+ * arrives. Gatsby's function bundler replaces every literal `process.env.NAME` with its value at
+ * build time, so the environment is reached through `globalThis` where the bundler cannot see it:
+ * a server is configured when it starts, not when the site was built.
+ */
+export const runtimeEnvironment = (): NodeJS.ProcessEnv => globalThis.process.env;
+
+export type TransportName = "email" | "webhook";
+
+export interface EmailSettings {
+  readonly smtpUrl: string;
+  readonly to: string;
+  readonly from: string;
+}
+
+export interface InquiryConfig {
+  readonly dataDir: string;
+  /** False where the outbox does not survive the request (a serverless function's /tmp). */
+  readonly durableOutbox: boolean;
+  readonly email: EmailSettings | null;
+  readonly webhook: { readonly url: string; readonly secret: string | null } | null;
+  /** Set but unusable settings: deliveries through them fail (and stay pending) instead of vanishing. */
+  readonly problems: readonly string[];
+  readonly rateLimit: { readonly requests: number; readonly windowSeconds: number };
+  readonly minFillSeconds: number;
+  /** The request header that carries the visitor's address behind a proxy or CDN; the socket's otherwise. */
+  readonly clientIpHeader: string | null;
+}
+
+/** An unset or blank variable means "use the default". */
+const setting = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
+  const value = env[name]?.trim();
+  return value === "" ? undefined : value;
+};
+
+const numberSetting = (env: NodeJS.ProcessEnv, name: string, isValid: (value: number) => boolean) => {
+  const text = setting(env, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!isValid(value)) throw new Error(`${name} is not a valid number: ${text}`);
+  return value;
+};
+const isPositiveInteger = (value: number) => Number.isInteger(value) && value > 0;
+
+const isUrl = (value: string, protocols: readonly string[]) => {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+const isAddress = (value: string) => z.email().safeParse(value.replace(/^.*<(.+)>$/, "$1")).success;
+
+/** The delivery defaults in content/inquiry.json, overridden by whatever the environment sets. */
+export const readInquiryConfig = (
+  delivery: Pick<InquiryContent["form"]["delivery"], "rateLimit" | "minFillSeconds">,
+  env: NodeJS.ProcessEnv = runtimeEnvironment(),
+  cwd: string = process.cwd(),
+): InquiryConfig => {
+  const settings = {
+    INQUIRY_DATA_DIR: setting(env, "INQUIRY_DATA_DIR"),
+    INQUIRY_OUTBOX_EPHEMERAL: setting(env, "INQUIRY_OUTBOX_EPHEMERAL"),
+    SMTP_URL: setting(env, "SMTP_URL"),
+    INQUIRY_TO: setting(env, "INQUIRY_TO"),
+    INQUIRY_FROM: setting(env, "INQUIRY_FROM"),
+    INQUIRY_WEBHOOK_URL: setting(env, "INQUIRY_WEBHOOK_URL"),
+    INQUIRY_WEBHOOK_SECRET: setting(env, "INQUIRY_WEBHOOK_SECRET"),
+    INQUIRY_RATE_LIMIT_REQUESTS: numberSetting(env, "INQUIRY_RATE_LIMIT_REQUESTS", isPositiveInteger),
+    INQUIRY_RATE_LIMIT_WINDOW_SECONDS: numberSetting(env, "INQUIRY_RATE_LIMIT_WINDOW_SECONDS", isPositiveInteger),
+    INQUIRY_MIN_FILL_SECONDS: numberSetting(env, "INQUIRY_MIN_FILL_SECONDS", (value) => value >= 0),
+    INQUIRY_CLIENT_IP_HEADER: setting(env, "INQUIRY_CLIENT_IP_HEADER"),
+  };
+  const problems: string[] = [];
+
+  let email: EmailSettings | null = null;
+  if (settings.SMTP_URL) {
+    email = { smtpUrl: settings.SMTP_URL, to: settings.INQUIRY_TO ?? "", from: settings.INQUIRY_FROM ?? "" };
+    if (!isUrl(settings.SMTP_URL, ["smtp:", "smtps:"])) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+    if (!settings.INQUIRY_TO || !isAddress(settings.INQUIRY_TO)) problems.push("INQUIRY_TO must be an email address");
+    if (!settings.INQUIRY_FROM || !isAddress(settings.INQUIRY_FROM))
+      problems.push("INQUIRY_FROM must be an email address");
+  }
+  let webhook: InquiryConfig["webhook"] = null;
+  if (settings.INQUIRY_WEBHOOK_URL) {
+    webhook = { url: settings.INQUIRY_WEBHOOK_URL, secret: settings.INQUIRY_WEBHOOK_SECRET ?? null };
+    if (!isUrl(settings.INQUIRY_WEBHOOK_URL, ["http:", "https:"]))
+      problems.push("INQUIRY_WEBHOOK_URL must be an http:// or https:// URL");
+  }
+
+  return {
+    dataDir: path.resolve(cwd, settings.INQUIRY_DATA_DIR ?? ".data"),
+    durableOutbox: !["1", "true", "yes"].includes((settings.INQUIRY_OUTBOX_EPHEMERAL ?? "").toLowerCase()),
+    email,
+    webhook,
+    problems,
+    rateLimit: {
+      requests: settings.INQUIRY_RATE_LIMIT_REQUESTS ?? delivery.rateLimit.requests,
+      windowSeconds: settings.INQUIRY_RATE_LIMIT_WINDOW_SECONDS ?? delivery.rateLimit.windowSeconds,
+    },
+    minFillSeconds: settings.INQUIRY_MIN_FILL_SECONDS ?? delivery.minFillSeconds,
+    clientIpHeader: settings.INQUIRY_CLIENT_IP_HEADER?.toLowerCase() ?? null,
+  };
+};
+
+/** The transports an inquiry accepted now must go through. */
+export const configuredTransports = (config: InquiryConfig): TransportName[] => [
+  ...(config.email ? (["email"] as const) : []),
+  ...(config.webhook ? (["webhook"] as const) : []),
+];

@@ -1,0 +1,90 @@
+import escapeHtml from "escape-html";
+import type { InquiryContent } from "./content";
+import type { TransportName } from "./config";
+import type { OutboxRecord } from "./outbox";
+import { inquiryFieldNames, type InquiryValues } from "../validation";
+
+const MULTILINE = new Set(["quantities", "message"]);
+
+const labelOf = (options: readonly { value: string; label: string }[] | null | undefined, value: string) =>
+  options?.find((option) => option.value === value)?.label ?? value;
+
+/** The answers as the visitor saw them: field labels, and option labels instead of codes. */
+const displayedValue = (content: InquiryContent, values: InquiryValues, name: (typeof inquiryFieldNames)[number]) => {
+  const { form, choices } = content;
+  switch (name) {
+    case "inquiryType":
+      return labelOf(form.inquiryTypes, values.inquiryType);
+    case "productCategory":
+      return labelOf(choices.productCategories, values.productCategory);
+    case "shipToState":
+      return labelOf(form.formFields.shipToState.options, values.shipToState);
+    case "buyingMethod":
+      return labelOf(form.formFields.buyingMethod.options, values.buyingMethod);
+    case "compliance":
+      return values.compliance.map((value) => labelOf(choices.complianceOptions, value)).join(", ");
+    default:
+      return values[name];
+  }
+};
+
+/** The record the outbox stores and every transport sends, built once when the inquiry is accepted. */
+export const outboxRecord = (
+  content: InquiryContent,
+  values: InquiryValues,
+  reference: string,
+  receivedAt: Date,
+  transports: readonly TransportName[],
+): OutboxRecord => ({
+  reference,
+  receivedAt: receivedAt.toISOString(),
+  transports,
+  subject: content.form.delivery.emailSubject
+    .replace("{reference}", reference)
+    .replace("{type}", labelOf(content.form.inquiryTypes, values.inquiryType)),
+  replyTo: { name: values.fullName, address: values.email },
+  fields: inquiryFieldNames
+    .map((name) => ({ name, label: content.form.formFields[name].label, value: displayedValue(content, values, name) }))
+    .filter((field) => field.value !== ""),
+  values,
+});
+
+export interface EmailBody {
+  readonly text: string;
+  readonly html: string;
+}
+
+/** Plain text for every mail client and HTML in which every answer is escaped. */
+export const emailBody = (record: OutboxRecord): EmailBody => {
+  const text = [
+    record.subject,
+    `Received ${record.receivedAt}`,
+    "",
+    ...record.fields.map((field) =>
+      MULTILINE.has(field.name) ? `${field.label}:\n${field.value}\n` : `${field.label}: ${field.value}`,
+    ),
+  ].join("\n");
+  const rows = record.fields
+    .map(
+      (field) =>
+        `<tr><th align="left" valign="top" style="padding:6px 12px 6px 0;white-space:nowrap">${escapeHtml(field.label)}</th>` +
+        `<td style="padding:6px 0;${MULTILINE.has(field.name) ? "white-space:pre-wrap" : ""}">${escapeHtml(field.value)}</td></tr>`,
+    )
+    .join("");
+  const html =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(record.subject)}</title></head>` +
+    `<body style="font-family:Arial,Helvetica,sans-serif;color:#1b2430;line-height:1.5">` +
+    `<h1 style="font-size:18px">${escapeHtml(record.subject)}</h1>` +
+    `<p>Received ${escapeHtml(record.receivedAt)}</p>` +
+    `<table style="border-collapse:collapse">${rows}</table></body></html>`;
+  return { text, html };
+};
+
+/** What the webhook receives: the same record, as JSON. */
+export const webhookPayload = (record: OutboxRecord) => ({
+  reference: record.reference,
+  receivedAt: record.receivedAt,
+  subject: record.subject,
+  fields: record.fields,
+  values: record.values,
+});
