@@ -2,6 +2,7 @@
 // breaks a budget in budgets.json.
 import fs from "node:fs";
 import path from "node:path";
+import type { InquiryLoadFigures } from "./inquiry-load";
 import type { PageFigures } from "./lighthouse";
 
 const root = path.resolve(__dirname, "..");
@@ -12,13 +13,18 @@ type PageBudget = Pick<
 const budgets = JSON.parse(fs.readFileSync(path.join(root, "budgets.json"), "utf8")) as {
   pages: PageBudget;
   homeJavaScriptGzipKb: number;
+  inquiryLoadP95Ms: number;
 };
 const reportPath = path.join(root, "reports", "bench.json");
 if (!fs.existsSync(reportPath)) {
   console.error("No reports/bench.json: run npm run bench first.");
   process.exit(1);
 }
-const report = JSON.parse(fs.readFileSync(reportPath, "utf8")) as { date: string; pages: PageFigures[] };
+const report = JSON.parse(fs.readFileSync(reportPath, "utf8")) as {
+  date: string;
+  pages: PageFigures[];
+  inquiryLoad?: InquiryLoadFigures;
+};
 
 const checks: { what: string; actual: number; limit: number; ok: boolean }[] = [];
 const atLeast = (what: string, actual: number, limit: number) =>
@@ -40,6 +46,26 @@ if (!home) {
   process.exit(1);
 }
 atMost("/ JavaScript (KB gzip)", Number((home.javaScriptGzipBytes / 1024).toFixed(1)), budgets.homeJavaScriptGzipKb);
+
+const load = report.inquiryLoad;
+if (!load) {
+  console.error("reports/bench.json has no inquiry load figures.");
+  process.exit(1);
+}
+const { concurrent, flood } = load;
+const exactly = (what: string, actual: number, expected: number) =>
+  checks.push({ what, actual, limit: expected, ok: actual === expected });
+exactly("inquiry load: accepted", concurrent.accepted, concurrent.submissions);
+exactly("inquiry load: records in the outbox", concurrent.recordsStored, concurrent.submissions);
+exactly("inquiry load: submissions stored exactly once", concurrent.storedExactlyOnce, concurrent.submissions);
+exactly("inquiry load: unique references", concurrent.uniqueReferences, concurrent.submissions);
+exactly("inquiry load: damaged outbox lines", concurrent.damagedLines, 0);
+exactly("inquiry load: webhook deliveries", concurrent.webhookDeliveries, concurrent.submissions);
+atMost("inquiry load: p95 latency (ms)", concurrent.p95Ms, budgets.inquiryLoadP95Ms);
+exactly("rate limit flood: accepted", flood.accepted, flood.limit);
+exactly("rate limit flood: refused with 429", flood.refused, flood.submissions - flood.limit);
+exactly("rate limit flood: records in the outbox", flood.recordsStored, flood.limit);
+atLeast("rate limit flood: Retry-After (s)", flood.retryAfterSeconds, 1);
 
 for (const check of checks)
   console.log(`${check.ok ? "pass" : "FAIL"}  ${check.what}: ${check.actual} (budget ${check.limit})`);

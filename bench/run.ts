@@ -1,11 +1,13 @@
 // npm run bench: a clean production build (timed), then Lighthouse's mobile
 // preset three times on the home page, a product category page and the
-// contact page, plus the gzip weight of the JavaScript and CSS each loads.
+// contact page, plus the gzip weight of the JavaScript and CSS each loads;
+// then the inquiry function under load (bench/inquiry-load.ts).
 // Prints a table and writes reports/bench.json; npm run check:budgets judges it.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { startSite } from "../e2e/support/server";
+import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { measurePage, type PageFigures } from "./lighthouse";
 
 const root = path.resolve(__dirname, "..");
@@ -54,17 +56,21 @@ const main = async () => {
   } finally {
     await site.stop();
   }
+  // After Lighthouse, so that its timings do not share the CPU with the load.
+  console.log(`Inquiry load...`);
+  const inquiryLoad = await measureInquiryLoad();
   const report = {
     date: new Date().toISOString(),
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
     buildSeconds: Number(buildSeconds.toFixed(1)),
     pages: figures,
+    inquiryLoad,
   };
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(
-    `\n${table(figures)}\n\nClean build ${report.buildSeconds} s. Figures written to ${path.relative(root, reportPath)}.`,
-  );
+  console.log(`\n${table(figures)}`);
+  printInquiryLoad(inquiryLoad);
+  console.log(`\nClean build ${report.buildSeconds} s. Figures written to ${path.relative(root, reportPath)}.`);
 };
 
 main().catch((error) => {

@@ -94,6 +94,8 @@ for (const width of [375, 1280]) {
         .filter(
           (element) =>
             !element.closest("[inert]") &&
+            // The form's honeypot: hidden from people on purpose (axe checks nothing there is focusable).
+            !element.closest("[aria-hidden='true']") &&
             !(element as HTMLButtonElement).disabled &&
             element.getClientRects().length > 0 &&
             getComputedStyle(element).visibility !== "hidden",

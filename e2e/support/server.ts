@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 
 const root = path.resolve(__dirname, "..", "..");
 
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -33,28 +34,56 @@ const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: num
 export interface RunningSite {
   origin: string;
   url: (pathname: string) => string;
+  /** The inquiry outbox of this server: a fresh temporary folder unless INQUIRY_DATA_DIR was given. */
+  dataDir: string;
+  /** What the server has printed so far. */
+  output: () => string;
   stop: () => Promise<void>;
+}
+
+export interface SiteOptions {
+  /** Environment for the server, on top of this process's: inquiry delivery settings, say. */
+  env?: Record<string, string>;
 }
 
 /**
  * Serves the production build the way `npm start` does (gatsby serve), on a
- * free loopback port, until stop() is called.
+ * free loopback port, until stop() is called. Inquiries go to a temporary
+ * outbox, and the spam limits that would stop a test typing fast or sending
+ * many are lifted unless the test sets them.
  */
-export const startSite = async (): Promise<RunningSite> => {
+export const startSite = async (options: SiteOptions = {}): Promise<RunningSite> => {
   if (!fs.existsSync(path.join(root, "public", "index.html"))) {
     throw new Error("No production build in public/: run `npm run build` first.");
   }
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
   const child = spawn(
     process.execPath,
     [require.resolve("gatsby/cli.js"), "serve", "--port", String(port), "--host", "127.0.0.1"],
-    { cwd: root, env: { ...process.env, GATSBY_TELEMETRY_DISABLED: "1" }, stdio: "ignore" },
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        GATSBY_TELEMETRY_DISABLED: "1",
+        INQUIRY_DATA_DIR: dataDir,
+        INQUIRY_MIN_FILL_SECONDS: "0",
+        INQUIRY_RATE_LIMIT_REQUESTS: "100000",
+        ...options.env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   await waitUntilServing(`${origin}/`, child, 60_000);
   return {
     origin,
     url: (pathname) => `${origin}${pathname}`,
+    dataDir,
+    output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
