@@ -452,6 +452,7 @@ export const createSchemaCustomization: GatsbyNode["createSchemaCustomization"] 
     type SitePagesJson implements Node @dontInfer {
       products: ProductsPageContent!
       contact: ContactPageContent!
+      quote: ContactPageContent!
       clients: ClientsPageContent!
     }
   `);

@@ -16,7 +16,7 @@ describe("NavBar", () => {
     const hrefs = within(nav)
       .getAllByRole("link")
       .map((link) => link.getAttribute("href"));
-    expect(hrefs).toEqual(["/", "/products/", "/services/", "/about/", "/contact/", "/contact/?type=quote"]);
+    expect(hrefs).toEqual(["/", "/products/", "/services/", "/about/", "/contact/", "/contact/quote/"]);
     expect(within(nav).getByRole("link", { name: "Request Quote" })).toBeInTheDocument();
   });
 

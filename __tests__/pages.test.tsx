@@ -9,8 +9,11 @@ import CertificationsPage from "../src/pages/certifications";
 import CapabilityStatementPage from "../src/pages/capability-statement";
 import ClientsPage from "../src/pages/clients";
 import ContactPage from "../src/pages/contact";
+import QuoteRequestPage from "../src/pages/contact/quote";
+import { renderToString } from "react-dom/server";
 import { agencyNames } from "./fixtures/content";
 import {
+  quotePageData,
   capabilityPageData,
   certificationsPageData,
   clientsPageData,
@@ -42,7 +45,7 @@ describe("product category template", () => {
     expect(container.querySelector("main img")).toHaveAttribute("src", "/static/tactical.jpg");
     expect(screen.getByRole("link", { name: "Request a fixture quote" })).toHaveAttribute(
       "href",
-      "/contact/?type=quote&category=tactical",
+      "/contact/quote/?category=tactical",
     );
   });
 });
@@ -111,6 +114,26 @@ describe("clients page", () => {
     expect(screen.getByRole("heading", { name: "Fixture federal" })).toBeInTheDocument();
     for (const name of agencyNames) expect(screen.getByText(name)).toBeInTheDocument();
     expect(screen.getByText("Fixture disclaimer.")).toBeInTheDocument();
+  });
+});
+
+describe("quote request page", () => {
+  it("has the quote fields in its HTML, before any script runs, with the category the link names after", () => {
+    const html = renderToString(
+      <QuoteRequestPage
+        {...({
+          data: quotePageData,
+          location: { pathname: "/contact/quote/", search: "", hash: "" },
+        } as unknown as PageProps<Queries.QuoteRequestPageQuery>)}
+      />,
+    );
+    expect(html).toContain("Fixture Request a Quote");
+    for (const name of ["productCategory", "quantities", "needBy", "shipToState", "buyingMethod", "compliance"]) {
+      expect(html).toContain(`name="${name}"`);
+    }
+    renderPage(QuoteRequestPage, quotePageData, "/contact/quote/", "?category=tactical");
+    expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("quote");
+    expect(screen.getByLabelText(/Product category/)).toHaveValue("tactical");
   });
 });
 

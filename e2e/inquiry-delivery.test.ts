@@ -91,7 +91,7 @@ describe("an inquiry sent from the contact page", () => {
 
   test("reaches the sales desk by email and webhook, with the reference the visitor is shown", async () => {
     const { page, consoleErrors, close } = await openPage(browser, site.origin, 1280);
-    await page.goto(site.url("/contact/?type=quote&category=tactical"));
+    await page.goto(site.url("/contact/quote/?category=tactical"));
     await waitForHydration(page);
     await fillQuote(page);
     await page.getByRole("button", { name: form.submitLabel }).click();

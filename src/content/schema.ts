@@ -460,6 +460,7 @@ export const sitePagesSchema = z.strictObject({
     complianceHeading: text(),
   }),
   contact: z.strictObject({ seo: seoSchema, heading: text(), intro: text() }),
+  quote: z.strictObject({ seo: seoSchema, heading: text(), intro: text() }),
   clients: z.strictObject({
     seo: seoSchema,
     heading: text(),

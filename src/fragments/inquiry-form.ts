@@ -101,4 +101,25 @@ export const inquiryFormFragment = graphql`
       }
     }
   }
+
+  fragment InquiryFormData on Query {
+    inquiryJson {
+      ...InquiryFormContent
+    }
+    allProductCategoryJson(sort: { order: ASC }) {
+      ...ProductCategoryOptions
+    }
+    certificationsJson {
+      ...InquiryComplianceOptions
+    }
+  }
+
+  fragment InquiryPageCopy on ContactPageContent {
+    seo {
+      title
+      description
+    }
+    heading
+    intro
+  }
 `;

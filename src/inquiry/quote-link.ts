@@ -1,6 +1,3 @@
-/** The contact page with the form opened as a quote request, optionally for one product category. */
-export const quoteRequestPath = (quoteType: string, category?: string): string => {
-  const params = new URLSearchParams({ type: quoteType });
-  if (category) params.set("category", category);
-  return `/contact/?${params.toString()}`;
-};
+/** The quote request page, optionally with the form opened for one product category. */
+export const quoteRequestPath = (category?: string): string =>
+  category ? `/contact/quote/?${new URLSearchParams({ category }).toString()}` : "/contact/quote/";

@@ -12,12 +12,12 @@ import { Section } from "../components/ui/Section";
 import { Disclaimer } from "../components/home/Disclaimer";
 import { requireContent } from "../content/require-content";
 import { useSiteData } from "../hooks/use-site-data";
-import { categoryOptions, complianceOptions, requestFromSearch } from "../inquiry/request-from-search";
+import { requestFromSearch } from "../inquiry/request-from-search";
+import { inquiryFormProps } from "../inquiry/form-props";
 
 const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
   const home = requireContent(data.homeJson, "content/home.json");
   const agencies = requireContent(data.agenciesJson, "content/agencies.json");
-  const inquiry = requireContent(data.inquiryJson, "content/inquiry.json");
   const { company } = useSiteData();
 
   return (
@@ -31,11 +31,7 @@ const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
       <About content={home.about} />
       <ContactSection
         content={home.contact}
-        form={inquiry}
-        categories={categoryOptions(data.allProductCategoryJson.nodes)}
-        complianceOptions={complianceOptions(
-          requireContent(data.certificationsJson, "content/certifications.json").compliance.items,
-        )}
+        {...inquiryFormProps(data)}
         company={company}
         requested={requestFromSearch(location.search)}
       />
@@ -123,14 +119,6 @@ export const query = graphql`
     agenciesJson {
       ...AgencyList
     }
-    inquiryJson {
-      ...InquiryFormContent
-    }
-    allProductCategoryJson(sort: { order: ASC }) {
-      ...ProductCategoryOptions
-    }
-    certificationsJson {
-      ...InquiryComplianceOptions
-    }
+    ...InquiryFormData
   }
 `;

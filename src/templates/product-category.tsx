@@ -36,7 +36,6 @@ const ProductCategoryTemplate = ({ data, location }: PageProps<Queries.ProductCa
   const category = requireContent(data.productCategoryJson, "the category's file in content/products/");
   const labels = requireContent(data.sitePagesJson, "content/site-pages.json").products;
   const allMarks = requireContent(data.certificationsJson, "content/certifications.json").compliance.items;
-  const quoteType = requireContent(data.inquiryJson, "content/inquiry.json").quoteType;
   const used = new Set(category.lines.flatMap((line) => line.compliance));
   const marks = allMarks.filter((mark) => used.has(mark.id));
   const image = category.image.childImageSharp?.gatsbyImageData;
@@ -70,7 +69,7 @@ const ProductCategoryTemplate = ({ data, location }: PageProps<Queries.ProductCa
       <CallToAction
         heading={category.cta.heading}
         text={category.cta.text}
-        action={{ label: category.cta.label, to: quoteRequestPath(quoteType, category.slug) }}
+        action={{ label: category.cta.label, to: quoteRequestPath(category.slug) }}
       />
     </PageShell>
   );
@@ -124,9 +123,6 @@ export const query = graphql`
         linesHeading
         complianceHeading
       }
-    }
-    inquiryJson {
-      quoteType
     }
   }
 `;

@@ -11,6 +11,8 @@ export interface ContactPanelProps {
   complianceOptions: readonly CategoryOption[];
   company: Pick<Company, "contact" | "contactLabels" | "hours">;
   requested?: { readonly type?: string | null; readonly category?: string | null };
+  /** The inquiry type the form starts with, in the page's HTML as well. */
+  initialType?: string;
   /** The level of the form's and the details' headings, one below the heading they stand under. */
   headingLevel: 2 | 3;
 }
@@ -39,6 +41,7 @@ export const ContactPanel = ({
   complianceOptions,
   company,
   requested,
+  initialType,
   headingLevel,
 }: ContactPanelProps) => {
   const Heading = `h${headingLevel}` as const;
@@ -50,6 +53,7 @@ export const ContactPanel = ({
         complianceOptions={complianceOptions}
         company={company}
         requested={requested}
+        initialType={initialType}
         headingLevel={headingLevel}
       />
       <aside css={asideStyles} aria-labelledby="contact-details-heading">

@@ -67,6 +67,8 @@ interface InquiryFormProps {
   company: CompanyDetailsForText;
   /** What the link that brought the visitor here asked for (?type=quote&category=tactical). */
   requested?: { readonly type?: string | null; readonly category?: string | null };
+  /** The type the form starts with, in the server's HTML too (the quote page's); a draft cannot change it. */
+  initialType?: string;
   headingLevel: 2 | 3;
 }
 
@@ -204,14 +206,16 @@ export const InquiryForm = ({
   complianceOptions,
   company,
   requested,
+  initialType,
   headingLevel,
 }: InquiryFormProps) => {
   const Heading = `h${headingLevel}` as const;
-  const requestedType = known(content.inquiryTypes, requested?.type);
+  const startType = known(content.inquiryTypes, initialType) ?? content.defaultType;
+  const requestedType = known(content.inquiryTypes, requested?.type) ?? known(content.inquiryTypes, initialType);
   const requestedCategory = known(categories, requested?.category);
   // The server renders the form without a query string, a draft or a clock; all three are applied after
   // hydration so the first client render matches the server's HTML.
-  const [values, setValues] = useState<InquiryValues>(() => emptyInquiry(content.defaultType));
+  const [values, setValues] = useState<InquiryValues>(() => emptyInquiry(startType));
   const [errors, setErrors] = useState<InquiryErrors>({});
   const [serverErrors, setServerErrors] = useState<InquiryErrors>({});
   const [attempted, setAttempted] = useState(false);
@@ -351,7 +355,7 @@ export const InquiryForm = ({
   };
 
   const sendAnother = () => {
-    setValues(emptyInquiry(content.defaultType));
+    setValues(emptyInquiry(startType));
     setErrors({});
     setServerErrors({});
     setAttempted(false);
