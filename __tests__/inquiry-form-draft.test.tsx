@@ -1,6 +1,6 @@
 import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { inquiryFormElement, useMockedFetch } from "./support/inquiry-form";
+import { inquiryFormElement, reply, useMockedFetch } from "./support/inquiry-form";
 import { clearDraft, draftKey, loadDraft, saveDraft } from "../src/inquiry/draft";
 import { emptyInquiry } from "../src/inquiry/validation";
 import { inquiryContent } from "./fixtures/content";
@@ -49,11 +49,7 @@ describe("the inquiry draft", () => {
   });
 
   it("is gone once the inquiry has been sent", async () => {
-    fetchMock.mockResolvedValue({
-      status: 201,
-      headers: new Headers(),
-      json: () => Promise.resolve({ reference: "CRS-9" }),
-    } as unknown as Response);
+    fetchMock.mockResolvedValue(reply(201, { reference: "CRS-9" }));
     const user = userEvent.setup();
     const first = render(form());
     await user.type(screen.getByLabelText(/Full Name/), "Pat Doe");
@@ -85,13 +81,7 @@ describe("the inquiry draft", () => {
     first.unmount();
     expect(sessionStorage.getItem(draftKey)).toContain("Pat Doe");
 
-    await act(async () =>
-      answer({
-        status: 201,
-        headers: new Headers(),
-        json: () => Promise.resolve({ reference: "CRS-11" }),
-      } as unknown as Response),
-    );
+    await act(async () => answer(reply(201, { reference: "CRS-11" })));
     expect(sessionStorage.getItem(draftKey)).toBeNull();
   });
 
@@ -119,11 +109,7 @@ describe("the inquiry draft", () => {
     expect(screen.getByLabelText(/Message/)).toHaveValue("Line one");
 
     // Choices that are no longer on offer are dropped, not sent behind the visitor's back.
-    fetchMock.mockResolvedValue({
-      status: 201,
-      headers: new Headers(),
-      json: () => Promise.resolve({ reference: "CRS-8" }),
-    } as unknown as Response);
+    fetchMock.mockResolvedValue(reply(201, { reference: "CRS-8" }));
     const user = userEvent.setup();
     await user.type(screen.getByLabelText(/Email Address/), "pat.doe@example.gov");
     await user.type(screen.getByLabelText(/Message/), " and two");
@@ -157,11 +143,7 @@ describe("the inquiry draft", () => {
     jest.spyOn(Storage.prototype, "setItem").mockImplementation(refuse);
     jest.spyOn(Storage.prototype, "getItem").mockImplementation(refuse);
     jest.spyOn(Storage.prototype, "removeItem").mockImplementation(refuse);
-    fetchMock.mockResolvedValue({
-      status: 201,
-      headers: new Headers(),
-      json: () => Promise.resolve({ reference: "CRS-10" }),
-    } as unknown as Response);
+    fetchMock.mockResolvedValue(reply(201, { reference: "CRS-10" }));
     const user = userEvent.setup();
     render(form());
     await user.type(screen.getByLabelText(/Full Name/), "Pat Doe");

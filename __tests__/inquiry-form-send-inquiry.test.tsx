@@ -1,11 +1,5 @@
 import { outcomeOf, sendInquiry, waitMinutes } from "../src/inquiry/send-inquiry";
-
-const reply = (status: number, body?: unknown, headers: Record<string, string> = {}) =>
-  ({
-    status,
-    headers: new Headers(headers),
-    json: () => (body === undefined ? Promise.reject(new SyntaxError("Unexpected token <")) : Promise.resolve(body)),
-  }) as unknown as Response;
+import { reply } from "./support/inquiry-form";
 
 const body = { fullName: "Pat Doe", company_website: "", fill_ms: 5000 };
 

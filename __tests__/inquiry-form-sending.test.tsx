@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { inquiryFormElement, useMockedFetch } from "./support/inquiry-form";
+import { inquiryFormElement, reply, useMockedFetch } from "./support/inquiry-form";
 import { draftKey } from "../src/inquiry/draft";
 
 type User = ReturnType<typeof userEvent.setup>;
@@ -9,16 +9,6 @@ type User = ReturnType<typeof userEvent.setup>;
 const needBy = `${new Date().getFullYear() + 1}-03-31`;
 
 const fetchMock = jest.fn<Promise<Response>, Parameters<typeof fetch>>();
-
-/** A stand-in for fetch's Response: jsdom has none. A body of undefined cannot be read as JSON. */
-const reply = (status: number, body?: unknown, headers: Record<string, string> = {}) =>
-  ({
-    status,
-    ok: status >= 200 && status < 300,
-    headers: new Headers(headers),
-    json: () =>
-      body === undefined ? Promise.reject(new SyntaxError("Unexpected end of JSON input")) : Promise.resolve(body),
-  }) as unknown as Response;
 
 const deferred = () => {
   let resolve: (response: Response) => void = () => undefined;

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { readContent, startSite } from "../e2e/support/server";
 import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { Outbox } from "../src/inquiry/server/outbox";
 
 export interface InquiryLoadFigures {
   concurrent: {
@@ -16,7 +17,7 @@ export interface InquiryLoadFigures {
     p50Ms: number;
     p95Ms: number;
     maxMs: number;
-    /** Lines in the outbox, lines that are not valid JSON, and submissions found in it exactly once. */
+    /** Whole records in the outbox, lines that are not valid JSON, and submissions found in it exactly once. */
     recordsStored: number;
     damagedLines: number;
     storedExactlyOnce: number;
@@ -60,21 +61,6 @@ const post = async (url: string, body: unknown) => {
   return { status: response.status, ms: performance.now() - started, retryAfter: response.headers.get("retry-after") };
 };
 
-const outboxLines = (dir: string) => {
-  const file = path.join(dir, "inquiries.ndjson");
-  const lines = fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-  const records: { reference: string; values: { message: string } }[] = [];
-  let damaged = 0;
-  for (const line of lines) {
-    try {
-      records.push(JSON.parse(line));
-    } catch {
-      damaged += 1;
-    }
-  }
-  return { lines: lines.length, records, damaged };
-};
-
 const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
   const hook = await startWebhookReceiver(204);
   const site = await startSite({ env: { INQUIRY_WEBHOOK_URL: hook.url } });
@@ -85,7 +71,7 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
     const results = await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => post(url, submission(index))));
     const seconds = (performance.now() - started) / 1000;
     const latencies = results.map((result) => result.ms).sort((a, b) => a - b);
-    const { lines, records, damaged } = outboxLines(site.dataDir);
+    const { records, damagedLines } = await new Outbox(site.dataDir).read();
     const counts = new Map<string, number>();
     for (const record of records) counts.set(record.values.message, (counts.get(record.values.message) ?? 0) + 1);
     const exactlyOnce = Array.from({ length: CONCURRENT }, (_, index) => submission(index).message).filter(
@@ -99,8 +85,8 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
       p50Ms: Math.round(percentile(latencies, 0.5)),
       p95Ms: Math.round(percentile(latencies, 0.95)),
       maxMs: Math.round(latencies.at(-1) ?? 0),
-      recordsStored: lines,
-      damagedLines: damaged,
+      recordsStored: records.length,
+      damagedLines,
       storedExactlyOnce: exactlyOnce,
       uniqueReferences: new Set(records.map((record) => record.reference)).size,
       webhookDeliveries: hook.received.length,
@@ -133,7 +119,7 @@ const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
       accepted: results.filter((result) => result.status === 201).length,
       refused: refused.length,
       retryAfterSeconds: Number(refused[0]?.retryAfter ?? 0),
-      recordsStored: outboxLines(site.dataDir).lines,
+      recordsStored: (await new Outbox(site.dataDir).read()).records.length,
     };
   } finally {
     await site.stop();

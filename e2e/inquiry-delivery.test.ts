@@ -6,13 +6,13 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, openPage, waitForHydration } from "./support/browser";
 import { freePort, readContent, startSite, type RunningSite } from "./support/server";
 import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { Outbox } from "../src/inquiry/server/outbox";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..");
@@ -39,17 +39,6 @@ const visitor = {
 };
 const nextYear = `${new Date().getUTCFullYear() + 1}-03-31`;
 const mailEnv = { INQUIRY_TO: "sales@cardinal.example", INQUIRY_FROM: "Website <website@cardinal.example>" };
-
-const readOutbox = (dir: string, file = "inquiries.ndjson") => {
-  const full = path.join(dir, file);
-  return fs.existsSync(full)
-    ? fs
-        .readFileSync(full, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-    : [];
-};
 
 const inquiriesCli = (args: string[], env: Record<string, string>) =>
   run("npm", ["run", "--silent", "inquiries", "--", ...args], { cwd: root, env: { ...process.env, ...env } });
@@ -122,9 +111,8 @@ describe("an inquiry sent from the contact page", () => {
     assert.equal(payload.reference, reference);
     assert.deepEqual(payload.values.compliance, ["berry"]);
 
-    const [record] = readOutbox(site.dataDir);
-    assert.equal(record?.reference, reference);
-    const attempts = readOutbox(site.dataDir, "deliveries.ndjson");
+    const { records, attempts } = await new Outbox(site.dataDir).read();
+    assert.equal(records[0]?.reference, reference);
     assert.deepEqual(attempts.map((attempt) => [attempt.transport, attempt.ok]).sort(), [
       ["email", true],
       ["webhook", true],

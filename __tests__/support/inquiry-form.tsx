@@ -31,3 +31,13 @@ export const useMockedFetch = (fetchMock: jest.Mock<Promise<Response>, Parameter
     Reflect.deleteProperty(globalThis, "fetch");
   });
 };
+
+/** A stand-in for fetch's Response: jsdom has none. A body of undefined cannot be read as JSON. */
+export const reply = (status: number, body?: unknown, headers: Record<string, string> = {}) =>
+  ({
+    status,
+    ok: status >= 200 && status < 300,
+    headers: new Headers(headers),
+    json: () =>
+      body === undefined ? Promise.reject(new SyntaxError("Unexpected end of JSON input")) : Promise.resolve(body),
+  }) as unknown as Response;

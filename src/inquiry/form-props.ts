@@ -1,5 +1,5 @@
 import { requireContent } from "../content/require-content";
-import { categoryOptions, complianceOptions } from "./request-from-search";
+import { categoryOptions, complianceOptions } from "./choices";
 
 /** The form's content and choices, from a page query that spreads the InquiryFormData fragment. */
 export const inquiryFormProps = (data: Queries.InquiryFormDataFragment) => ({

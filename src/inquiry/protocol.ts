@@ -29,3 +29,5 @@ export interface InquiryFailure {
   /** 405, 413, 415, 500, 503 */
   readonly error: string;
 }
+
+export type InquiryResponseBody = InquiryAccepted | InquiryRejected | InquiryRateLimited | InquiryFailure;

@@ -82,7 +82,7 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u206
 const CONTROL_EXCEPT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Removes control characters; single-line fields lose line breaks too, so nothing can start a new mail header. */
-export const stripControlCharacters = (value: string, multiline: boolean): string =>
+const stripControlCharacters = (value: string, multiline: boolean): string =>
   multiline
     ? value.replace(/\r\n?/g, "\n").replace(CONTROL_EXCEPT_NEWLINE, "")
     : value.replace(/[\r\n\t]+/g, " ").replace(CONTROL_CHARACTERS, "");
@@ -165,7 +165,7 @@ const isFutureDate = (now: Date) => (value: string) => {
   return date.getTime() >= yesterday;
 };
 
-export const buildInquirySchema = (rules: InquiryRules, choices: InquiryChoices, now: Date = new Date()) => {
+const buildInquirySchema = (rules: InquiryRules, choices: InquiryChoices, now: Date = new Date()) => {
   const { formFields: fields } = rules;
   const compliance = fields.compliance;
   return z.object({

@@ -1,6 +1,7 @@
 import { css } from "@emotion/react";
 import { colors, mq, radii, space } from "../../styles/theme";
 import { ContactDetails } from "../layout/ContactDetails";
+import { panelHeadingStyles } from "./field-styles";
 import { InquiryForm, type CategoryOption, type InquiryFormContent } from "./InquiryForm";
 import type { Company } from "../../hooks/use-site-data";
 
@@ -57,12 +58,7 @@ export const ContactPanel = ({
         headingLevel={headingLevel}
       />
       <aside css={asideStyles} aria-labelledby="contact-details-heading">
-        <Heading
-          id="contact-details-heading"
-          css={css`
-            font-size: 1.25rem;
-          `}
-        >
+        <Heading id="contact-details-heading" css={panelHeadingStyles}>
           {form.detailsHeading}
         </Heading>
         <ContactDetails company={company} />

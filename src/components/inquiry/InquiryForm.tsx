@@ -6,14 +6,17 @@ import type { CompanyDetailsForText } from "../ui/RichText";
 import { ChoiceGroup } from "./ChoiceGroup";
 import { FormField, type FieldKind } from "./FormField";
 import { Honeypot } from "./Honeypot";
+import { panelHeadingStyles } from "./field-styles";
 import { SendStatus, type SendResult, type SendStatusContent } from "./SendStatus";
 import { clearDraft, loadDraft, saveDraft } from "../../inquiry/draft";
 import { fillTimeField, honeypotField, inquiryEndpoint } from "../../inquiry/protocol";
 import { sendInquiry, type InquiryRequestBody } from "../../inquiry/send-inquiry";
+import { displayedFields, labelOf, type LabelledChoices, type LabelledOption } from "../../inquiry/displayed-fields";
 import {
   checkInquiry,
   emptyInquiry,
   inquiryFieldNames,
+  normalizeInquiry,
   quoteFieldNames,
   validateInquiry,
   type InquiryErrors,
@@ -24,18 +27,13 @@ import {
   type TextFieldName,
 } from "../../inquiry/validation";
 
-interface Option {
-  readonly value: string;
-  readonly label: string;
-}
-
 interface FieldContent {
   readonly label: string;
   readonly hint?: string | null;
   readonly placeholder?: string | null;
   readonly autocomplete?: string | null;
   /** The answers of a select whose choices live in the form's own content (ship-to state, buying method). */
-  readonly options?: readonly Option[] | null;
+  readonly options?: readonly LabelledOption[] | null;
 }
 
 export interface InquiryFormContent extends InquiryRules, SendStatusContent {
@@ -43,7 +41,7 @@ export interface InquiryFormContent extends InquiryRules, SendStatusContent {
   readonly requiredNote: string;
   readonly requiredMarker: string;
   readonly formFields: Readonly<Record<InquiryFieldName, InquiryFieldRules & FieldContent>>;
-  readonly inquiryTypes: readonly Option[];
+  readonly inquiryTypes: readonly LabelledOption[];
   readonly defaultType: string;
   readonly quoteType: string;
   readonly submitLabel: string;
@@ -52,10 +50,7 @@ export interface InquiryFormContent extends InquiryRules, SendStatusContent {
   readonly sendingLabel: string;
 }
 
-export interface CategoryOption {
-  readonly value: string;
-  readonly label: string;
-}
+export type CategoryOption = LabelledOption;
 
 interface InquiryFormProps {
   content: InquiryFormContent;
@@ -121,45 +116,18 @@ const editing: Phase = { kind: "editing" };
 
 const isQuoteField = (name: InquiryFieldName) => (quoteFieldNames as readonly InquiryFieldName[]).includes(name);
 
-const labelOf = (options: readonly Option[] | null | undefined, value: string) =>
-  options?.find((option) => option.value === value)?.label ?? value;
-
 const known = (options: readonly { readonly value: string }[] | null | undefined, value: string | null | undefined) =>
   options?.find((option) => option.value === value)?.value ?? null;
 
 /** The visitor's inquiry as a message for their own email app, for when the website cannot send it. */
-const mailtoHref = (
-  email: string,
-  content: InquiryFormContent,
-  categories: readonly CategoryOption[],
-  complianceOptions: readonly CategoryOption[],
-  values: InquiryValues,
-) => {
-  const isQuote = values.inquiryType === content.quoteType;
-  const typeLabel = labelOf(content.inquiryTypes, values.inquiryType);
-  const shown = (name: InquiryFieldName): string => {
-    switch (name) {
-      case "inquiryType":
-        return typeLabel;
-      case "productCategory":
-        return labelOf(categories, values.productCategory);
-      case "shipToState":
-      case "buyingMethod":
-        return labelOf(content.formFields[name].options, values[name]);
-      case "compliance":
-        return values.compliance.map((value) => labelOf(complianceOptions, value)).join(", ");
-      default:
-        return values[name].trim();
-    }
-  };
-  const lines = inquiryFieldNames
-    .filter((name) => name !== "message" && (isQuote || !isQuoteField(name)))
-    .flatMap((name) => {
-      const text = name === "compliance" || values[name].trim() !== "" ? shown(name) : "";
-      return text === "" ? [] : [`${content.formFields[name].label}: ${text}`];
-    });
-  const body = `${lines.join("\n")}\n\n${values.message.trim()}`;
-  const subject = `${content.failed.emailSubject}: ${typeLabel}`;
+const mailtoHref = (email: string, content: InquiryFormContent, choices: LabelledChoices, values: InquiryValues) => {
+  // Normalized as the server would, so a quote field left over from switching type is not included.
+  const shown = normalizeInquiry(content, values);
+  const lines = displayedFields(content, choices, shown)
+    .filter((field) => field.name !== "message")
+    .map((field) => `${field.label}: ${field.value}`);
+  const body = `${lines.join("\n")}\n\n${shown.message.trim()}`;
+  const subject = `${content.failed.emailSubject}: ${labelOf(content.inquiryTypes, shown.inquiryType)}`;
   return `mailto:${email}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
 };
 
@@ -401,6 +369,19 @@ export const InquiryForm = ({
   };
 
   const compliance = content.formFields.compliance;
+  const status =
+    phase.kind === "sent" || phase.kind === "failed" || phase.kind === "tooMany" ? (
+      <SendStatus
+        result={phase}
+        content={content}
+        company={company}
+        headingLevel={headingLevel === 2 ? 3 : 4}
+        panelRef={panelRef}
+        mailto={phase.kind === "failed" ? mailtoHref(company.contact.email, content, choices, values) : undefined}
+        onAgain={sendAnother}
+        onRetry={submit}
+      />
+    ) : null;
 
   return (
     <form
@@ -412,24 +393,11 @@ export const InquiryForm = ({
       aria-labelledby="inquiry-heading"
       aria-busy={pending ? true : undefined}
     >
-      <Heading
-        id="inquiry-heading"
-        css={css`
-          font-size: 1.25rem;
-        `}
-      >
+      <Heading id="inquiry-heading" css={panelHeadingStyles}>
         {content.heading}
       </Heading>
       {phase.kind === "sent" ? (
-        <SendStatus
-          result={phase}
-          content={content}
-          company={company}
-          headingLevel={headingLevel === 2 ? 3 : 4}
-          panelRef={panelRef}
-          onAgain={sendAnother}
-          onRetry={submit}
-        />
+        status
       ) : (
         <div css={formStyles}>
           <p css={[noteStyles, wide]}>{content.requiredNote}</p>
@@ -472,20 +440,7 @@ export const InquiryForm = ({
               {pending ? content.sendingLabel : content.submitLabel}
             </button>
           </div>
-          {phase.kind === "failed" || phase.kind === "tooMany" ? (
-            <div css={wide}>
-              <SendStatus
-                result={phase}
-                content={content}
-                company={company}
-                headingLevel={headingLevel === 2 ? 3 : 4}
-                panelRef={panelRef}
-                mailto={mailtoHref(company.contact.email, content, categories, complianceOptions, values)}
-                onAgain={sendAnother}
-                onRetry={submit}
-              />
-            </div>
-          ) : null}
+          {status ? <div css={wide}>{status}</div> : null}
         </div>
       )}
     </form>

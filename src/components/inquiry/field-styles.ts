@@ -1,7 +1,7 @@
 import { css } from "@emotion/react";
 import { colors, fontSizes, space } from "../../styles/theme";
 
-/** What every field of the form shares around its control: the required marker, the hint and the error. */
+/** Styles the inquiry form's pieces share: around each control (required marker, hint, error) and the panel headings. */
 
 export const markerStyles = css`
   font-weight: 400;
@@ -21,4 +21,9 @@ export const errorStyles = css`
   color: ${colors.error};
   font-weight: 700;
   font-size: ${fontSizes.sm};
+`;
+
+/** The headings of the form and of the contact details beside it. */
+export const panelHeadingStyles = css`
+  font-size: 1.25rem;
 `;

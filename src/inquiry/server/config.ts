@@ -8,7 +8,7 @@ import type { InquiryContent } from "./content";
  * build time, so the environment is reached through `globalThis` where the bundler cannot see it:
  * a server is configured when it starts, not when the site was built.
  */
-export const runtimeEnvironment = (): NodeJS.ProcessEnv => globalThis.process.env;
+const runtimeEnvironment = (): NodeJS.ProcessEnv => globalThis.process.env;
 
 export type TransportName = "email" | "webhook";
 

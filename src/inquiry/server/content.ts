@@ -1,20 +1,13 @@
 import type { z } from "zod";
 import type { inquirySchema } from "../../content/schema";
-import type { InquiryChoices } from "../validation";
+import { categoryOptions, complianceOptions } from "../choices";
+import type { LabelledChoices } from "../displayed-fields";
 
 /** What the inquiry function needs from content/: the form's rules and copy, and the company's contact details. */
 export interface InquiryContent {
   readonly form: z.infer<typeof inquirySchema>;
   readonly company: CompanyContact;
-  readonly choices: InquiryChoices & {
-    readonly productCategories: readonly Choice[];
-    readonly complianceOptions: readonly Choice[];
-  };
-}
-
-interface Choice {
-  readonly value: string;
-  readonly label: string;
+  readonly choices: LabelledChoices;
 }
 
 interface CompanyContact {
@@ -53,11 +46,8 @@ export const inquiryContentFrom = (files: InquiryContentFiles): InquiryContent =
     form: files.inquiry as InquiryContent["form"],
     company: { name: company.name, contact: company.contact, hours: company.hours },
     choices: {
-      productCategories: categories.map((category) => ({ value: category.slug, label: category.shortTitle })),
-      complianceOptions: (files.certifications as ComplianceMarks).compliance.items.map((item) => ({
-        value: item.id,
-        label: item.name,
-      })),
+      productCategories: categoryOptions(categories),
+      complianceOptions: complianceOptions((files.certifications as ComplianceMarks).compliance.items),
     },
   };
 };

@@ -7,7 +7,7 @@ import { DuplicateReferenceError, Outbox } from "./outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
 import { renderResultPage, type ResultPage } from "./result-page";
-import { fillTimeField, honeypotField } from "../protocol";
+import { fillTimeField, honeypotField, type InquiryFailure, type InquiryResponseBody } from "../protocol";
 import { checkInquiry } from "../validation";
 
 export interface InquiryHandlerOptions {
@@ -47,7 +47,7 @@ const looksAutomated = (body: Record<string, unknown>, minFillSeconds: number): 
   return null;
 };
 
-export const MAX_REFERENCE_TRIES = 3;
+const MAX_REFERENCE_TRIES = 3;
 
 /** The /api/inquiry function: checks, stores, then delivers an inquiry, answering in JSON or, for a plain form post, a page. */
 export const createInquiryHandler = (options: InquiryHandlerOptions) => {
@@ -60,15 +60,17 @@ export const createInquiryHandler = (options: InquiryHandlerOptions) => {
     res.setHeader("Cache-Control", "no-store");
     if (req.method !== "POST") {
       res.setHeader("Allow", "POST");
-      res.status(405).json({ error: "Send inquiries with POST." });
+      res.status(405).json({ error: "Send inquiries with POST." } satisfies InquiryFailure);
       return;
     }
     const kind = bodyKind(req.headers["content-type"]);
     if (!kind) {
-      res.status(415).json({ error: "Send inquiries as application/json or application/x-www-form-urlencoded." });
+      res.status(415).json({
+        error: "Send inquiries as application/json or application/x-www-form-urlencoded.",
+      } satisfies InquiryFailure);
       return;
     }
-    const answer = (status: number, json: object, page: ResultPage) => {
+    const answer = (status: number, json: InquiryResponseBody, page: ResultPage) => {
       res.status(status);
       if (kind === "json") res.json(json);
       else {

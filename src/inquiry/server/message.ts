@@ -2,31 +2,10 @@ import escapeHtml from "escape-html";
 import type { InquiryContent } from "./content";
 import type { TransportName } from "./config";
 import type { OutboxRecord } from "./outbox";
-import { inquiryFieldNames, type InquiryValues } from "../validation";
+import { displayedFields, labelOf } from "../displayed-fields";
+import type { InquiryValues } from "../validation";
 
 const MULTILINE = new Set(["quantities", "message"]);
-
-const labelOf = (options: readonly { value: string; label: string }[] | null | undefined, value: string) =>
-  options?.find((option) => option.value === value)?.label ?? value;
-
-/** The answers as the visitor saw them: field labels, and option labels instead of codes. */
-const displayedValue = (content: InquiryContent, values: InquiryValues, name: (typeof inquiryFieldNames)[number]) => {
-  const { form, choices } = content;
-  switch (name) {
-    case "inquiryType":
-      return labelOf(form.inquiryTypes, values.inquiryType);
-    case "productCategory":
-      return labelOf(choices.productCategories, values.productCategory);
-    case "shipToState":
-      return labelOf(form.formFields.shipToState.options, values.shipToState);
-    case "buyingMethod":
-      return labelOf(form.formFields.buyingMethod.options, values.buyingMethod);
-    case "compliance":
-      return values.compliance.map((value) => labelOf(choices.complianceOptions, value)).join(", ");
-    default:
-      return values[name];
-  }
-};
 
 /** The record the outbox stores and every transport sends, built once when the inquiry is accepted. */
 export const outboxRecord = (
@@ -43,9 +22,7 @@ export const outboxRecord = (
     .replace("{reference}", reference)
     .replace("{type}", labelOf(content.form.inquiryTypes, values.inquiryType)),
   replyTo: { name: values.fullName, address: values.email },
-  fields: inquiryFieldNames
-    .map((name) => ({ name, label: content.form.formFields[name].label, value: displayedValue(content, values, name) }))
-    .filter((field) => field.value !== ""),
+  fields: displayedFields(content.form, content.choices, values),
   values,
 });
 

@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { TransportName } from "./config";
+import { processWide } from "./process-wide";
 import type { InquiryValues } from "../validation";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
@@ -37,8 +38,8 @@ export interface OutboxEntry {
 
 export class DuplicateReferenceError extends Error {}
 
-export const INQUIRIES_FILE = "inquiries.ndjson";
-export const DELIVERIES_FILE = "deliveries.ndjson";
+const INQUIRIES_FILE = "inquiries.ndjson";
+const DELIVERIES_FILE = "deliveries.ndjson";
 
 interface FileState {
   /** Appends to one file run one after another, so a line is never written while another is half-written. */
@@ -49,14 +50,8 @@ interface OutboxState {
   references: Map<string, Promise<Set<string>>>;
 }
 
-// Gatsby's server loads a function's module afresh for every request; what must outlive one request
-// (the write queue, the known references) is kept on the process.
-const STATE_KEY = Symbol.for("gov-supply-site.inquiry-outbox");
-const processState = (): OutboxState => {
-  const holder = globalThis as typeof globalThis & { [STATE_KEY]?: OutboxState };
-  holder[STATE_KEY] ??= { files: new Map(), references: new Map() };
-  return holder[STATE_KEY];
-};
+const processState = (): OutboxState =>
+  processWide<OutboxState>("inquiry-outbox", () => ({ files: new Map(), references: new Map() }));
 
 const endsWithNewline = async (handle: fs.FileHandle): Promise<boolean> => {
   const { size } = await handle.stat();

@@ -1,4 +1,5 @@
 import RateLimiterMemory from "rate-limiter-flexible/lib/RateLimiterMemory";
+import { processWide } from "./process-wide";
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
@@ -7,14 +8,8 @@ interface Limit {
   readonly windowSeconds: number;
 }
 
-// Gatsby's server loads a function's module afresh for every request, so the counters live on the
-// process, one limiter per configured limit.
-const LIMITERS_KEY = Symbol.for("gov-supply-site.inquiry-rate-limiters");
-const limiters = (): Map<string, RateLimiterMemory> => {
-  const holder = globalThis as typeof globalThis & { [LIMITERS_KEY]?: Map<string, RateLimiterMemory> };
-  holder[LIMITERS_KEY] ??= new Map();
-  return holder[LIMITERS_KEY];
-};
+// One limiter per configured limit, for the whole process.
+const limiters = () => processWide("inquiry-rate-limiters", () => new Map<string, RateLimiterMemory>());
 
 /** Counts one accepted submission from a client and says whether it is within the limit. */
 export const takeRateLimit = async (limit: Limit, client: string): Promise<RateDecision> => {

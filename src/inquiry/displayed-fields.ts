@@ -1,0 +1,67 @@
+import { inquiryFieldNames, type InquiryFieldName, type InquiryValues } from "./validation";
+
+export interface LabelledOption {
+  readonly value: string;
+  readonly label: string;
+}
+
+/** What it takes to show an inquiry's answers as the visitor saw them: field labels and option labels. */
+export interface InquiryLabels {
+  readonly formFields: Readonly<
+    Record<InquiryFieldName, { readonly label: string; readonly options?: readonly LabelledOption[] | null }>
+  >;
+  readonly inquiryTypes: readonly LabelledOption[];
+}
+
+export interface LabelledChoices {
+  readonly productCategories: readonly LabelledOption[];
+  readonly complianceOptions: readonly LabelledOption[];
+}
+
+export interface DisplayedField {
+  readonly name: InquiryFieldName;
+  readonly label: string;
+  readonly value: string;
+}
+
+export const labelOf = (options: readonly LabelledOption[] | null | undefined, value: string) =>
+  options?.find((option) => option.value === value)?.label ?? value;
+
+const displayedValue = (
+  labels: InquiryLabels,
+  choices: LabelledChoices,
+  values: InquiryValues,
+  name: InquiryFieldName,
+) => {
+  switch (name) {
+    case "inquiryType":
+      return labelOf(labels.inquiryTypes, values.inquiryType);
+    case "productCategory":
+      return labelOf(choices.productCategories, values.productCategory);
+    case "shipToState":
+    case "buyingMethod":
+      return labelOf(labels.formFields[name].options, values[name]);
+    case "compliance":
+      return values.compliance.map((value) => labelOf(choices.complianceOptions, value)).join(", ");
+    default:
+      return values[name].trim();
+  }
+};
+
+/**
+ * The answers with the labels the visitor saw, in form order, empty ones left out: for the sales desk's
+ * email and webhook, and for the email the visitor can send themselves when the site could not.
+ */
+export const displayedFields = (
+  labels: InquiryLabels,
+  choices: LabelledChoices,
+  values: InquiryValues,
+): DisplayedField[] =>
+  inquiryFieldNames
+    .filter((name) => name === "compliance" || values[name].trim() !== "")
+    .map((name) => ({
+      name,
+      label: labels.formFields[name].label,
+      value: displayedValue(labels, choices, values, name),
+    }))
+    .filter((field) => field.value !== "");
