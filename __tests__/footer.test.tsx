@@ -1,4 +1,6 @@
-import { render, screen, within } from "@testing-library/react";
+import { act, render, screen, within } from "@testing-library/react";
+import { hydrateRoot } from "react-dom/client";
+import { renderToString } from "react-dom/server";
 import { Footer } from "../src/components/layout/Footer";
 import { procurement, siteData } from "./fixtures/content";
 
@@ -15,6 +17,23 @@ describe("Footer", () => {
     expect(screen.getByText(/Fixture Supply Co., LLC/)).toHaveTextContent(
       "© 2031 Fixture Supply Co., LLC. All rights reserved.",
     );
+  });
+
+  it("serves the build's year and switches to the visitor's once hydrated, without a mismatch", async () => {
+    jest.useFakeTimers({ now: new Date("2031-06-15T12:00:00Z") });
+    const errors = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    const footerElement = <Footer company={company} footer={footer} procurement={procurement} buildYear={2024} />;
+    const container = document.body.appendChild(document.createElement("div"));
+    container.innerHTML = renderToString(footerElement);
+    expect(within(container).getByTestId("footer-year")).toHaveTextContent("2024");
+
+    await act(async () => {
+      hydrateRoot(container, footerElement);
+    });
+    expect(within(container).getByTestId("footer-year")).toHaveTextContent("2031");
+    expect(errors).not.toHaveBeenCalled();
+    errors.mockRestore();
+    container.remove();
   });
 
   it("links to the pages in content, grouped under their headings", () => {

@@ -64,6 +64,16 @@ describe("NavBar", () => {
     expect(button).toHaveFocus();
   });
 
+  it("closes when the page changes under it (back and forward keep the same layout)", async () => {
+    const user = userEvent.setup();
+    const { rerender } = renderNavBar("/products/uniforms/");
+    const button = screen.getByRole("button", { name: "Open menu" });
+    await user.click(button);
+    expect(button).toHaveAttribute("aria-expanded", "true");
+    rerender(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/products/tactical/" />);
+    expect(button).toHaveAttribute("aria-expanded", "false");
+  });
+
   it("closes when the visitor follows a link", async () => {
     const user = userEvent.setup();
     renderNavBar();

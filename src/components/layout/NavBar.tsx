@@ -168,6 +168,13 @@ const isCurrent = (to: string, currentPath: string) => {
 
 export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) => {
   const [open, setOpen] = useState(false);
+  // A new page closes the menu. Set while rendering, not in an effect, so the new page's first paint
+  // already has it closed (React's pattern for state that follows a prop).
+  const [menuPath, setMenuPath] = useState(currentPath);
+  if (menuPath !== currentPath) {
+    setMenuPath(currentPath);
+    setOpen(false);
+  }
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const close = useCallback(() => setOpen(false), []);
@@ -183,8 +190,6 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
     document.addEventListener("keydown", onKeyDown);
     return () => document.removeEventListener("keydown", onKeyDown);
   }, [open]);
-
-  useEffect(close, [currentPath, close]);
 
   const initials = companyName
     .split(/\s+/)
