@@ -1,7 +1,7 @@
 import type { AnchorHTMLAttributes, ReactNode } from "react";
 
 /** Gatsby's runtime is replaced in tests: queries come from fixtures, links are plain anchors. */
-const gatsby = jest.requireActual("gatsby");
+const gatsby = jest.requireActual<typeof import("gatsby")>("gatsby");
 
 interface MockLinkProps extends AnchorHTMLAttributes<HTMLAnchorElement> {
   to: string;

@@ -30,7 +30,7 @@ describe("home page", () => {
       "Contact Us",
       "footer",
     ];
-    expect(landmarks.filter((item) => order.includes(item ?? ""))).toEqual(order);
+    expect(landmarks.filter((item) => order.includes(item))).toEqual(order);
   });
 
   it("has exactly one h1, a skip link to the main content, and the disclaimer under the carousel", () => {

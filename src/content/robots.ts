@@ -9,7 +9,9 @@ import type { ContentProblem } from "./validate";
 export const robotsProblems = (contentDir: string, robotsPath: string): ContentProblem[] => {
   let siteUrl: string;
   try {
-    siteUrl = JSON.parse(fs.readFileSync(path.join(contentDir, "company.json"), "utf8")).siteUrl;
+    // The shape is the content check's to verify; here only the address matters.
+    siteUrl = (JSON.parse(fs.readFileSync(path.join(contentDir, "company.json"), "utf8")) as { siteUrl: string })
+      .siteUrl;
   } catch {
     return []; // company.json's own problems are reported by the content check.
   }

@@ -121,7 +121,7 @@ const routeOf = (to: string) => {
 export const fixedRoutes = (pagesDir: string): string[] =>
   fs
     .readdirSync(pagesDir, { recursive: true, encoding: "utf8" })
-    .filter((file) => /\.(tsx|ts|jsx|js)$/.test(file) && !/^404\./.test(path.basename(file)))
+    .filter((file) => /\.(tsx|ts|jsx|js)$/.test(file) && !path.basename(file).startsWith("404."))
     .map((file) => {
       const route = file
         .replace(/\.(tsx|ts|jsx|js)$/, "")

@@ -1,4 +1,4 @@
-import { Fragment } from "react";
+import { Fragment, type ReactElement } from "react";
 import type { TextToken } from "../../content/schema";
 
 export interface CompanyDetailsForText {
@@ -12,7 +12,7 @@ export interface CompanyDetailsForText {
  * phone become links.
  */
 export const RichText = ({ text, company }: { text: string; company: CompanyDetailsForText }) => {
-  const render: Record<TextToken, JSX.Element> = {
+  const render: Record<TextToken, ReactElement> = {
     email: <a href={`mailto:${company.contact.email}`}>{company.contact.email}</a>,
     phone: <a href={`tel:${company.contact.phone.tel}`}>{company.contact.phone.display}</a>,
     hours: <>{company.hours.display}</>,
