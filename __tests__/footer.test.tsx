@@ -1,5 +1,4 @@
-import { act, render, screen, within } from "@testing-library/react";
-import { hydrateRoot } from "react-dom/client";
+import { render, screen, within } from "@testing-library/react";
 import { renderToString } from "react-dom/server";
 import { Footer } from "../src/components/layout/Footer";
 import { procurement, siteData } from "./fixtures/content";
@@ -8,7 +7,10 @@ const company = siteData.companyJson!;
 const footer = siteData.navigationJson!.footer;
 
 describe("Footer", () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
 
   it("shows the year from the visitor's clock, not the build's", () => {
     jest.useFakeTimers({ now: new Date("2031-06-15T12:00:00Z") });
@@ -19,7 +21,7 @@ describe("Footer", () => {
     );
   });
 
-  it("serves the build's year and switches to the visitor's once hydrated, without a mismatch", async () => {
+  it("serves the build's year and switches to the visitor's once hydrated, without a mismatch", () => {
     jest.useFakeTimers({ now: new Date("2031-06-15T12:00:00Z") });
     const errors = jest.spyOn(console, "error").mockImplementation(() => undefined);
     const footerElement = <Footer company={company} footer={footer} procurement={procurement} buildYear={2024} />;
@@ -27,13 +29,9 @@ describe("Footer", () => {
     container.innerHTML = renderToString(footerElement);
     expect(within(container).getByTestId("footer-year")).toHaveTextContent("2024");
 
-    await act(async () => {
-      hydrateRoot(container, footerElement);
-    });
+    render(footerElement, { container, hydrate: true });
     expect(within(container).getByTestId("footer-year")).toHaveTextContent("2031");
     expect(errors).not.toHaveBeenCalled();
-    errors.mockRestore();
-    container.remove();
   });
 
   it("links to the pages in content, grouped under their headings", () => {
