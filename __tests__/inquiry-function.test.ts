@@ -8,7 +8,7 @@ import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { Outbox } from "../src/inquiry/server/outbox";
 import { referencePattern } from "../src/inquiry/server/reference";
-import { startInquiryApp } from "./support/inquiry-app";
+import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
 import { startMailServer, startWebhookReceiver } from "./support/loopback-servers";
 
 const content = readInquiryContent(path.resolve("content"));
@@ -38,17 +38,22 @@ const quote = {
 let dataDir: string;
 let logs: string[];
 
-const startApp = (env: NodeJS.ProcessEnv = {}) =>
+const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions> = {}) =>
   startInquiryApp({
     content,
     config: () =>
       readInquiryConfig(content.form.delivery, {
         INQUIRY_DATA_DIR: dataDir,
         INQUIRY_RATE_LIMIT_REQUESTS: "1000",
+        SMTP_ALLOW_PLAIN: "1",
         ...env,
       }),
     log: (line) => logs.push(line),
+    ...server,
   });
+
+const maxAttempts = content.form.delivery.retry.maxAttempts;
+const outboxEntries = async () => (await new Outbox(dataDir).entries(maxAttempts)).entries;
 
 const postJson = (url: string, body: unknown) =>
   fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -169,7 +174,7 @@ describe("/api/inquiry: accepted inquiries", () => {
         reference,
         transports: [],
         subject: `Website inquiry ${reference}: General question`,
-        replyTo: { name: valid.fullName, address: valid.email },
+        replyTo: { address: valid.email },
       });
       expect(record.values).toMatchObject({ fullName: valid.fullName, message: valid.message });
     } finally {
@@ -307,23 +312,56 @@ describe("/api/inquiry: accepted inquiries", () => {
 
 describe("/api/inquiry: spam", () => {
   let app: Awaited<ReturnType<typeof startApp>>;
+  let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
   beforeEach(async () => {
-    app = await startApp();
+    hook = await startWebhookReceiver(204);
+    app = await startApp({ INQUIRY_WEBHOOK_URL: hook.url });
   });
-  afterEach(() => app.close());
+  afterEach(async () => {
+    await app.close();
+    await hook.close();
+  });
 
-  it("tells a bot that filled the honeypot it worked, and keeps nothing", async () => {
+  it("keeps an inquiry that filled the honeypot in quarantine, answers as usual, and delivers nothing", async () => {
     const response = await postJson(app.url, { ...valid, company_website: "https://spam.example" });
     expect(response.status).toBe(201);
-    expect((await response.json()).reference).toMatch(referencePattern);
-    expect(storedLines()).toHaveLength(0);
+    const { reference } = (await response.json()) as { reference: string };
+    expect(reference).toMatch(referencePattern);
+    await app.delivered();
+    expect(hook.received).toHaveLength(0);
+    const [entry, ...others] = await outboxEntries();
+    expect(others).toHaveLength(0);
+    expect(entry?.record.reference).toBe(reference);
+    expect(entry?.state).toBe("quarantined");
+    expect(entry?.record.quarantine).toEqual({ reason: "honeypot filled" });
   });
 
-  it("treats a form sent faster than the minimum fill time the same way", async () => {
+  it("quarantines a form sent faster than the minimum fill time the same way, and a release delivers it", async () => {
     const response = await postJson(app.url, { ...valid, fill_ms: content.form.delivery.minFillSeconds * 1000 - 1 });
     expect(response.status).toBe(201);
-    expect(storedLines()).toHaveLength(0);
-    expect(logs.join("\n")).toMatch(/discarded as automated \(sent too fast\)/);
+    expect(logs.join("\n")).toMatch(/quarantined: sent too fast/);
+    const [entry] = await outboxEntries();
+    expect(entry?.state).toBe("quarantined");
+    await new Outbox(dataDir).release(entry?.record.reference ?? "");
+    app.server.worker.notify();
+    await app.delivered();
+    expect(hook.received).toHaveLength(1);
+    expect((await outboxEntries())[0]?.state).toBe("delivered");
+  });
+
+  it("answers a repeated submission with the same idempotency key with the same reference and one record", async () => {
+    const key = "3f2b8c1e-5d4a-4b6f-9e7d-1a2b3c4d5e6f";
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => postJson(app.url, { ...valid, idempotency_key: key })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill(201));
+    const references = await Promise.all(answers.map(async (answer) => ((await answer.json()) as { reference: string }).reference));
+    expect(new Set(references).size).toBe(1);
+    const again = await postJson(app.url, { ...valid, idempotency_key: key });
+    expect(((await again.json()) as { reference: string }).reference).toBe(references[0]);
+    expect(storedLines()).toHaveLength(1);
+    await app.delivered();
+    expect(hook.received).toHaveLength(1);
   });
 
   it("limits one client to the configured number of inquiries, then answers 429 with Retry-After", async () => {
@@ -344,25 +382,71 @@ describe("/api/inquiry: spam", () => {
     }
   });
 
-  it("tells a client behind a configured proxy header apart from another", async () => {
-    const limited = await startApp({
-      INQUIRY_RATE_LIMIT_REQUESTS: "1",
-      INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "98",
-      INQUIRY_CLIENT_IP_HEADER: "X-Client-IP",
-    });
+  it("tells clients behind a trusted proxy apart by the rightmost untrusted address", async () => {
+    const limited = await startApp(
+      { INQUIRY_RATE_LIMIT_REQUESTS: "1", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "98" },
+      { trustProxy: 1 },
+    );
     try {
-      const post = (client: string) =>
+      const post = (forwardedFor: string) =>
         fetch(limited.url, {
           method: "POST",
-          headers: { "Content-Type": "application/json", "X-Client-IP": client },
+          headers: { "Content-Type": "application/json", "X-Forwarded-For": forwardedFor },
           body: JSON.stringify(valid),
         });
       expect((await post("192.0.2.1")).status).toBe(201);
       expect((await post("192.0.2.2")).status).toBe(201);
-      expect((await post("192.0.2.1")).status).toBe(429);
+      // The client may write anything to the left; the proxy appends the address it saw.
+      expect((await post("198.51.100.9, 192.0.2.1")).status).toBe(429);
+      expect((await post("198.51.100.10, 192.0.2.1")).status).toBe(429);
+      // One IPv4 address written another way, and one IPv6 /64, are one client.
+      expect((await post("::ffff:192.0.2.2")).status).toBe(429);
+      expect((await post("192.0.2.2:4444")).status).toBe(429);
+      expect((await post("2001:db8:1:2::1")).status).toBe(201);
+      expect((await post("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).status).toBe(429);
     } finally {
       await limited.close();
     }
+  });
+
+  it("counts every POST, invalid ones included, against the limit", async () => {
+    const limited = await startApp({ INQUIRY_RATE_LIMIT_REQUESTS: "2", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "99" });
+    try {
+      expect((await postJson(limited.url, { email: "nope" })).status).toBe(422);
+      expect((await fetch(limited.url, { method: "POST", body: "x", headers: { "Content-Type": "text/plain" } })).status).toBe(415);
+      expect((await postJson(limited.url, valid)).status).toBe(429);
+      expect(storedLines()).toHaveLength(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("refuses a post from another site, with a page for a visitor without JavaScript", async () => {
+    const crossSite = await postForm(app.url, { ...valid, fill_ms: [] } as unknown as Record<string, string>);
+    expect(crossSite.status).toBe(201);
+    const fromElsewhere = await fetch(app.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site" },
+      body: new URLSearchParams({ fullName: "Pat", email: "pat@example.gov", message: "Hello there" }),
+    });
+    expect(fromElsewhere.status).toBe(403);
+    const page = await fromElsewhere.text();
+    expect(page).toContain(`<h1>${content.form.resultPage.crossSiteTitle}</h1>`);
+    expect(page).toContain('href="/contact/"');
+    const byOrigin = await fetch(app.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: "https://evil.example" },
+      body: JSON.stringify(valid),
+    });
+    expect(byOrigin.status).toBe(403);
+    expect(await byOrigin.json()).toEqual({ error: expect.any(String) });
+    const sameOrigin = await fetch(app.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: app.origin, "Sec-Fetch-Site": "same-origin" },
+      body: JSON.stringify(valid),
+    });
+    expect(sameOrigin.status).toBe(201);
+    expect(storedLines()).toHaveLength(2);
   });
 });
 
@@ -372,6 +456,7 @@ describe("/api/inquiry: delivery", () => {
     const app = await startApp({ INQUIRY_WEBHOOK_URL: hook.url, INQUIRY_WEBHOOK_SECRET: "s3cret" });
     try {
       const { reference } = (await (await postJson(app.url, quote)).json()) as { reference: string };
+      await app.delivered();
       expect(hook.received).toHaveLength(1);
       const [call] = hook.received;
       const payload = JSON.parse(call?.body ?? "{}");
@@ -382,9 +467,9 @@ describe("/api/inquiry: delivery", () => {
           .update(call?.body ?? "")
           .digest("hex")}`,
       );
-      const { entries } = await new Outbox(dataDir).entries();
-      expect(entries.map((entry) => [entry.record.reference, entry.deliveries, entry.pending])).toEqual([
-        [reference, { webhook: "delivered" }, false],
+      const entries = await outboxEntries();
+      expect(entries.map((entry) => [entry.record.reference, entry.deliveries, entry.state])).toEqual([
+        [reference, { webhook: "delivered" }, "delivered"],
       ]);
     } finally {
       await app.close();
@@ -398,23 +483,11 @@ describe("/api/inquiry: delivery", () => {
     try {
       const response = await postJson(app.url, valid);
       expect(response.status).toBe(201);
-      const { entries } = await new Outbox(dataDir).entries();
+      await app.delivered();
+      const entries = await outboxEntries();
       expect(entries[0]?.deliveries).toEqual({ webhook: "failed" });
-      expect(entries[0]?.pending).toBe(true);
+      expect(entries[0]?.state).toBe("pending");
       expect(logs.join("\n")).toMatch(/webhook: failed \(HTTP 500\)/);
-    } finally {
-      await app.close();
-      await hook.close();
-    }
-  });
-
-  it("answers 503 where the outbox is not durable and no transport took the inquiry", async () => {
-    const hook = await startWebhookReceiver(500);
-    const app = await startApp({ INQUIRY_WEBHOOK_URL: hook.url, INQUIRY_OUTBOX_EPHEMERAL: "1" });
-    try {
-      expect((await postJson(app.url, valid)).status).toBe(503);
-      hook.answerWith(204);
-      expect((await postJson(app.url, valid)).status).toBe(201);
     } finally {
       await app.close();
       await hook.close();
@@ -435,21 +508,22 @@ describe("/api/inquiry: delivery", () => {
         message: "Please quote <script>alert(1)</script> & thanks",
       });
       const { reference } = (await response.json()) as { reference: string };
+      await app.delivered();
       expect(mail.received).toHaveLength(1);
       const [message] = mail.received;
       expect(message?.to).toEqual(["sales@cardinal.example"]);
       expect(message?.from).toBe("website@cardinal.example");
       const raw = message?.raw ?? "";
       expect(raw).toMatch(new RegExp(`^Subject: Website inquiry ${reference}: Request a quote`, "m"));
-      expect(raw).toMatch(/^Reply-To: .*<pat\.buyer@wake\.example\.gov>/m);
+      // The visitor's address alone: no display name typed by a visitor reaches a header.
+      expect(raw).toMatch(/^Reply-To: pat\.buyer@wake\.example\.gov\r?$/m);
       expect(raw).not.toMatch(/^Bcc:/im);
       const [textPart, htmlPart] = raw.replace(/=\r?\n/g, "").split(/Content-Type: text\/html/);
       expect(textPart).toContain("Please quote <script>alert(1)</script> & thanks");
       expect(htmlPart).toContain("&lt;script&gt;alert(1)&lt;/script&gt; &amp; thanks");
       expect(htmlPart).toContain("Pat &lt;b&gt;Buyer&lt;/b&gt;");
       expect(htmlPart).not.toContain("<script>");
-      const { entries } = await new Outbox(dataDir).entries();
-      expect(entries[0]?.deliveries).toEqual({ email: "delivered" });
+      expect((await outboxEntries())[0]?.deliveries).toEqual({ email: "delivered" });
     } finally {
       await app.close();
       await mail.close();
@@ -460,8 +534,8 @@ describe("/api/inquiry: delivery", () => {
     const app = await startApp({ SMTP_URL: "smtp://127.0.0.1:1", INQUIRY_TO: "", INQUIRY_FROM: "x@y.example" });
     try {
       expect((await postJson(app.url, valid)).status).toBe(201);
-      const { entries } = await new Outbox(dataDir).entries();
-      expect(entries[0]?.deliveries).toEqual({ email: "failed" });
+      await app.delivered();
+      expect((await outboxEntries())[0]?.deliveries).toEqual({ email: "failed" });
       expect(logs.join("\n")).toMatch(/INQUIRY_TO must be an email address/);
     } finally {
       await app.close();

@@ -1,43 +1,62 @@
 /**
- * The outbox, for whoever answers inquiries: `npm run inquiries` lists them with where each delivery
- * stands; `-- --retry` delivers the pending ones again through the transports configured now;
- * `-- --show CRS-XXXX-XXXX` prints one in full. Reads the same environment as the server
- * (INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL).
+ * The outbox, for whoever answers inquiries. Reads the same environment as the server
+ * (INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...):
+ *
+ *   npm run inquiries                       every inquiry and where it stands
+ *   npm run inquiries -- --state pending    only those in one state (pending, dead, quarantined, delivered, stored)
+ *   npm run inquiries -- --show CRS-XXXX-XXXX   one inquiry in full
+ *   npm run inquiries -- --release CRS-XXXX-XXXX   let a quarantined inquiry through to delivery
+ *   npm run inquiries -- --retry            deliver every undelivered inquiry now, dead letters included
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { deliver } from "../src/inquiry/server/deliver";
-import { Outbox, type OutboxEntry } from "../src/inquiry/server/outbox";
+import { deliverEntries } from "../src/inquiry/server/delivery-worker";
+import { Outbox, type EntryState, type OutboxEntry } from "../src/inquiry/server/outbox";
 
-// An inquiry accepted this recently and not yet tried may be in the middle of its first delivery.
-const IN_FLIGHT_MS = 2 * 60_000;
+const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
+// The server's worker may be in the middle of a pass; a retry waits this long for its turn.
+const LOCK_WAIT_MS = 60_000;
 
 const { values: options } = parseArgs({
   options: {
     retry: { type: "boolean", default: false },
+    state: { type: "string" },
     pending: { type: "boolean", default: false },
     show: { type: "string" },
+    release: { type: "string", multiple: true },
   },
 });
 
 const describe = (entry: OutboxEntry) => {
-  const deliveries = Object.entries(entry.deliveries).map(([transport, state]) => `${transport} ${state}`);
+  const deliveries = Object.entries(entry.deliveries).map(
+    ([transport, state]) =>
+      `${transport} ${state}${state === "failed" || state === "dead" ? ` ×${entry.attemptsByTransport[transport as keyof typeof entry.attemptsByTransport] ?? 0}` : ""}`,
+  );
   return [
     entry.record.reference,
     entry.record.receivedAt,
     entry.record.values.inquiryType.padEnd(8),
-    deliveries.length ? deliveries.join(", ") : "stored only (no transport was configured)",
-  ].join("  ");
+    entry.state.padEnd(11),
+    entry.state === "quarantined" ? `(${entry.record.quarantine?.reason ?? "held"})` : "",
+    deliveries.length ? deliveries.join(", ") : "no transport was configured",
+    entry.state === "pending" && entry.dueAt ? `next try ${entry.dueAt}` : "",
+  ]
+    .filter(Boolean)
+    .join("  ");
 };
 
 const main = async (): Promise<number> => {
   const content = readInquiryContent(path.resolve("content"));
   const config = readInquiryConfig(content.form.delivery);
   const outbox = new Outbox(config.dataDir);
-  const { entries, damagedLines } = await outbox.entries();
-  if (damagedLines > 0) console.warn(`${damagedLines} damaged line(s) in ${config.dataDir} were skipped.`);
+  const read = async () => {
+    const { entries, damagedLines } = await outbox.entries(config.delivery.maxAttempts);
+    if (damagedLines > 0) console.warn(`${damagedLines} damaged line(s) in ${config.dataDir} were skipped.`);
+    return entries;
+  };
+  const entries = await read();
 
   if (options.show) {
     const entry = entries.find((candidate) => candidate.record.reference === options.show);
@@ -50,12 +69,30 @@ const main = async (): Promise<number> => {
     return 0;
   }
 
+  if (options.release) {
+    for (const reference of options.release) {
+      const entry = entries.find((candidate) => candidate.record.reference === reference);
+      if (!entry || entry.state !== "quarantined") {
+        console.error(`${reference} is not a quarantined inquiry in ${outbox.inquiriesFile}.`);
+        return 1;
+      }
+      await outbox.release(reference);
+      console.log(`${reference} released: the server delivers it on its next pass (or run --retry).`);
+    }
+    return 0;
+  }
+
   if (!options.retry) {
-    const shown = options.pending ? entries.filter((entry) => entry.pending) : entries;
-    console.log(
-      `${entries.length} inquiries in ${outbox.inquiriesFile}, ${entries.filter((e) => e.pending).length} pending.`,
-    );
-    for (const entry of shown) console.log(describe(entry));
+    const wanted = options.pending ? "pending" : options.state;
+    if (wanted && !STATES.includes(wanted as EntryState)) {
+      console.error(`--state takes one of ${STATES.join(", ")}.`);
+      return 1;
+    }
+    const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
+    console.log(`${entries.length} inquiries in ${outbox.inquiriesFile}: ${counts.join(", ")}.`);
+    for (const entry of entries.filter((candidate) => !wanted || candidate.state === wanted)) {
+      console.log(describe(entry));
+    }
     return 0;
   }
 
@@ -63,24 +100,19 @@ const main = async (): Promise<number> => {
     console.error(`Cannot retry: ${config.problems.join("; ")}.`);
     return 1;
   }
-  const now = Date.now();
-  const due = entries.filter(
-    (entry) => entry.pending && (entry.attempts > 0 || now - Date.parse(entry.record.receivedAt) > IN_FLIGHT_MS),
-  );
-  let stillPending = 0;
-  for (const entry of due) {
-    const transports = entry.record.transports.filter((transport) => entry.deliveries[transport] !== "delivered");
-    const results = await deliver(entry.record, transports, config, outbox);
-    const failed = results.filter((result) => !result.ok);
-    if (failed.length > 0) stillPending += 1;
-    console.log(
-      `${entry.record.reference}: ${results.map((r) => `${r.transport} ${r.ok ? "delivered" : `failed (${r.detail})`}`).join(", ")}`,
-    );
+  const outcome = await outbox.whileDelivering(async () => {
+    // Read again under the lock: the server may have delivered some meanwhile.
+    const undelivered = (await read()).filter((entry) => entry.state === "pending" || entry.state === "dead");
+    const summary = await deliverEntries(undelivered, outbox, config, (line) => console.log(line), () => new Date());
+    return { tried: undelivered.length, ...summary };
+  }, LOCK_WAIT_MS);
+  if (!outcome) {
+    console.error(`Another delivery held the outbox's lock for over ${LOCK_WAIT_MS / 1000} s; nothing was retried.`);
+    return 1;
   }
-  console.log(
-    `Retried ${due.length} pending inquiries: ${due.length - stillPending} delivered, ${stillPending} still pending.`,
-  );
-  return stillPending > 0 ? 1 : 0;
+  const { tried, delivered, failed } = outcome.value;
+  console.log(`Retried ${tried} undelivered inquiries: ${delivered} delivered, ${failed} still undelivered.`);
+  return failed > 0 ? 1 : 0;
 };
 
 main().then(

@@ -1,29 +1,61 @@
-import http from "node:http";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import express from "express";
-import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { createInquiryHandler, type InquiryHandlerOptions } from "../../src/inquiry/server/handler";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createSiteServer, type ServerOptions } from "../../server/app";
+import { formatHeaderRules, commonHeaders, pagePolicy } from "../../server/security-headers";
+import type { InquiryConfig } from "../../src/inquiry/server/config";
+import type { InquiryContent } from "../../src/inquiry/server/content";
 
-/**
- * The inquiry handler behind the body parsers Gatsby puts in front of every function
- * (its defaults: 100 kB, extended urlencoded), on a free loopback port.
- */
-export const startInquiryApp = async (options: InquiryHandlerOptions) => {
-  const handler = createInquiryHandler(options);
-  const app = express();
-  app.all(
-    "/api/inquiry",
-    express.raw({ limit: "100kb" }),
-    express.text({ limit: "100kb" }),
-    express.urlencoded({ limit: "100kb", extended: true }),
-    express.json({ limit: "100kb" }),
-    (req, res) => handler(req as unknown as GatsbyFunctionRequest, res as unknown as GatsbyFunctionResponse),
+/** A built site of two pages and the `_headers` file a build writes, for a server under test. */
+export const makePublicDir = (): string => {
+  const dir = mkdtempSync(path.join(tmpdir(), "site-public-"));
+  const page = (title: string) =>
+    `<!doctype html><html lang="en"><head><title>${title}</title><script>window.started=1</script></head><body><h1>${title}</h1>${"<p>Uniforms and tactical gear for agencies.</p>".repeat(40)}</body></html>`;
+  writeFileSync(path.join(dir, "index.html"), page("Home"));
+  writeFileSync(path.join(dir, "404.html"), page("Page not found"));
+  writeFileSync(
+    path.join(dir, "_headers"),
+    formatHeaderRules(
+      new Map([
+        ["/*", commonHeaders],
+        ["/", { "Content-Security-Policy": pagePolicy(["sha256-home"]) }],
+        ["/404.html", { "Content-Security-Policy": pagePolicy(["sha256-missing"]) }],
+      ]),
+    ),
   );
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  return dir;
+};
+
+export interface InquiryAppOptions {
+  readonly content: InquiryContent;
+  readonly config: () => InquiryConfig;
+  readonly log: (line: string) => void;
+  readonly trustProxy?: ServerOptions["trustProxy"];
+  readonly requestsPerMinute?: number;
+  readonly publicDir?: string;
+}
+
+/** The production server on a free loopback port, with the inquiry settings the test gives. */
+export const startInquiryApp = async (options: InquiryAppOptions) => {
+  const server = await createSiteServer({
+    publicDir: options.publicDir ?? makePublicDir(),
+    content: options.content,
+    inquiryConfig: options.config,
+    trustProxy: options.trustProxy ?? false,
+    hsts: false,
+    requestsPerMinute: options.requestsPerMinute ?? 0,
+    log: options.log,
+  });
+  await server.app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = server.app.server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}/api/inquiry`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    origin,
+    url: `${origin}/api/inquiry`,
+    server,
+    /** Waits until the delivery worker has nothing to do at once. */
+    delivered: () => server.worker.idle(),
+    close: () => server.close(),
   };
 };

@@ -240,6 +240,8 @@ export const inquirySchema = z
       rejectedIntro: text(),
       backLabel: text(),
       homeLabel: text(),
+      crossSiteTitle: text(),
+      crossSiteText: formText(),
     }),
     delivery: z.strictObject({
       referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),
@@ -247,6 +249,13 @@ export const inquirySchema = z
       minFillSeconds: z.number().min(0).max(60),
       rateLimit: z.strictObject({ requests: z.int().min(1), windowSeconds: z.int().min(1) }),
       maxBodyKilobytes: z.int().min(16).max(1024),
+      concurrency: z.int().min(1).max(32),
+      attemptTimeoutSeconds: z.int().min(1).max(300),
+      retry: z.strictObject({
+        maxAttempts: z.int().min(1).max(50),
+        firstDelaySeconds: z.int().min(1),
+        maxDelaySeconds: z.int().min(1),
+      }),
     }),
   })
   .superRefine((form, ctx) => {

@@ -12,6 +12,15 @@ export const honeypotField = "company_website";
 /** How long the visitor spent on the form before sending, in milliseconds, measured by the page. */
 export const fillTimeField = "fill_ms";
 
+/**
+ * A random key the page makes for each inquiry and sends with every attempt to send it: the server
+ * answers a repeat with the first attempt's reference instead of storing the inquiry twice.
+ */
+export const idempotencyKeyField = "idempotency_key";
+
+/** What an idempotency key may look like: the page sends a UUID; anything else is ignored. */
+export const idempotencyKeyPattern = /^[A-Za-z0-9_-]{16,64}$/;
+
 /** The JSON bodies /api/inquiry answers with, by status. */
 export interface InquiryAccepted {
   /** 201 */
@@ -26,7 +35,7 @@ export interface InquiryRateLimited {
   readonly retryAfterSeconds: number;
 }
 export interface InquiryFailure {
-  /** 405, 413, 415, 500, 503 */
+  /** 400, 403, 405, 413, 415, 500, 503 */
   readonly error: string;
 }
 

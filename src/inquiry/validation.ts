@@ -80,12 +80,23 @@ const DAY_MS = 86_400_000;
 // C0/C1 controls and the bidirectional overrides that can disguise text in an email client.
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 const CONTROL_EXCEPT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// Line and paragraph separators, which some mail clients and terminals break lines at.
+const UNICODE_LINE_BREAKS = /[\u2028\u2029\u0085]/g;
+// Characters that show nothing: zero-width spaces and joiners, word joiners, bidi marks, the BOM.
+// In a name or an address they only serve to make two different values look the same.
+const INVISIBLE_CHARACTERS = /[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g;
 
-/** Removes control characters; single-line fields lose line breaks too, so nothing can start a new mail header. */
+/**
+ * Removes control characters; single-line fields lose line breaks (of every kind) and invisible
+ * characters too, so nothing can start a new mail header or pass for another value.
+ */
 const stripControlCharacters = (value: string, multiline: boolean): string =>
   multiline
-    ? value.replace(/\r\n?/g, "\n").replace(CONTROL_EXCEPT_NEWLINE, "")
-    : value.replace(/[\r\n\t]+/g, " ").replace(CONTROL_CHARACTERS, "");
+    ? value.replace(/\r\n?/g, "\n").replace(UNICODE_LINE_BREAKS, "\n").replace(CONTROL_EXCEPT_NEWLINE, "")
+    : value
+        .replace(/[\r\n\t\u2028\u2029\u0085]+/g, " ")
+        .replace(CONTROL_CHARACTERS, "")
+        .replace(INVISIBLE_CHARACTERS, "");
 
 const asText = (raw: unknown): string =>
   typeof raw === "string" ? raw : typeof raw === "number" && Number.isFinite(raw) ? String(raw) : "";

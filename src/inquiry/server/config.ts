@@ -16,6 +16,19 @@ export interface EmailSettings {
   readonly smtpUrl: string;
   readonly to: string;
   readonly from: string;
+  /** Plain SMTP, without TLS, allowed: only for a relay on the same machine or network. */
+  readonly allowPlain: boolean;
+}
+
+export interface DeliveryPolicy {
+  /** Deliveries under way at once, across all inquiries. */
+  readonly concurrency: number;
+  /** How long one attempt through one transport may take before it counts as failed. */
+  readonly attemptTimeoutMs: number;
+  /** Attempts per transport before the inquiry is set aside as undeliverable (dead letter). */
+  readonly maxAttempts: number;
+  readonly firstDelayMs: number;
+  readonly maxDelayMs: number;
 }
 
 export interface InquiryConfig {
@@ -28,8 +41,14 @@ export interface InquiryConfig {
   readonly problems: readonly string[];
   readonly rateLimit: { readonly requests: number; readonly windowSeconds: number };
   readonly minFillSeconds: number;
-  /** The request header that carries the visitor's address behind a proxy or CDN; the socket's otherwise. */
+  /**
+   * For the serverless adapter only: the request header in which the platform (not the visitor) puts the
+   * visitor's address. The production server takes the address from its trusted-proxy setting instead.
+   */
   readonly clientIpHeader: string | null;
+  /** Origins besides the site's own from which the form may be posted (a second domain, say). */
+  readonly allowedOrigins: readonly string[];
+  readonly delivery: DeliveryPolicy;
 }
 
 /** An unset or blank variable means "use the default". */
@@ -46,6 +65,7 @@ const numberSetting = (env: NodeJS.ProcessEnv, name: string, isValid: (value: nu
   return value;
 };
 const isPositiveInteger = (value: number) => Number.isInteger(value) && value > 0;
+const isYes = (value: string | undefined) => ["1", "true", "yes"].includes((value ?? "").toLowerCase());
 
 const isUrl = (value: string, protocols: readonly string[]) => {
   try {
@@ -58,7 +78,7 @@ const isAddress = (value: string) => z.email().safeParse(value.replace(/^.*<(.+)
 
 /** The delivery defaults in content/inquiry.json, overridden by whatever the environment sets. */
 export const readInquiryConfig = (
-  delivery: Pick<InquiryContent["form"]["delivery"], "rateLimit" | "minFillSeconds">,
+  delivery: InquiryContent["form"]["delivery"],
   env: NodeJS.ProcessEnv = runtimeEnvironment(),
   cwd: string = process.cwd(),
 ): InquiryConfig => {
@@ -74,12 +94,21 @@ export const readInquiryConfig = (
     INQUIRY_RATE_LIMIT_WINDOW_SECONDS: numberSetting(env, "INQUIRY_RATE_LIMIT_WINDOW_SECONDS", isPositiveInteger),
     INQUIRY_MIN_FILL_SECONDS: numberSetting(env, "INQUIRY_MIN_FILL_SECONDS", (value) => value >= 0),
     INQUIRY_CLIENT_IP_HEADER: setting(env, "INQUIRY_CLIENT_IP_HEADER"),
+    INQUIRY_ALLOWED_ORIGINS: setting(env, "INQUIRY_ALLOWED_ORIGINS"),
+    SMTP_ALLOW_PLAIN: setting(env, "SMTP_ALLOW_PLAIN"),
+    INQUIRY_MAX_ATTEMPTS: numberSetting(env, "INQUIRY_MAX_ATTEMPTS", isPositiveInteger),
+    INQUIRY_RETRY_DELAY_SECONDS: numberSetting(env, "INQUIRY_RETRY_DELAY_SECONDS", (value) => value > 0),
   };
   const problems: string[] = [];
 
   let email: EmailSettings | null = null;
   if (settings.SMTP_URL) {
-    email = { smtpUrl: settings.SMTP_URL, to: settings.INQUIRY_TO ?? "", from: settings.INQUIRY_FROM ?? "" };
+    email = {
+      smtpUrl: settings.SMTP_URL,
+      to: settings.INQUIRY_TO ?? "",
+      from: settings.INQUIRY_FROM ?? "",
+      allowPlain: isYes(settings.SMTP_ALLOW_PLAIN),
+    };
     if (!isUrl(settings.SMTP_URL, ["smtp:", "smtps:"])) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
     if (!settings.INQUIRY_TO || !isAddress(settings.INQUIRY_TO)) problems.push("INQUIRY_TO must be an email address");
     if (!settings.INQUIRY_FROM || !isAddress(settings.INQUIRY_FROM))
@@ -94,7 +123,7 @@ export const readInquiryConfig = (
 
   return {
     dataDir: path.resolve(cwd, settings.INQUIRY_DATA_DIR ?? ".data"),
-    durableOutbox: !["1", "true", "yes"].includes((settings.INQUIRY_OUTBOX_EPHEMERAL ?? "").toLowerCase()),
+    durableOutbox: !isYes(settings.INQUIRY_OUTBOX_EPHEMERAL),
     email,
     webhook,
     problems,
@@ -104,6 +133,20 @@ export const readInquiryConfig = (
     },
     minFillSeconds: settings.INQUIRY_MIN_FILL_SECONDS ?? delivery.minFillSeconds,
     clientIpHeader: settings.INQUIRY_CLIENT_IP_HEADER?.toLowerCase() ?? null,
+    allowedOrigins: (settings.INQUIRY_ALLOWED_ORIGINS ?? "")
+      .split(",")
+      .map((origin) => origin.trim().replace(/\/+$/, ""))
+      .filter((origin) => origin !== ""),
+    delivery: {
+      concurrency: delivery.concurrency,
+      attemptTimeoutMs: delivery.attemptTimeoutSeconds * 1000,
+      maxAttempts: settings.INQUIRY_MAX_ATTEMPTS ?? delivery.retry.maxAttempts,
+      firstDelayMs: (settings.INQUIRY_RETRY_DELAY_SECONDS ?? delivery.retry.firstDelaySeconds) * 1000,
+      maxDelayMs: Math.max(
+        (settings.INQUIRY_RETRY_DELAY_SECONDS ?? delivery.retry.firstDelaySeconds) * 1000,
+        delivery.retry.maxDelaySeconds * 1000,
+      ),
+    },
   };
 };
 

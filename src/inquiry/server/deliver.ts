@@ -1,9 +1,7 @@
 import { createHmac } from "node:crypto";
-import type { InquiryConfig, TransportName } from "./config";
+import type { DeliveryPolicy, InquiryConfig, TransportName } from "./config";
 import { emailBody, webhookPayload } from "./message";
 import type { Outbox, OutboxRecord } from "./outbox";
-
-const TIMEOUT_MS = 10_000;
 
 export interface DeliveryResult {
   readonly transport: TransportName;
@@ -24,33 +22,60 @@ const failureDetail = (error: unknown): string => {
   return "unknown error";
 };
 
-const sendEmail = async (record: OutboxRecord, settings: NonNullable<InquiryConfig["email"]>): Promise<void> => {
-  // Loaded on first use: the function module is loaded for every request, most of which send no email here.
+/** Settles with `work`, or fails once `ms` have passed; `onTimeout` ends whatever `work` still holds open. */
+const withDeadline = async <T>(work: Promise<T>, ms: number, onTimeout: () => void): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new DeliveryError(`no answer within ${Math.round(ms / 1000)} s`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+const sendEmail = async (
+  record: OutboxRecord,
+  settings: NonNullable<InquiryConfig["email"]>,
+  timeoutMs: number,
+): Promise<void> => {
+  // Loaded on first use: most processes that load this module never send an email.
   const { createTransport } = await import("nodemailer");
   const transport = createTransport({
     url: settings.smtpUrl,
-    connectionTimeout: TIMEOUT_MS,
-    greetingTimeout: TIMEOUT_MS,
-    socketTimeout: TIMEOUT_MS,
+    // smtps:// is TLS from the start; smtp:// must upgrade with STARTTLS unless plain SMTP is allowed.
+    requireTLS: !settings.allowPlain,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
   });
   try {
     const body = emailBody(record);
-    await transport.sendMail({
+    const sending = transport.sendMail({
       from: settings.from,
       to: settings.to,
-      // An address object, not a string: nodemailer encodes the name, so no answer can add a header.
-      replyTo: { name: record.replyTo.name, address: record.replyTo.address },
+      // The address alone: a display name would be text the visitor chose, in a header.
+      replyTo: record.replyTo.address,
       subject: record.subject,
       text: body.text,
       html: body.html,
       headers: { "X-Inquiry-Reference": record.reference },
     });
+    await withDeadline(sending, timeoutMs, () => transport.close());
   } finally {
     transport.close();
   }
 };
 
-const callWebhook = async (record: OutboxRecord, settings: NonNullable<InquiryConfig["webhook"]>): Promise<void> => {
+const callWebhook = async (
+  record: OutboxRecord,
+  settings: NonNullable<InquiryConfig["webhook"]>,
+  timeoutMs: number,
+): Promise<void> => {
   const body = JSON.stringify(webhookPayload(record));
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -63,30 +88,45 @@ const callWebhook = async (record: OutboxRecord, settings: NonNullable<InquiryCo
     method: "POST",
     headers,
     body,
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
   });
+  // The answer's body is not needed; reading it frees the connection.
+  await response.arrayBuffer().catch(() => undefined);
   if (!response.ok) throw new DeliveryError(`HTTP ${response.status}`);
 };
 
 const deliverOne = async (record: OutboxRecord, transport: TransportName, config: InquiryConfig): Promise<void> => {
   if (config.problems.length > 0) throw new DeliveryError(`settings: ${config.problems.join("; ")}`);
+  const timeoutMs = config.delivery.attemptTimeoutMs;
   if (transport === "email") {
     if (!config.email) throw new DeliveryError("SMTP_URL is not set");
-    return sendEmail(record, config.email);
+    return sendEmail(record, config.email, timeoutMs);
   }
   if (!config.webhook) throw new DeliveryError("INQUIRY_WEBHOOK_URL is not set");
-  return callWebhook(record, config.webhook);
+  return callWebhook(record, config.webhook, timeoutMs);
 };
 
 /**
- * Tries each of the given transports once and appends the outcome of each to the outbox.
- * A failure is recorded, not thrown: the inquiry stays pending for `npm run inquiries -- --retry`.
+ * How long to wait after the given number of failed attempts: doubling from the first delay up to the
+ * longest, then a random part of it ("full jitter" above half), so that inquiries that failed together
+ * do not all come back at the same moment.
+ */
+export const backoffMs = (failedAttempts: number, policy: DeliveryPolicy, random: () => number = Math.random) => {
+  const ceiling = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, failedAttempts - 1));
+  return Math.round(ceiling * (0.5 + random() / 2));
+};
+
+/**
+ * Tries each of the given transports once and appends the outcome of each to the outbox, with the
+ * time of the next attempt after a failure. A failure is recorded, not thrown.
+ * `attemptsSoFar` says how often each transport was tried before, which the backoff grows with.
  */
 export const deliver = async (
   record: OutboxRecord,
   transports: readonly TransportName[],
   config: InquiryConfig,
   outbox: Outbox,
+  attemptsSoFar: Readonly<Partial<Record<TransportName, number>>> = {},
   now: () => Date = () => new Date(),
 ): Promise<DeliveryResult[]> =>
   Promise.all(
@@ -102,7 +142,14 @@ export const deliver = async (
           detail: error instanceof DeliveryError ? error.message : failureDetail(error),
         };
       }
-      await outbox.recordAttempt({ reference: record.reference, at: now().toISOString(), ...result });
+      const at = now();
+      const failed = (attemptsSoFar[transport] ?? 0) + 1;
+      await outbox.recordAttempt({
+        reference: record.reference,
+        at: at.toISOString(),
+        ...result,
+        ...(result.ok ? {} : { retryAt: new Date(at.getTime() + backoffMs(failed, config.delivery)).toISOString() }),
+      });
       return result;
     }),
   );

@@ -1,14 +1,46 @@
-import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { configuredTransports, readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
-import { deliver } from "./deliver";
 import { outboxRecord } from "./message";
 import { DuplicateReferenceError, Outbox } from "./outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
 import { renderResultPage, type ResultPage } from "./result-page";
-import { fillTimeField, honeypotField, type InquiryFailure, type InquiryResponseBody } from "../protocol";
+import {
+  fillTimeField,
+  honeypotField,
+  idempotencyKeyField,
+  idempotencyKeyPattern,
+  type InquiryFailure,
+  type InquiryResponseBody,
+} from "../protocol";
 import { checkInquiry } from "../validation";
+
+/** What the handler needs to know of a request, whichever server or platform received it. */
+export interface InquiryRequest {
+  readonly method: string;
+  readonly contentType: string | undefined;
+  /** The visitor's address as the adapter established it (trusted proxies already accounted for). */
+  readonly clientAddress: string;
+  /** The host the request was addressed to, as the visitor's browser saw it. */
+  readonly host: string | undefined;
+  readonly origin: string | undefined;
+  readonly secFetchSite: string | undefined;
+}
+
+/** An answer for the adapter to send as it is. */
+export interface InquiryReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** What became of an inquiry that was stored: the adapter starts its delivery. */
+export interface StoredInquiry {
+  readonly reference: string;
+  /** False for a repeat of an inquiry stored before (same idempotency key). */
+  readonly created: boolean;
+  readonly quarantined: boolean;
+}
 
 export interface InquiryHandlerOptions {
   readonly content: InquiryContent;
@@ -19,6 +51,23 @@ export interface InquiryHandlerOptions {
   readonly log?: (line: string) => void;
 }
 
+export interface InquiryHandler {
+  /**
+   * Everything that can be decided before the body is read: the method, the content type, where the
+   * post comes from, and the rate limit, which counts every POST. Null: read the body, then `accept`.
+   */
+  screen(request: InquiryRequest): Promise<InquiryReply | null>;
+  /** Checks the parsed body, stores the inquiry durably, and answers. */
+  accept(request: InquiryRequest, body: unknown): Promise<{ reply: InquiryReply; stored: StoredInquiry | null }>;
+  /** The answer for a body over the size limit (the adapter stops reading it). */
+  tooLarge(request: InquiryRequest): InquiryReply;
+  /** The answer for a body that is not the JSON or form encoding it claims to be. */
+  malformed(request: InquiryRequest): InquiryReply;
+  /** The answer when something unexpected failed: nothing was stored. */
+  failed(request: InquiryRequest): InquiryReply;
+  readonly maxBodyBytes: number;
+}
+
 type BodyKind = "json" | "form";
 
 const bodyKind = (contentType: string | undefined): BodyKind | null => {
@@ -26,12 +75,6 @@ const bodyKind = (contentType: string | undefined): BodyKind | null => {
   if (type === "application/json") return "json";
   if (type === "application/x-www-form-urlencoded") return "form";
   return null;
-};
-
-const clientOf = (req: GatsbyFunctionRequest, header: string | null): string => {
-  const forwarded = header ? req.headers[header] : undefined;
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-  return first || req.socket.remoteAddress || "unknown";
 };
 
 /** Software fills in the field nobody sees, or sends faster than a person can type. */
@@ -47,114 +90,171 @@ const looksAutomated = (body: Record<string, unknown>, minFillSeconds: number): 
   return null;
 };
 
+const idempotencyKeyOf = (body: Record<string, unknown>): string | undefined => {
+  const key = body[idempotencyKeyField];
+  return typeof key === "string" && idempotencyKeyPattern.test(key) ? key : undefined;
+};
+
+const hostOf = (origin: string): string | null => {
+  try {
+    return new URL(origin).host.toLowerCase();
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Whether a browser sent this post from another site: Fetch Metadata where the browser sends it,
+ * the Origin header otherwise. A request with neither (a script, a server, an old browser) is not a
+ * cross-site form post and goes on to the other checks.
+ */
+const isCrossSite = (request: InquiryRequest, allowedOrigins: readonly string[]): boolean => {
+  const origin = request.origin?.trim();
+  if (origin && allowedOrigins.includes(origin.replace(/\/+$/, ""))) return false;
+  const site = request.secFetchSite?.trim().toLowerCase();
+  if (site) return site !== "same-origin" && site !== "none";
+  if (!origin) return false;
+  const host = request.host?.trim().toLowerCase();
+  return !host || hostOf(origin) !== host;
+};
+
 const MAX_REFERENCE_TRIES = 3;
 
-/** The /api/inquiry function: checks, stores, then delivers an inquiry, answering in JSON or, for a plain form post, a page. */
-export const createInquiryHandler = (options: InquiryHandlerOptions) => {
+/** The /api/inquiry logic: checks, stores durably, answers in JSON or, for a plain form post, a page. */
+export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHandler => {
   const { content } = options;
   const readConfig = options.config ?? (() => readInquiryConfig(content.form.delivery));
   const now = options.now ?? (() => new Date());
   const log = options.log ?? ((line: string) => console.info(`[inquiry] ${line}`));
 
-  return async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
-    res.setHeader("Cache-Control", "no-store");
-    if (req.method !== "POST") {
-      res.setHeader("Allow", "POST");
-      res.status(405).json({ error: "Send inquiries with POST." } satisfies InquiryFailure);
-      return;
-    }
-    const kind = bodyKind(req.headers["content-type"]);
-    if (!kind) {
-      res.status(415).json({
-        error: "Send inquiries as application/json or application/x-www-form-urlencoded.",
-      } satisfies InquiryFailure);
-      return;
-    }
-    const answer = (status: number, json: InquiryResponseBody, page: ResultPage) => {
-      res.status(status);
-      if (kind === "json") res.json(json);
-      else {
-        res.setHeader("Content-Type", "text/html; charset=utf-8");
-        res.send(renderResultPage(page, content));
-      }
-    };
+  const reply = (
+    request: InquiryRequest,
+    status: number,
+    json: InquiryResponseBody,
+    page: ResultPage,
+    headers: Record<string, string> = {},
+  ): InquiryReply =>
+    bodyKind(request.contentType) === "form"
+      ? {
+          status,
+          headers: { ...headers, "Cache-Control": "no-store", "Content-Type": "text/html; charset=utf-8" },
+          body: renderResultPage(page, content),
+        }
+      : {
+          status,
+          headers: { ...headers, "Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8" },
+          body: JSON.stringify(json),
+        };
+  const failure = (request: InquiryRequest, status: number, error: string, headers: Record<string, string> = {}) =>
+    reply(request, status, { error } satisfies InquiryFailure, { kind: "failed" }, headers);
 
-    const declaredLength = Number(req.headers["content-length"] ?? 0);
-    if (declaredLength > content.form.delivery.maxBodyKilobytes * 1024) {
-      answer(413, { error: "The inquiry is larger than this form can send." }, { kind: "failed" });
-      return;
-    }
-
-    let config: InquiryConfig;
+  const readConfigOrLog = (): InquiryConfig | null => {
     try {
-      config = readConfig();
+      return readConfig();
     } catch (error) {
       log(`not accepted: ${(error as Error).message}`);
-      answer(503, { error: "Inquiries cannot be accepted right now." }, { kind: "failed" });
-      return;
+      return null;
     }
+  };
 
-    const body = (typeof req.body === "object" && req.body !== null ? req.body : {}) as Record<string, unknown>;
-    const client = clientOf(req, config.clientIpHeader);
-    const automated = looksAutomated(body, config.minFillSeconds);
-    if (automated) {
-      // The sender is told it worked, so it learns nothing to work around; nothing is stored or sent.
-      await takeRateLimit(config.rateLimit, client);
-      log(`discarded as automated (${automated})`);
-      const reference = newReference(content.form.delivery.referencePrefix);
-      answer(201, { reference }, { kind: "received", reference });
-      return;
+  const screen = async (request: InquiryRequest): Promise<InquiryReply | null> => {
+    if (request.method !== "POST") {
+      // Always JSON: no form is ever sent this way.
+      return failure({ ...request, contentType: "application/json" }, 405, "Send inquiries with POST.", {
+        Allow: "POST",
+      });
     }
+    const config = readConfigOrLog();
+    if (!config) return failure(request, 503, "Inquiries cannot be accepted right now.");
+    const limit = await takeRateLimit(config.rateLimit, request.clientAddress);
+    if (!limit.allowed) {
+      log(`refused: rate limit (${config.rateLimit.requests} per ${config.rateLimit.windowSeconds} s)`);
+      return reply(
+        request,
+        429,
+        { retryAfterSeconds: limit.retryAfterSeconds },
+        { kind: "tooMany", ...limit },
+        { "Retry-After": String(limit.retryAfterSeconds) },
+      );
+    }
+    if (!bodyKind(request.contentType)) {
+      return failure(
+        { ...request, contentType: "application/json" },
+        415,
+        "Send inquiries as application/json or application/x-www-form-urlencoded.",
+      );
+    }
+    if (isCrossSite(request, config.allowedOrigins)) {
+      log("refused: posted from another site");
+      return reply(
+        request,
+        403,
+        { error: "Inquiries are accepted only from this website's own pages." },
+        { kind: "crossSite" },
+      );
+    }
+    return null;
+  };
+
+  const accept = async (
+    request: InquiryRequest,
+    raw: unknown,
+  ): Promise<{ reply: InquiryReply; stored: StoredInquiry | null }> => {
+    const config = readConfigOrLog();
+    if (!config) return { reply: failure(request, 503, "Inquiries cannot be accepted right now."), stored: null };
+    const body = (typeof raw === "object" && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
 
     const checked = checkInquiry(content.form, content.choices, body, now());
     if (!checked.ok) {
-      answer(422, { errors: checked.errors }, { kind: "rejected", errors: checked.errors });
-      return;
+      return {
+        reply: reply(request, 422, { errors: checked.errors }, { kind: "rejected", errors: checked.errors }),
+        stored: null,
+      };
     }
 
-    const limit = await takeRateLimit(config.rateLimit, client);
-    if (!limit.allowed) {
-      log(`refused: rate limit (${config.rateLimit.requests} per ${config.rateLimit.windowSeconds} s)`);
-      res.setHeader("Retry-After", String(limit.retryAfterSeconds));
-      answer(429, { retryAfterSeconds: limit.retryAfterSeconds }, { kind: "tooMany", ...limit });
-      return;
-    }
-
+    // Kept, never dropped: an inquiry that looks automated waits in quarantine for a person to judge it,
+    // and its sender gets the same answer as anyone else, so it learns nothing to work around.
+    const automated = looksAutomated(body, config.minFillSeconds);
     const outbox = new Outbox(config.dataDir);
-    const transports = configuredTransports(config);
-    let record = outboxRecord(
-      content,
-      checked.values,
-      newReference(content.form.delivery.referencePrefix),
-      now(),
-      transports,
-    );
+    const idempotencyKey = idempotencyKeyOf(body);
+    let record = {
+      ...outboxRecord(
+        content,
+        checked.values,
+        newReference(content.form.delivery.referencePrefix),
+        now(),
+        configuredTransports(config),
+      ),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+      ...(automated ? { quarantine: { reason: automated } } : {}),
+    };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await outbox.add(record);
-        break;
+        const { reference, created } = await outbox.add(record);
+        const stored: StoredInquiry = { reference, created, quarantined: created && Boolean(automated) };
+        log(
+          created
+            ? `${reference} stored (${record.values.inquiryType})${automated ? `; quarantined: ${automated}` : ""}`
+            : `${reference} sent again with the same idempotency key; not stored twice`,
+        );
+        return { reply: reply(request, 201, { reference }, { kind: "received", reference }), stored };
       } catch (error) {
         if (error instanceof DuplicateReferenceError && attempt < MAX_REFERENCE_TRIES) {
           record = { ...record, reference: newReference(content.form.delivery.referencePrefix) };
           continue;
         }
         log(`not stored: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
-        answer(503, { error: "The inquiry could not be stored." }, { kind: "failed" });
-        return;
+        return { reply: failure(request, 503, "The inquiry could not be stored."), stored: null };
       }
     }
+  };
 
-    const results = await deliver(record, transports, config, outbox, now);
-    const outcome = results.map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail})`}`);
-    log(
-      `${record.reference} stored (${record.values.inquiryType})${outcome.length ? `; ${outcome.join("; ")}` : "; no transport configured"}`,
-    );
-    // Where the outbox does not outlive this request, an inquiry no transport took is as good as lost:
-    // say so, and the visitor still has every answer in the form.
-    if (!config.durableOutbox && !results.some((result) => result.ok)) {
-      answer(503, { error: "The inquiry could not be delivered." }, { kind: "failed" });
-      return;
-    }
-    answer(201, { reference: record.reference }, { kind: "received", reference: record.reference });
+  return {
+    screen,
+    accept,
+    tooLarge: (request) => failure(request, 413, "The inquiry is larger than this form can send."),
+    malformed: (request) => failure(request, 400, "The inquiry could not be read."),
+    failed: (request) => failure(request, 500, "Something went wrong; the inquiry was not stored."),
+    maxBodyBytes: content.form.delivery.maxBodyKilobytes * 1024,
   };
 };

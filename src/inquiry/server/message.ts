@@ -21,7 +21,7 @@ export const outboxRecord = (
   subject: content.form.delivery.emailSubject
     .replace("{reference}", reference)
     .replace("{type}", labelOf(content.form.inquiryTypes, values.inquiryType)),
-  replyTo: { name: values.fullName, address: values.email },
+  replyTo: { address: values.email },
   fields: displayedFields(content.form, content.choices, values),
   values,
 });

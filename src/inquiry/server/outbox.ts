@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import lockfile from "proper-lockfile";
 import type { TransportName } from "./config";
 import { processWide } from "./process-wide";
 import type { InquiryValues } from "../validation";
@@ -11,10 +12,15 @@ export interface OutboxRecord {
   /** The transports configured when it arrived; it is pending until each has delivered it. */
   readonly transports: readonly TransportName[];
   readonly subject: string;
-  readonly replyTo: { readonly name: string; readonly address: string };
+  /** The visitor's address only: no mail header carries a name the visitor typed. */
+  readonly replyTo: { readonly address: string };
   /** The answers with the labels the visitor saw, in form order, empty ones left out. */
   readonly fields: readonly { readonly name: string; readonly label: string; readonly value: string }[];
   readonly values: InquiryValues;
+  /** The key the page sent with it: a repeat with the same key is this inquiry again, not a new one. */
+  readonly idempotencyKey?: string;
+  /** Why it looked automated: such an inquiry is kept, but delivered only once someone releases it. */
+  readonly quarantine?: { readonly reason: string };
 }
 
 /** One delivery attempt; the outbox never rewrites a line, it appends what happened. */
@@ -25,33 +31,60 @@ export interface DeliveryAttempt {
   readonly at: string;
   /** Why it failed, without anything the visitor wrote. */
   readonly detail?: string;
+  /** After a failure: when the next attempt is due (the backoff, with its jitter, fixed when it failed). */
+  readonly retryAt?: string;
 }
 
-export type DeliveryState = "delivered" | "failed" | "not tried";
+/** A quarantined inquiry that someone has looked at and let through to delivery. */
+export interface QuarantineRelease {
+  readonly reference: string;
+  readonly at: string;
+}
+
+export type TransportState = "delivered" | "failed" | "not tried" | "dead";
+
+/**
+ * Where an inquiry stands: delivered through every transport; pending (a delivery is due now or later);
+ * dead (a transport failed as often as it may: it waits for someone to retry it by hand); quarantined
+ * (looked automated, waits for someone to release it); stored (no transport was configured).
+ */
+export type EntryState = "delivered" | "pending" | "dead" | "quarantined" | "stored";
 
 export interface OutboxEntry {
   readonly record: OutboxRecord;
-  readonly deliveries: Readonly<Partial<Record<TransportName, DeliveryState>>>;
+  readonly deliveries: Readonly<Partial<Record<TransportName, TransportState>>>;
   readonly attempts: number;
-  readonly pending: boolean;
+  /** Attempts per transport, which the backoff grows with. */
+  readonly attemptsByTransport: Readonly<Partial<Record<TransportName, number>>>;
+  readonly state: EntryState;
+  readonly released: boolean;
+  /** For a pending inquiry, when its next delivery is due (ISO time; now or earlier means at once). */
+  readonly dueAt: string | null;
 }
 
 export class DuplicateReferenceError extends Error {}
 
 const INQUIRIES_FILE = "inquiries.ndjson";
 const DELIVERIES_FILE = "deliveries.ndjson";
+const RELEASES_FILE = "releases.ndjson";
+const DELIVERY_LOCK = "delivery";
 
 interface FileState {
   /** Appends to one file run one after another, so a line is never written while another is half-written. */
   queue: Promise<unknown>;
 }
+interface RecordIndex {
+  readonly references: Set<string>;
+  /** Idempotency key → reference, including inquiries still being written. */
+  readonly keys: Map<string, Promise<string>>;
+}
 interface OutboxState {
   files: Map<string, FileState>;
-  references: Map<string, Promise<Set<string>>>;
+  indexes: Map<string, Promise<RecordIndex>>;
 }
 
 const processState = (): OutboxState =>
-  processWide<OutboxState>("inquiry-outbox", () => ({ files: new Map(), references: new Map() }));
+  processWide<OutboxState>("inquiry-outbox", () => ({ files: new Map(), indexes: new Map() }));
 
 const endsWithNewline = async (handle: fs.FileHandle): Promise<boolean> => {
   const { size } = await handle.stat();
@@ -61,8 +94,32 @@ const endsWithNewline = async (handle: fs.FileHandle): Promise<boolean> => {
   return last[0] === 0x0a;
 };
 
-/** Appends one line and waits until it is on disk; a line torn by an earlier crash is closed off first. */
+const exists = async (file: string): Promise<boolean> => {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+};
+
+/** Flushes a folder's entries, so a file just created in it survives a power cut. */
+const syncFolder = async (dir: string): Promise<void> => {
+  const handle = await fs.open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+};
+
+/**
+ * Appends one line and waits until it is on disk (and, for a new file, its name in the folder too);
+ * a line torn by an earlier crash is closed off first.
+ */
 const appendDurably = async (file: string, line: string): Promise<void> => {
+  const created = !(await exists(file));
   const handle = await fs.open(file, "a+", 0o600);
   try {
     const text = (await endsWithNewline(handle)) ? line : `\n${line}`;
@@ -71,11 +128,13 @@ const appendDurably = async (file: string, line: string): Promise<void> => {
   } finally {
     await handle.close();
   }
+  if (created) await syncFolder(path.dirname(file));
 };
 
 export interface OutboxContents {
   readonly records: readonly OutboxRecord[];
   readonly attempts: readonly DeliveryAttempt[];
+  readonly releases: readonly QuarantineRelease[];
   /** Lines that are not whole JSON records: only a crash in the middle of a write leaves one. */
   readonly damagedLines: number;
 }
@@ -101,14 +160,83 @@ const readLines = async <T>(file: string): Promise<{ items: T[]; damaged: number
   return { items, damaged };
 };
 
-/** An append-only store of inquiries and their delivery attempts: two NDJSON files in one folder. */
+const latest = (times: readonly string[]): string | null =>
+  times.reduce<string | null>((found, time) => (found === null || time > found ? time : found), null);
+
+/** Where one inquiry stands, from its record and every line written about it since. */
+const entryOf = (
+  record: OutboxRecord,
+  tried: readonly DeliveryAttempt[],
+  released: boolean,
+  maxAttempts: number,
+): OutboxEntry => {
+  const deliveries: Partial<Record<TransportName, TransportState>> = {};
+  const attemptsByTransport: Partial<Record<TransportName, number>> = {};
+  const dueTimes: string[] = [];
+  for (const transport of record.transports) {
+    const mine = tried.filter((attempt) => attempt.transport === transport);
+    attemptsByTransport[transport] = mine.length;
+    if (mine.some((attempt) => attempt.ok)) deliveries[transport] = "delivered";
+    else if (mine.length === 0) {
+      deliveries[transport] = "not tried";
+      dueTimes.push(record.receivedAt);
+    } else if (mine.length >= maxAttempts) deliveries[transport] = "dead";
+    else {
+      deliveries[transport] = "failed";
+      dueTimes.push(latest(mine.map((attempt) => attempt.retryAt ?? attempt.at)) ?? record.receivedAt);
+    }
+  }
+  const states = record.transports.map((transport) => deliveries[transport]);
+  const quarantined = Boolean(record.quarantine) && !released;
+  const state: EntryState =
+    record.transports.length === 0
+      ? "stored"
+      : quarantined
+        ? "quarantined"
+        : states.every((value) => value === "delivered")
+          ? "delivered"
+          : states.includes("dead") && dueTimes.length === 0
+            ? "dead"
+            : "pending";
+  return {
+    record,
+    deliveries,
+    attempts: tried.length,
+    attemptsByTransport,
+    state,
+    released,
+    // The earliest transport due decides; the others are tried in the same pass.
+    dueAt: state === "pending" ? (dueTimes.sort()[0] ?? null) : null,
+  };
+};
+
+export interface AddResult {
+  readonly reference: string;
+  /** False when the idempotency key was seen before: nothing new was stored. */
+  readonly created: boolean;
+}
+
+/**
+ * An append-only store of inquiries and what became of them: NDJSON files in one folder, each line
+ * synced to disk before the call that wrote it returns. One process writes; others (the
+ * `npm run inquiries` command) read, and deliver only while holding the delivery lock.
+ */
 export class Outbox {
   readonly inquiriesFile: string;
   readonly deliveriesFile: string;
+  readonly releasesFile: string;
 
   constructor(readonly dir: string) {
     this.inquiriesFile = path.join(dir, INQUIRIES_FILE);
     this.deliveriesFile = path.join(dir, DELIVERIES_FILE);
+    this.releasesFile = path.join(dir, RELEASES_FILE);
+  }
+
+  private async ensureFolder(): Promise<void> {
+    const parent = path.dirname(this.dir);
+    const created = !(await exists(this.dir));
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    if (created) await syncFolder(parent);
   }
 
   private enqueue(file: string, line: string): Promise<void> {
@@ -116,7 +244,7 @@ export class Outbox {
     const state = files.get(file) ?? { queue: Promise.resolve() };
     files.set(file, state);
     const write = state.queue.then(async () => {
-      await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await this.ensureFolder();
       await appendDurably(file, line);
     });
     // The next write waits for this one whether or not it succeeded.
@@ -124,67 +252,107 @@ export class Outbox {
     return write;
   }
 
-  private knownReferences(): Promise<Set<string>> {
-    const { references } = processState();
-    let known = references.get(this.inquiriesFile);
-    if (!known) {
-      known = readLines<OutboxRecord>(this.inquiriesFile).then(
-        ({ items }) => new Set(items.map((item) => item.reference)),
-      );
-      references.set(this.inquiriesFile, known);
-      known.catch(() => references.delete(this.inquiriesFile));
+  private index(): Promise<RecordIndex> {
+    const { indexes } = processState();
+    let index = indexes.get(this.inquiriesFile);
+    if (!index) {
+      index = readLines<OutboxRecord>(this.inquiriesFile).then(({ items }) => ({
+        references: new Set(items.map((item) => item.reference)),
+        keys: new Map(
+          items.flatMap((item) => (item.idempotencyKey ? [[item.idempotencyKey, Promise.resolve(item.reference)]] : [])),
+        ),
+      }));
+      indexes.set(this.inquiriesFile, index);
+      index.catch(() => indexes.delete(this.inquiriesFile));
     }
-    return known;
+    return index;
   }
 
-  /** Stores an accepted inquiry; resolves only once it is on disk. */
-  async add(record: OutboxRecord): Promise<void> {
-    const known = await this.knownReferences();
-    if (known.has(record.reference)) throw new DuplicateReferenceError(record.reference);
-    known.add(record.reference);
+  /**
+   * Stores an accepted inquiry and resolves once it is on disk. An inquiry whose idempotency key was
+   * stored before (or is being stored now) is not stored again: the first one's reference comes back.
+   */
+  async add(record: OutboxRecord): Promise<AddResult> {
+    const { references, keys } = await this.index();
+    const key = record.idempotencyKey;
+    const earlier = key ? keys.get(key) : undefined;
+    if (earlier) return { reference: await earlier, created: false };
+    if (references.has(record.reference)) throw new DuplicateReferenceError(record.reference);
+    references.add(record.reference);
+    const written = this.enqueue(this.inquiriesFile, `${JSON.stringify(record)}\n`).then(() => record.reference);
+    if (key) keys.set(key, written);
     try {
-      await this.enqueue(this.inquiriesFile, `${JSON.stringify(record)}\n`);
+      await written;
     } catch (error) {
-      known.delete(record.reference);
+      references.delete(record.reference);
+      if (key) keys.delete(key);
       throw error;
     }
+    return { reference: record.reference, created: true };
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
     await this.enqueue(this.deliveriesFile, `${JSON.stringify(attempt)}\n`);
   }
 
-  async read(): Promise<OutboxContents> {
-    const [records, attempts] = await Promise.all([
-      readLines<OutboxRecord>(this.inquiriesFile),
-      readLines<DeliveryAttempt>(this.deliveriesFile),
-    ]);
-    return { records: records.items, attempts: attempts.items, damagedLines: records.damaged + attempts.damaged };
+  async release(reference: string, at: Date = new Date()): Promise<void> {
+    await this.enqueue(this.releasesFile, `${JSON.stringify({ reference, at: at.toISOString() })}\n`);
   }
 
-  /** Every inquiry with where each of its deliveries stands, oldest first. */
-  async entries(): Promise<{ entries: OutboxEntry[]; damagedLines: number }> {
-    const { records, attempts, damagedLines } = await this.read();
+  async read(): Promise<OutboxContents> {
+    const [records, attempts, releases] = await Promise.all([
+      readLines<OutboxRecord>(this.inquiriesFile),
+      readLines<DeliveryAttempt>(this.deliveriesFile),
+      readLines<QuarantineRelease>(this.releasesFile),
+    ]);
+    return {
+      records: records.items,
+      attempts: attempts.items,
+      releases: releases.items,
+      damagedLines: records.damaged + attempts.damaged + releases.damaged,
+    };
+  }
+
+  /** Every inquiry with where it stands, oldest first. */
+  async entries(maxAttempts: number): Promise<{ entries: OutboxEntry[]; damagedLines: number }> {
+    const { records, attempts, releases, damagedLines } = await this.read();
     const byReference = new Map<string, DeliveryAttempt[]>();
     for (const attempt of attempts) {
       const list = byReference.get(attempt.reference) ?? [];
       list.push(attempt);
       byReference.set(attempt.reference, list);
     }
-    const entries = records.map((record) => {
-      const tried = byReference.get(record.reference) ?? [];
-      const deliveries: Partial<Record<TransportName, DeliveryState>> = {};
-      for (const transport of record.transports) {
-        const mine = tried.filter((attempt) => attempt.transport === transport);
-        deliveries[transport] = mine.some((attempt) => attempt.ok)
-          ? "delivered"
-          : mine.length > 0
-            ? "failed"
-            : "not tried";
-      }
-      const pending = record.transports.some((transport) => deliveries[transport] !== "delivered");
-      return { record, deliveries, attempts: tried.length, pending };
-    });
+    const released = new Set(releases.map((release) => release.reference));
+    const entries = records.map((record) =>
+      entryOf(record, byReference.get(record.reference) ?? [], released.has(record.reference), maxAttempts),
+    );
     return { entries, damagedLines };
+  }
+
+  /**
+   * Runs `work` while this process alone may deliver from this outbox: the server's worker and any
+   * number of `npm run inquiries -- --retry` runs take turns, so no inquiry is delivered twice at once.
+   * A lock left by a process that died is taken over once it is stale. Resolves to null when another
+   * process holds the lock for longer than `waitMs`.
+   */
+  async whileDelivering<T>(work: () => Promise<T>, waitMs = 0): Promise<{ value: T } | null> {
+    await this.ensureFolder();
+    let unlock: () => Promise<void>;
+    try {
+      unlock = await lockfile.lock(path.join(this.dir, DELIVERY_LOCK), {
+        realpath: false,
+        stale: 30_000,
+        update: 5_000,
+        retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 250), minTimeout: 250, maxTimeout: 250 } : 0,
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ELOCKED") return null;
+      throw error;
+    }
+    try {
+      return { value: await work() };
+    } finally {
+      await unlock();
+    }
   }
 }

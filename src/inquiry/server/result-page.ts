@@ -12,6 +12,7 @@ export type ResultPage =
   | { readonly kind: "received"; readonly reference: string }
   | { readonly kind: "rejected"; readonly errors: InquiryErrors }
   | { readonly kind: "tooMany"; readonly retryAfterSeconds: number }
+  | { readonly kind: "crossSite" }
   | { readonly kind: "failed" };
 
 const CONTACT_PATH = "/contact/";
@@ -65,6 +66,10 @@ export const renderResultPage = (page: ResultPage, content: InquiryContent): str
     case "tooMany":
       title = form.tooMany.title;
       body = `<p>${fill(form.tooMany.text, content, { minutes: String(Math.ceil(page.retryAfterSeconds / 60)) })}</p>`;
+      break;
+    case "crossSite":
+      title = copy.crossSiteTitle;
+      body = `<p>${fill(copy.crossSiteText, content)}</p>`;
       break;
     case "failed":
       title = form.failed.title;

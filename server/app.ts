@@ -1,0 +1,242 @@
+import { constants as fsConstants, promises as fs } from "node:fs";
+import path from "node:path";
+import fastifyCompress from "@fastify/compress";
+import fastifyRateLimit from "@fastify/rate-limit";
+import fastifyStatic from "@fastify/static";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { clientKey } from "../src/inquiry/server/client-address";
+import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/config";
+import type { InquiryContent } from "../src/inquiry/server/content";
+import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
+import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
+import { Outbox } from "../src/inquiry/server/outbox";
+import { inquiryEndpoint } from "../src/inquiry/protocol";
+import { readHeadersFile, resultPagePolicy, type HeaderRules } from "./security-headers";
+
+export interface ServerOptions {
+  /** The built site (`public/`), with the `_headers` file the build wrote. */
+  readonly publicDir: string;
+  readonly content: InquiryContent;
+  /** Inquiry settings, read for every request (the environment by default). */
+  readonly inquiryConfig?: () => InquiryConfig;
+  /**
+   * Which proxies in front of this server to believe about the client's address: a number of hops,
+   * a list of addresses or ranges, or false for none (the socket's address is the client's).
+   */
+  readonly trustProxy: false | number | readonly string[];
+  /** Send Strict-Transport-Security: only when every visitor reaches the site over HTTPS. */
+  readonly hsts: boolean;
+  /** Requests per minute from one client to anything, a guard against floods; 0 turns it off. */
+  readonly requestsPerMinute: number;
+  /** Operational log lines: no visitor's answers or contact details ever reach them. */
+  readonly log: (line: string) => void;
+  readonly now?: () => Date;
+}
+
+export interface SiteServer {
+  readonly app: FastifyInstance;
+  readonly worker: DeliveryWorker;
+  /** Stops accepting, finishes the requests in flight and the delivery pass under way. */
+  readonly close: () => Promise<void>;
+}
+
+// Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 15_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+// Nothing but the inquiry endpoint takes a body.
+const DEFAULT_BODY_LIMIT = 1024;
+
+const HASHED_ASSET = /(^|\/)(static\/|[\w.~-]+-[0-9a-f]{16,}\.(js|css)$|styles\.[0-9a-f]{16,}\.css$)/;
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const REVALIDATE = "public, max-age=0, must-revalidate";
+
+/** A single value from a header that may repeat. */
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
+/** The form's urlencoded post as an object; a name sent more than once (the compliance boxes) becomes a list. */
+const parseFormBody = (text: string): Record<string, string | string[]> => {
+  const body: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const earlier = body[name];
+    body[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
+  }
+  return body;
+};
+
+/** Fastify's own form of the setting: a hop count becomes "trust the nearest N addresses". */
+const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
+  setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
+
+const sendReply = (reply: FastifyReply, answer: InquiryReply) => {
+  reply.code(answer.status).headers(answer.headers);
+  if (answer.headers["Content-Type"]?.startsWith("text/html")) {
+    reply.header("Content-Security-Policy", resultPagePolicy);
+  }
+  return reply.send(answer.body);
+};
+
+/**
+ * The production server for one machine: the built site as a CDN would serve it, and /api/inquiry
+ * through the same handler as the CDN deploy's function, loaded once. Inquiries are delivered by a
+ * worker in this process after the visitor has had their answer.
+ */
+export const createSiteServer = async (options: ServerOptions): Promise<SiteServer> => {
+  const { content, log } = options;
+  const readConfig = options.inquiryConfig ?? (() => readInquiryConfig(content.form.delivery));
+  const headerRules: HeaderRules = readHeadersFile(options.publicDir);
+  const siteHeaders = headerRules.get("/*") ?? {};
+  const notFoundPage = await fs.readFile(path.join(options.publicDir, "404.html"));
+  const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
+  const startConfig = readConfig();
+  const worker = new DeliveryWorker({ outbox: new Outbox(startConfig.dataDir), config: readConfig, log, now: options.now });
+
+  const app = Fastify({
+    logger: false,
+    trustProxy: trustProxyOption(options.trustProxy),
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: REQUEST_TIMEOUT_MS * 2,
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+    exposeHeadRoutes: true,
+  });
+  app.server.headersTimeout = HEADERS_TIMEOUT_MS;
+
+  const requestOf = (request: FastifyRequest): InquiryRequest => ({
+    method: request.method,
+    contentType: headerValue(request.headers["content-type"]),
+    clientAddress: clientKey(request.ip),
+    host: request.host,
+    origin: headerValue(request.headers.origin),
+    secFetchSite: headerValue(request.headers["sec-fetch-site"]),
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    for (const [name, value] of Object.entries(siteHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
+    if (options.hsts) reply.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+    const type = String(reply.getHeader("content-type") ?? "");
+    if (type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {
+      const pathname = reply.statusCode === 404 ? "/404.html" : request.url.split("?")[0] ?? "/";
+      const page = headerRules.get(pathname) ?? headerRules.get("/404.html");
+      const policy = page?.["Content-Security-Policy"];
+      if (policy) reply.header("Content-Security-Policy", policy);
+    }
+    return payload;
+  });
+
+  // Errors become answers, never a crash: the inquiry endpoint's in its own terms, the rest in JSON.
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) log(`error ${request.method} ${request.url.split("?")[0]}: ${error.code ?? error.name}`);
+    if (request.url.split("?")[0] === inquiryEndpoint && request.method === "POST") {
+      const inquiryRequest = requestOf(request);
+      if (status === 413) return sendReply(reply, handler.tooLarge(inquiryRequest));
+      if (status === 400) return sendReply(reply, handler.malformed(inquiryRequest));
+      if (status === 415) return sendReply(reply, { ...handler.malformed(inquiryRequest), status: 415 });
+      return sendReply(reply, handler.failed(inquiryRequest));
+    }
+    return reply
+      .code(status >= 400 && status < 600 ? status : 500)
+      .header("Cache-Control", "no-store")
+      .send({ error: status >= 500 ? "Something went wrong." : "The request could not be handled." });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return reply.code(404).header("Cache-Control", "no-store").send({ error: "Not found." });
+    }
+    return reply.code(404).type("text/html; charset=utf-8").header("Cache-Control", REVALIDATE).send(notFoundPage);
+  });
+
+  if (options.requestsPerMinute > 0) {
+    await app.register(fastifyRateLimit, {
+      max: options.requestsPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => clientKey(request.ip),
+      // The inquiry endpoint has a limit of its own, from content, counted by its handler.
+      allowList: (request) => request.url.split("?")[0] === inquiryEndpoint && request.method === "POST",
+    });
+  }
+
+  await app.register(fastifyCompress, {
+    global: true,
+    encodings: ["br", "gzip"],
+    threshold: 1024,
+    // Quality 4 compresses about as well as gzip -9 at a fraction of brotli's default cost per request.
+    brotliOptions: { params: { [(await import("node:zlib")).constants.BROTLI_PARAM_QUALITY]: 4 } },
+  });
+
+  await app.register(async (api) => {
+    api.removeAllContentTypeParsers();
+    api.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: handler.maxBodyBytes }, (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
+      }
+    });
+    api.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: handler.maxBodyBytes },
+      (_req, body, done) => done(null, parseFormBody(body as string)),
+    );
+    api.route({
+      method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      url: inquiryEndpoint,
+      bodyLimit: handler.maxBodyBytes,
+      // Decided before a byte of the body is read: the method, the type, the origin, the rate limit.
+      onRequest: async (request, reply) => {
+        const refused = await handler.screen(requestOf(request));
+        if (refused) return sendReply(reply, refused);
+      },
+      handler: async (request, reply) => {
+        const { reply: answer, stored } = await handler.accept(requestOf(request), request.body);
+        if (stored?.created && !stored.quarantined) worker.notify();
+        return sendReply(reply, answer);
+      },
+    });
+  });
+
+  app.get("/healthz", async (_request, reply) => {
+    const config = readConfig();
+    let writable = true;
+    try {
+      await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+      await fs.access(config.dataDir, fsConstants.W_OK);
+    } catch {
+      writable = false;
+    }
+    return reply
+      .code(writable ? 200 : 503)
+      .header("Cache-Control", "no-store")
+      .send({ status: writable ? "ok" : "outbox not writable", outboxWritable: writable, delivery: worker.status() });
+  });
+
+  await app.register(fastifyStatic, {
+    root: options.publicDir,
+    wildcard: true,
+    redirect: true,
+    index: "index.html",
+    dotfiles: "ignore",
+    cacheControl: false,
+    // public/_headers is the deploy's configuration, not a page.
+    allowedPath: (pathname) => !pathname.startsWith("/_headers"),
+    setHeaders: (res, file) => {
+      const relative = path.relative(options.publicDir, file).split(path.sep).join("/");
+      res.header("Cache-Control", HASHED_ASSET.test(relative) ? IMMUTABLE : REVALIDATE);
+    },
+  });
+
+  worker.start();
+  return {
+    app,
+    worker,
+    close: async () => {
+      await app.close();
+      await worker.stop();
+    },
+  };
+};

@@ -1,0 +1,79 @@
+/**
+ * `npm run serve`: the production server. Settings come from the environment (README, "Running the
+ * server"): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, and the inquiry settings.
+ */
+import path from "node:path";
+import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { createSiteServer, type ServerOptions } from "./app";
+
+const SHUTDOWN_GRACE_MS = 20_000;
+
+const log = (line: string) => console.info(`${new Date().toISOString()} ${line}`);
+
+/** TRUST_PROXY: unset or 0 (no proxy), a number of proxy hops, or a comma-separated list of addresses and ranges. */
+export const trustProxySetting = (value: string | undefined): ServerOptions["trustProxy"] => {
+  const text = (value ?? "").trim();
+  if (text === "" || text === "0" || text.toLowerCase() === "false") return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  if (text.toLowerCase() === "true")
+    throw new Error("TRUST_PROXY=true would believe any client's X-Forwarded-For; give a hop count or the proxy addresses");
+  return text.split(",").map((item) => item.trim()).filter(Boolean);
+};
+
+const numberSetting = (name: string, fallback: number): number => {
+  const text = process.env[name]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${text}`);
+  return value;
+};
+
+const main = async () => {
+  const root = path.resolve(__dirname, "..");
+  const server = await createSiteServer({
+    publicDir: path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
+    content: readInquiryContent(path.join(root, "content")),
+    trustProxy: trustProxySetting(process.env.TRUST_PROXY),
+    hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
+    requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
+    log,
+  });
+  const port = numberSetting("PORT", 9000);
+  const host = process.env.HOST?.trim() || "127.0.0.1";
+  await server.app.listen({ port, host });
+  log(`serving ${path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || "."} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log(`${signal}: finishing requests in flight, then stopping`);
+    const force = setTimeout(() => {
+      log("stopped before everything in flight had finished");
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close().then(
+      () => {
+        log("stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log(`stopped with an error: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  // Every request's errors are answered where they happen; anything that still escapes is logged,
+  // and the server goes on serving rather than dropping every visitor's connection.
+  process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${(reason as Error)?.name ?? String(reason)}`));
+};
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(`The server could not start: ${(error as Error).message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,140 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { parse, type DefaultTreeAdapterMap } from "parse5";
+
+/**
+ * The site's security headers, in one place for both deploys: the build writes them to
+ * `public/_headers` in the CDN's format (Netlify reads it as is), and the production server reads the
+ * same file. Each page gets a Content-Security-Policy that allows exactly the inline scripts that
+ * page carries, by their hashes, so no injected script runs.
+ */
+
+export const HEADERS_FILE = "_headers";
+
+type Node = DefaultTreeAdapterMap["node"];
+type Element = DefaultTreeAdapterMap["element"];
+
+/** Headers for every response, pages, assets and API answers alike. */
+export const commonHeaders: Readonly<Record<string, string>> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+};
+
+/**
+ * The policy of a page whose inline scripts have the given hashes. Styles may be inline: emotion puts
+ * each page's CSS in <style> elements and gatsby-plugin-image sets style attributes. Images may come
+ * from https addresses (content/agencies.json may name a logo by URL).
+ */
+export const pagePolicy = (scriptHashes: readonly string[]): string =>
+  [
+    "default-src 'self'",
+    `script-src 'self'${scriptHashes.map((hash) => ` '${hash}'`).join("")}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: https:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+
+/** The policy of the pages the inquiry handler answers a plain form post with: no script at all. */
+export const resultPagePolicy =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const isElement = (node: Node): node is Element => "tagName" in node;
+
+const textOf = (element: Element): string =>
+  element.childNodes.map((child) => ("value" in child && child.nodeName === "#text" ? child.value : "")).join("");
+
+// Script types the browser runs; JSON-LD and other data blocks are not scripts to a CSP.
+const RUNNABLE_TYPES = new Set(["", "text/javascript", "application/javascript", "module"]);
+
+/** sha256 hashes, as CSP source expressions, of every inline script the browser would run in a page. */
+export const inlineScriptHashes = (html: string): string[] => {
+  const hashes = new Set<string>();
+  const visit = (node: Node) => {
+    if (isElement(node)) {
+      if (node.tagName === "script") {
+        const attributes = new Map(node.attrs.map((attribute) => [attribute.name, attribute.value]));
+        const type = (attributes.get("type") ?? "").trim().toLowerCase();
+        if (!attributes.has("src") && RUNNABLE_TYPES.has(type)) {
+          hashes.add(`sha256-${createHash("sha256").update(textOf(node), "utf8").digest("base64")}`);
+        }
+      }
+      // A <template>'s content is a fragment of its own.
+      const content = (node as Element & { content?: DefaultTreeAdapterMap["documentFragment"] }).content;
+      if (content) content.childNodes.forEach(visit);
+    }
+    if ("childNodes" in node) node.childNodes.forEach(visit);
+  };
+  visit(parse(html));
+  return [...hashes].sort();
+};
+
+/** The URL path a built HTML file answers: `contact/index.html` → `/contact/`, `404.html` → `/404.html`. */
+export const pagePathOf = (relativeFile: string): string => {
+  const posix = relativeFile.split(path.sep).join("/");
+  if (posix === "index.html") return "/";
+  if (posix.endsWith("/index.html")) return `/${posix.slice(0, -"index.html".length)}`;
+  return `/${posix}`;
+};
+
+export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
+
+/** Every built page with its headers, after the rule for all paths. */
+export const headerRulesFor = (publicDir: string): HeaderRules => {
+  const rules = new Map<string, Readonly<Record<string, string>>>([["/*", commonHeaders]]);
+  const pages = fs
+    .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".html"))
+    .sort();
+  for (const file of pages) {
+    const html = fs.readFileSync(path.join(publicDir, file), "utf8");
+    rules.set(pagePathOf(file), { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) });
+  }
+  return rules;
+};
+
+/** The rules in the `_headers` format: a path, then its headers indented below it. */
+export const formatHeaderRules = (rules: HeaderRules): string =>
+  [...rules]
+    .map(([pathPattern, headers]) =>
+      [pathPattern, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`)].join("\n"),
+    )
+    .join("\n\n")
+    .concat("\n");
+
+/** Reads a `_headers` file back into rules; a line it does not understand is an error, not a silent skip. */
+export const parseHeaderRules = (text: string): HeaderRules => {
+  const rules = new Map<string, Record<string, string>>();
+  let current: Record<string, string> | null = null;
+  text.split("\n").forEach((line, index) => {
+    if (line.trim() === "" || line.trim().startsWith("#")) return;
+    if (!/^\s/.test(line)) {
+      current = rules.get(line.trim()) ?? {};
+      rules.set(line.trim(), current);
+      return;
+    }
+    const separator = line.indexOf(":");
+    if (!current || separator < 0) throw new Error(`${HEADERS_FILE} line ${index + 1} is not a header: ${line}`);
+    current[line.slice(0, separator).trim()] = line.slice(separator + 1).trim();
+  });
+  return rules;
+};
+
+/** Writes `public/_headers`; returns how many pages got a policy. */
+export const writeHeadersFile = (publicDir: string): number => {
+  const rules = headerRulesFor(publicDir);
+  fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
+  return rules.size - 1;
+};
+
+export const readHeadersFile = (publicDir: string): HeaderRules =>
+  parseHeaderRules(fs.readFileSync(path.join(publicDir, HEADERS_FILE), "utf8"));

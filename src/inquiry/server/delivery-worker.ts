@@ -1,0 +1,201 @@
+import type { InquiryConfig } from "./config";
+import { deliver } from "./deliver";
+import { Outbox, type OutboxEntry } from "./outbox";
+
+export interface DeliveryWorkerOptions {
+  readonly outbox: Outbox;
+  readonly config: () => InquiryConfig;
+  readonly log: (line: string) => void;
+  readonly now?: () => Date;
+  /** The longest the worker sleeps before it looks at the outbox again (another process may have written). */
+  readonly idleMs?: number;
+}
+
+/** What the worker last saw, for the health endpoint. */
+export interface WorkerStatus {
+  readonly lastPassAt: string | null;
+  readonly lastPassFailed: boolean;
+  readonly pending: number;
+  readonly dead: number;
+  readonly quarantined: number;
+}
+
+export interface PassSummary {
+  readonly delivered: number;
+  readonly failed: number;
+  /** Whether the pass ran at all: false while another process held the delivery lock. */
+  readonly ran: boolean;
+}
+
+const IDLE_MS = 60_000;
+const LOCKED_RETRY_MS = 2_000;
+
+/** Runs `task` over `items`, at most `limit` at a time. */
+const eachLimited = async <T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) => {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next];
+      next += 1;
+      if (item !== undefined) await task(item);
+    }
+  });
+  await Promise.all(lanes);
+};
+
+/** The entries whose delivery is due at `now`: pending, not quarantined, not given up on. */
+export const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =>
+  entries.filter((entry) => entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime());
+
+/** Delivers the given entries through each transport they still need, at most `concurrency` at once. */
+export const deliverEntries = async (
+  entries: readonly OutboxEntry[],
+  outbox: Outbox,
+  config: InquiryConfig,
+  log: (line: string) => void,
+  now: () => Date,
+): Promise<Omit<PassSummary, "ran">> => {
+  let delivered = 0;
+  let failed = 0;
+  await eachLimited(entries, config.delivery.concurrency, async (entry) => {
+    const transports = entry.record.transports.filter((transport) => entry.deliveries[transport] !== "delivered");
+    const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
+    const failures = results.filter((result) => !result.ok);
+    if (failures.length === 0) delivered += 1;
+    else failed += 1;
+    log(
+      `${entry.record.reference} ${results
+        .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
+        .join("; ")}`,
+    );
+  });
+  return { delivered, failed };
+};
+
+/**
+ * Delivers inquiries from the outbox in the server's process, after the visitor has had their answer:
+ * a pass whenever an inquiry is stored, and whenever a retry falls due. A failed attempt is tried again
+ * after a growing, jittered delay, up to the policy's number of attempts; then the inquiry is left as
+ * a dead letter for `npm run inquiries`. Each pass holds the outbox's delivery lock.
+ */
+export class DeliveryWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private nextRunAt = 0;
+  private lastStatus: WorkerStatus = { lastPassAt: null, lastPassFailed: false, pending: 0, dead: 0, quarantined: 0 };
+  private readonly now: () => Date;
+  private readonly idleMs: number;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.idleMs = options.idleMs ?? IDLE_MS;
+  }
+
+  status(): WorkerStatus {
+    return this.lastStatus;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.notify();
+  }
+
+  /** Something was stored: run a pass now, or right after the one under way. */
+  notify(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** Waits for the pass under way (its deliveries are bounded by the attempt deadline) and runs no more. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Resolves when no pass is running or scheduled to run at once: for tests and the load bench. */
+  async idle(): Promise<void> {
+    const soon = () => this.timer !== null && this.nextRunAt <= Date.now() + 5;
+    while (this.running || this.again || soon()) {
+      await (this.running ?? new Promise((resolve) => setTimeout(resolve, 5)));
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.nextRunAt = Date.now() + delayMs;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.pass()
+        .catch((error: unknown) => {
+          // A pass that failed (the disk, say) is tried again later; the inquiries stay in the outbox.
+          this.options.log(`delivery pass failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+          this.lastStatus = { ...this.lastStatus, lastPassAt: this.now().toISOString(), lastPassFailed: true };
+          return LOCKED_RETRY_MS;
+        })
+        .then((nextMs) => {
+          this.running = null;
+          if (this.again) {
+            this.again = false;
+            this.schedule(0);
+          } else this.schedule(nextMs);
+        });
+    }, delayMs);
+    // A scheduled pass must not keep a process alive that has nothing else to do.
+    this.timer.unref();
+  }
+
+  /** One pass over the due inquiries; resolves to how long to sleep before the next one. */
+  private async pass(): Promise<number> {
+    const config = this.options.config();
+    const { outbox, log } = this.options;
+    const outcome = await outbox.whileDelivering(async () => {
+      const { entries } = await outbox.entries(config.delivery.maxAttempts);
+      const due = dueEntries(entries, this.now());
+      if (due.length > 0) await deliverEntries(due, outbox, config, log, this.now);
+      // Read again: this pass's failures set new due times.
+      const after = due.length > 0 ? (await outbox.entries(config.delivery.maxAttempts)).entries : entries;
+      const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
+      this.lastStatus = {
+        lastPassAt: this.now().toISOString(),
+        lastPassFailed: false,
+        pending: count("pending"),
+        dead: count("dead"),
+        quarantined: count("quarantined"),
+      };
+      const nextDue = after
+        .filter((entry) => entry.state === "pending" && entry.dueAt !== null)
+        .map((entry) => Date.parse(entry.dueAt as string))
+        .sort((a, b) => a - b)[0];
+      return nextDue === undefined ? this.idleMs : Math.min(this.idleMs, Math.max(0, nextDue - this.now().getTime()));
+    });
+    return outcome ? outcome.value : LOCKED_RETRY_MS;
+  }
+}
+
+/**
+ * Delivers one stored inquiry straight away, for a platform with no worker between requests.
+ * Resolves to whether at least one transport took it.
+ */
+export const deliverNow = async (
+  config: InquiryConfig,
+  reference: string,
+  log: (line: string) => void,
+  now: () => Date = () => new Date(),
+): Promise<boolean> => {
+  const outbox = new Outbox(config.dataDir);
+  const { entries } = await outbox.entries(config.delivery.maxAttempts);
+  const entry = entries.find((candidate) => candidate.record.reference === reference);
+  if (!entry || entry.state !== "pending") return false;
+  const results = await deliver(entry.record, entry.record.transports, config, outbox, {}, now);
+  log(`${reference} ${results.map((result) => `${result.transport}: ${result.ok ? "sent" : "failed"}`).join("; ")}`);
+  return results.some((result) => result.ok);
+};

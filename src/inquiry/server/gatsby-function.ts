@@ -1,0 +1,63 @@
+import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
+import { clientKey } from "./client-address";
+import { readInquiryConfig, type InquiryConfig } from "./config";
+import type { InquiryContent } from "./content";
+import { deliverNow } from "./delivery-worker";
+import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
+import { resultPagePolicy } from "../../../server/security-headers";
+
+export interface GatsbyFunctionOptions {
+  readonly content: InquiryContent;
+  readonly config?: () => InquiryConfig;
+  readonly log?: (line: string) => void;
+}
+
+const header = (req: GatsbyFunctionRequest, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+const send = (res: GatsbyFunctionResponse, reply: InquiryReply) => {
+  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  if (reply.headers["Content-Type"]?.startsWith("text/html")) res.setHeader("Content-Security-Policy", resultPagePolicy);
+  res.status(reply.status).send(reply.body);
+};
+
+/**
+ * /api/inquiry as a Gatsby Function, for the CDN deploy: the same handler as the production server
+ * (server/app.ts), behind the platform's body parser. With no worker between requests there, the
+ * inquiry is delivered before the answer; where the outbox does not outlive the request, a visitor
+ * whose inquiry no transport took is told it was not sent.
+ */
+export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
+  const readConfig = options.config ?? (() => readInquiryConfig(options.content.form.delivery));
+  const log = options.log ?? ((line: string) => console.info(`[inquiry] ${line}`));
+  const handler = createInquiryHandler({ content: options.content, config: readConfig, log });
+
+  return async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+    const config = readConfig();
+    const request: InquiryRequest = {
+      method: req.method ?? "GET",
+      contentType: header(req, "content-type"),
+      // The platform's own header where it sets one: the platform overwrites it, a visitor cannot forge it.
+      clientAddress: clientKey((config.clientIpHeader && header(req, config.clientIpHeader)) || req.socket.remoteAddress),
+      host: header(req, "host"),
+      origin: header(req, "origin"),
+      secFetchSite: header(req, "sec-fetch-site"),
+    };
+    try {
+      const refused = await handler.screen(request);
+      if (refused) return send(res, refused);
+      if (Number(header(req, "content-length") ?? 0) > handler.maxBodyBytes) return send(res, handler.tooLarge(request));
+      const { reply, stored } = await handler.accept(request, req.body);
+      if (stored?.created && !stored.quarantined) {
+        const delivered = await deliverNow(config, stored.reference, log);
+        if (!config.durableOutbox && !delivered) return send(res, { ...handler.failed(request), status: 503 });
+      }
+      send(res, reply);
+    } catch (error) {
+      log(`failed: ${(error as Error).name}`);
+      send(res, handler.failed(request));
+    }
+  };
+};
