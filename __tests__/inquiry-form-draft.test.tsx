@@ -155,12 +155,56 @@ describe("the inquiry draft", () => {
     expect(Storage.prototype.removeItem).toHaveBeenCalled();
   });
 
+  it("keeps the time the inquiry was begun and its idempotency key across a reload", async () => {
+    let clock = 5_000_000;
+    jest.spyOn(Date, "now").mockImplementation(() => clock);
+    fetchMock.mockResolvedValue(reply(201, { reference: "CRS-11" }));
+    const user = userEvent.setup();
+    const first = render(form());
+    await user.type(screen.getByLabelText(/Full Name/), "Pat Doe");
+    await user.type(screen.getByLabelText(/Email Address/), "pat.doe@example.gov");
+    await user.type(screen.getByLabelText(/Message/), "Winter parkas for the road crew.");
+    const saved = JSON.parse(sessionStorage.getItem(draftKey) ?? "{}") as { startedAt: number; idempotencyKey: string };
+    expect(saved.startedAt).toBe(5_000_000);
+    first.unmount();
+
+    // Reloaded a minute later and sent at once: the fill time counts from the first visit.
+    clock += 60_000;
+    render(form());
+    await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
+    await screen.findByRole("status");
+    const sent = JSON.parse(String(fetchMock.mock.calls[0]?.[1]?.body)) as Record<string, unknown>;
+    expect(sent.fill_ms).toBe(60_000);
+    expect(sent.idempotency_key).toBe(saved.idempotencyKey);
+  });
+
+  it("gives the next inquiry a key of its own", async () => {
+    fetchMock.mockResolvedValue(reply(201, { reference: "CRS-12" }));
+    const user = userEvent.setup();
+    render(form());
+    const fill = async () => {
+      await user.type(screen.getByLabelText(/Full Name/), "Pat Doe");
+      await user.type(screen.getByLabelText(/Email Address/), "pat.doe@example.gov");
+      await user.type(screen.getByLabelText(/Message/), "Winter parkas for the road crew.");
+      await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
+      await screen.findByRole("status");
+    };
+    await fill();
+    await user.click(screen.getByRole("button", { name: inquiryContent.sent.againLabel }));
+    await fill();
+    const keys = fetchMock.mock.calls.map(
+      (call) => (JSON.parse(String(call[1]?.body)) as Record<string, unknown>).idempotency_key,
+    );
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
   it("keeps one draft under one key in sessionStorage", () => {
     expect(loadDraft(inquiryContent)).toBeNull();
     saveDraft({ ...emptyInquiry("general"), fullName: "Pat" });
     expect(sessionStorage).toHaveLength(1);
     expect(JSON.parse(sessionStorage.getItem(draftKey)!)).toMatchObject({ fullName: "Pat" });
-    expect(loadDraft(inquiryContent)).toEqual({ ...emptyInquiry("general"), fullName: "Pat" });
+    expect(loadDraft(inquiryContent)).toEqual({ values: { ...emptyInquiry("general"), fullName: "Pat" }, session: null });
     expect(localStorage).toHaveLength(0);
     clearDraft();
     expect(sessionStorage.getItem(draftKey)).toBeNull();

@@ -76,6 +76,7 @@ describe("sending an inquiry", () => {
       message: "Forty Class B shirts, sizes attached.",
       company_website: "",
       fill_ms: 4_200,
+      idempotency_key: expect.stringMatching(/^[0-9a-f-]{32,36}$/),
     });
   });
 
@@ -265,7 +266,9 @@ describe("sending an inquiry", () => {
     expect(fetchMock).toHaveBeenCalledTimes(2);
     const { fill_ms: _first, ...firstAnswers } = sentBody(0);
     const { fill_ms: _second, ...secondAnswers } = sentBody(1);
+    // The same inquiry again, under the same idempotency key: the server stores it once.
     expect(secondAnswers).toEqual(firstAnswers);
+    expect(firstAnswers.idempotency_key).toEqual(expect.any(String));
   });
 
   it("offers the inquiry, quote answers included, to the visitor's email app when it could not be sent", async () => {

@@ -1,3 +1,4 @@
+import { idempotencyKeyPattern } from "./protocol";
 import { normalizeInquiry, type InquiryRules, type InquiryValues } from "./validation";
 
 /**
@@ -17,25 +18,56 @@ const storage = (): Storage | null => {
   }
 };
 
-export const saveDraft = (values: InquiryValues): void => {
+/**
+ * What belongs to one inquiry besides its answers: when the visitor started it (so a draft brought
+ * back after a reload is not taken for a form filled in too fast) and the idempotency key every
+ * attempt to send it carries (so a repeat is answered with the first attempt's reference).
+ */
+export interface DraftSession {
+  readonly startedAt: number;
+  readonly idempotencyKey: string;
+}
+
+export interface InquiryDraft {
+  readonly values: InquiryValues;
+  readonly session: DraftSession | null;
+}
+
+export const saveDraft = (values: InquiryValues, session?: DraftSession): void => {
   try {
-    storage()?.setItem(draftKey, JSON.stringify(values));
+    storage()?.setItem(draftKey, JSON.stringify({ ...values, ...session }));
   } catch {
     // Quota exceeded or storage disabled: the draft is a convenience, not a requirement.
   }
 };
 
+const sessionOf = (saved: Record<string, unknown>): DraftSession | null => {
+  const { startedAt, idempotencyKey } = saved;
+  return typeof startedAt === "number" &&
+    Number.isFinite(startedAt) &&
+    typeof idempotencyKey === "string" &&
+    idempotencyKeyPattern.test(idempotencyKey)
+    ? { startedAt, idempotencyKey }
+    : null;
+};
+
 /** The saved draft, normalized so that whatever is stored cannot break the form; null when there is none. */
-export const loadDraft = (rules: Pick<InquiryRules, "quoteType">): InquiryValues | null => {
+export const loadDraft = (rules: Pick<InquiryRules, "quoteType">): InquiryDraft | null => {
   try {
     const saved = storage()?.getItem(draftKey);
     if (!saved) return null;
     const parsed: unknown = JSON.parse(saved);
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
-    return normalizeInquiry(rules, parsed);
+    return { values: normalizeInquiry(rules, parsed), session: sessionOf(parsed as Record<string, unknown>) };
   } catch {
     return null;
   }
+};
+
+/** A fresh idempotency key: a random UUID where the browser makes one, 128 random bits in hex otherwise. */
+export const newIdempotencyKey = (): string => {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 };
 
 export const clearDraft = (): void => {

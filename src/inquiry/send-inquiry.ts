@@ -1,10 +1,11 @@
-import { fillTimeField, honeypotField, inquiryEndpoint } from "./protocol";
+import { fillTimeField, honeypotField, idempotencyKeyField, inquiryEndpoint } from "./protocol";
 import { inquiryFieldNames, type InquiryErrors, type InquiryValues } from "./validation";
 
 /** What the form posts as JSON: the inquiry's values (quote fields only for a quote) plus the two spam signals. */
 export type InquiryRequestBody = Partial<InquiryValues> & {
   readonly [honeypotField]: string;
   readonly [fillTimeField]: number;
+  readonly [idempotencyKeyField]: string;
 };
 
 /** What became of one attempt to send, in the terms the form shows to the visitor. */

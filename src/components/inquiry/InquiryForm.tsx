@@ -8,8 +8,8 @@ import { FormField, type FieldKind } from "./FormField";
 import { Honeypot } from "./Honeypot";
 import { panelHeadingStyles } from "./field-styles";
 import { SendStatus, type SendResult, type SendStatusContent } from "./SendStatus";
-import { clearDraft, loadDraft, saveDraft } from "../../inquiry/draft";
-import { fillTimeField, honeypotField, inquiryEndpoint } from "../../inquiry/protocol";
+import { clearDraft, loadDraft, newIdempotencyKey, saveDraft, type DraftSession } from "../../inquiry/draft";
+import { fillTimeField, honeypotField, idempotencyKeyField, inquiryEndpoint } from "../../inquiry/protocol";
 import { sendInquiry, type InquiryRequestBody } from "../../inquiry/send-inquiry";
 import { displayedFields, labelOf, type LabelledChoices, type LabelledOption } from "../../inquiry/displayed-fields";
 import {
@@ -157,11 +157,28 @@ const typedBeforeHydration = (form: HTMLFormElement, rendered: InquiryValues): P
 };
 
 /** The quote fields are left out of what is sent unless the inquiry is a quote request. */
-const requestBody = (values: InquiryValues, isQuote: boolean, honeypot: string, fillMs: number): InquiryRequestBody => {
+const requestBody = (
+  values: InquiryValues,
+  isQuote: boolean,
+  honeypot: string,
+  fillMs: number,
+  idempotencyKey: string,
+): InquiryRequestBody => {
   const fields: Partial<Record<InquiryFieldName, string | readonly string[]>> = { ...values };
   if (!isQuote) for (const name of quoteFieldNames) delete fields[name];
-  return { ...(fields as Partial<InquiryValues>), [honeypotField]: honeypot, [fillTimeField]: fillMs };
+  return {
+    ...(fields as Partial<InquiryValues>),
+    [honeypotField]: honeypot,
+    [fillTimeField]: fillMs,
+    [idempotencyKeyField]: idempotencyKey,
+  };
 };
+
+/** A new inquiry: its clock starts now (or when the page began to load, if the visitor typed before that). */
+const newSession = (startedAt: number = Date.now()): DraftSession => ({
+  startedAt,
+  idempotencyKey: newIdempotencyKey(),
+});
 
 /**
  * The inquiry form. Without JavaScript it posts to /api/inquiry like any HTML form; with it, it checks
@@ -193,7 +210,7 @@ export const InquiryForm = ({
   const panelRef = useRef<HTMLDivElement>(null);
   const honeypotRef = useRef<HTMLInputElement>(null);
   const focusTarget = useRef<InquiryFieldName | "panel" | null>(null);
-  const startedAt = useRef(0);
+  const session = useRef<DraftSession>({ startedAt: 0, idempotencyKey: "" });
   const sending = useRef(false);
   const mounted = useRef(false);
 
@@ -214,12 +231,15 @@ export const InquiryForm = ({
   // visitor typed before the script took over (that is newer than the draft).
   useEffect(() => {
     mounted.current = true;
-    startedAt.current = Date.now();
     setToday(localIsoDate(new Date()));
     const draft = loadDraft(content);
     const typed = formRef.current ? typedBeforeHydration(formRef.current, values) : {};
-    if (draft || Object.keys(typed).length > 0)
-      setValues((current) => ({ ...current, ...(draft ? usableDraft(draft) : {}), ...typed }));
+    const typedEarly = Object.keys(typed).length > 0;
+    // A restored draft keeps the time its inquiry was begun, and its key: it is the same inquiry.
+    session.current =
+      draft?.session ?? newSession(typedEarly ? Math.min(Date.now(), Math.round(performance.timeOrigin)) : Date.now());
+    if (draft || typedEarly)
+      setValues((current) => ({ ...current, ...(draft ? usableDraft(draft.values) : {}), ...typed }));
     return () => {
       mounted.current = false;
     };
@@ -245,7 +265,7 @@ export const InquiryForm = ({
   const update = (name: InquiryFieldName, value: string | readonly string[]) => {
     const next = { ...values, [name]: value } as InquiryValues;
     setValues(next);
-    saveDraft(next);
+    saveDraft(next, session.current);
     // The server's message on a field stands until the visitor changes that field.
     if (serverErrors[name])
       setServerErrors((current) => {
@@ -266,8 +286,10 @@ export const InquiryForm = ({
     sending.current = true;
     setPhase({ kind: "sending" });
     const quote = checked.inquiryType === content.quoteType;
-    const fillMs = Math.max(0, Date.now() - startedAt.current);
-    const outcome = await sendInquiry(requestBody(checked, quote, honeypotRef.current?.value ?? "", fillMs));
+    const fillMs = Math.max(0, Date.now() - session.current.startedAt);
+    const outcome = await sendInquiry(
+      requestBody(checked, quote, honeypotRef.current?.value ?? "", fillMs, session.current.idempotencyKey),
+    );
     sending.current = false;
     // Even if the visitor has left the form meanwhile, a received inquiry must not come back as a draft.
     if (outcome.kind === "sent") clearDraft();
@@ -328,7 +350,7 @@ export const InquiryForm = ({
     setServerErrors({});
     setAttempted(false);
     setPhase(editing);
-    startedAt.current = Date.now();
+    session.current = newSession();
     focusTarget.current = inquiryFieldNames[0];
   };
 
