@@ -1,4 +1,5 @@
 import path from "node:path";
+import { writeHeadersFile } from "./server/security-headers";
 import type { GatsbyNode, Reporter } from "gatsby";
 import {
   contentPageRoute,
@@ -9,7 +10,6 @@ import {
   type ContentProblem,
 } from "./src/content/validate";
 import { robotsProblems } from "./src/content/robots";
-import { deferAppScriptsInDir } from "./src/build/defer-app-scripts";
 
 const contentDir = path.resolve("content");
 const pagesDir = path.resolve("src/pages");
@@ -547,8 +547,13 @@ export const createPages: GatsbyNode["createPages"] = async ({ graphql, actions,
   }
 };
 
-/** See src/build/defer-app-scripts.ts: the app starts after the first paint. */
+/**
+ * Writes public/_headers: every page's Content-Security-Policy with the hashes of the inline scripts
+ * it was built with, and the headers every response carries (server/security-headers.ts). The
+ * production server serves from it and the CDN reads it as is.
+ */
 export const onPostBuild: GatsbyNode["onPostBuild"] = ({ reporter }) => {
-  const pages = deferAppScriptsInDir(path.resolve("public"));
-  reporter.info(`Deferred app scripts to after first paint in ${pages} pages`);
+  const pages = writeHeadersFile(path.resolve("public"));
+  if (pages === 0) reporter.panicOnBuild("No built page found to write security headers for.");
+  reporter.info(`Security headers written for ${pages} pages to public/_headers`);
 };

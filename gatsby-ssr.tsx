@@ -1,4 +1,5 @@
 import type { GatsbySSR } from "gatsby";
+import { isValidElement, type ReactNode } from "react";
 import { renderToString } from "react-dom/server";
 import createCache from "@emotion/cache";
 import { CacheProvider } from "@emotion/react";
@@ -36,4 +37,59 @@ export const replaceRenderer: GatsbySSR["replaceRenderer"] = ({
     )),
   );
   replaceBodyHTMLString(chunks.html);
+};
+
+/** The slice in which Gatsby 5 renders its scripts: chunk map, compilation hash, webpack runtime, framework, app. */
+const scriptsSlice = "_gatsby-scripts";
+const appScriptsId = "gatsby-app-scripts";
+
+/** The same on every page: it takes Gatsby's scripts out of their inert <template> once a frame has been painted. */
+export const startAppAfterFirstPaint =
+  `requestAnimationFrame(function(){setTimeout(function(){` +
+  `var t=document.getElementById("${appScriptsId}");t.replaceWith(document.importNode(t.content,true))` +
+  `})})`;
+
+const isScriptsSlice = (component: ReactNode) =>
+  isValidElement<{ sliceId?: unknown }>(component) && component.props.sliceId === scriptsSlice;
+
+/**
+ * Starts the app just after the first paint instead of as soon as its scripts
+ * arrive. On a fast connection Gatsby's async scripts otherwise run before the
+ * browser has painted anything, and the hero, the largest paint, waits for
+ * React and the app to evaluate; the page is complete HTML, so nothing is
+ * missing meanwhile. Gatsby's own script markup is kept as it is, inside a
+ * <template> (inert: nothing in it is fetched or run) that a small loader
+ * puts in place after the first frame. (Preloading the scripts was measured
+ * and made things worse: on a slow connection they compete with the hero
+ * image and the first paint for bandwidth.)
+ *
+ * Gatsby fills the slice in after rendering, so its markup is not visible
+ * here; if the slice itself goes missing (a Gatsby release that renders its
+ * scripts differently), the build stops instead of shipping pages whose app
+ * starts as before or not at all. `gatsby develop` adds its scripts after
+ * this hook, so there is nothing to move there.
+ */
+export const onPreRenderHTML: GatsbySSR["onPreRenderHTML"] = ({
+  getPostBodyComponents,
+  replacePostBodyComponents,
+  pathname,
+}) => {
+  if (process.env.NODE_ENV !== "production") return;
+  const components = getPostBodyComponents();
+  const index = components.findIndex(isScriptsSlice);
+  if (index === -1) {
+    throw new Error(
+      `gatsby-ssr onPreRenderHTML: no "${scriptsSlice}" slice among the post-body components of ${pathname}, ` +
+        "so the app scripts cannot be started after the first paint. Gatsby now renders its scripts " +
+        "differently: update onPreRenderHTML in gatsby-ssr.tsx.",
+    );
+  }
+  replacePostBodyComponents([
+    ...components.slice(0, index),
+    <template key={appScriptsId} id={appScriptsId}>
+      {components[index]}
+    </template>,
+    <script key="start-app-after-first-paint" dangerouslySetInnerHTML={{ __html: startAppAfterFirstPaint }} />,
+    ...components.slice(index + 1),
+  ]);
 };

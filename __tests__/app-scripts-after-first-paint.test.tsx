@@ -1,0 +1,135 @@
+import { createElement, type ComponentType, type ReactNode } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import type { PreRenderHTMLArgs } from "gatsby";
+import { onPreRenderHTML, startAppAfterFirstPaint } from "../gatsby-ssr";
+
+// Gatsby's own component, so that the element below is the one a build passes, not a look-alike.
+const { ServerSliceRenderer } = jest.requireActual<{ ServerSliceRenderer: ComponentType<{ sliceId: string }> }>(
+  "gatsby/cache-dir/slice/server-slice-renderer",
+);
+
+/** The post-body components that Gatsby 5.16's static-entry.js hands to onPreRenderHTML on every built page. */
+const gatsbyPostBodyComponents = (pathname: string): ReactNode[] => [
+  <script
+    key="script-loader"
+    id="gatsby-script-loader"
+    dangerouslySetInnerHTML={{ __html: `/*<![CDATA[*/window.pagePath=${JSON.stringify(pathname)};/*]]>*/` }}
+  />,
+  createElement(ServerSliceRenderer, { sliceId: "_gatsby-scripts" }),
+];
+
+/** public/_gatsby/slices/_gatsby-scripts-1.html as a build writes it (chunk map shortened). */
+const scriptsSliceHtml = `
+          <script
+            id="gatsby-chunk-mapping"
+          >
+            window.___chunkMapping="{\\"app\\":[\\"/app-3.js\\"],\\"component---src-pages-index-tsx\\":[\\"/component---src-pages-index-tsx-4.js\\"]}";
+          </script>
+        <script>window.___webpackCompilationHash="ea208af693e0ade55fef";</script><script src="/webpack-runtime-1.js" async></script><script src="/framework-2.js" async></script><script src="/app-3.js" async></script>`;
+
+const slicePlaceholder =
+  '<slice-start id="_gatsby-scripts-1"></slice-start><slice-end id="_gatsby-scripts-1"></slice-end>';
+
+/** What Gatsby does after rendering (utils/slices/stitching.js): the slice's HTML replaces its placeholder. */
+const stitch = (html: string) =>
+  html.replace(
+    slicePlaceholder,
+    `<!-- slice-start id="_gatsby-scripts-1" -->${scriptsSliceHtml}<!-- slice-end id="_gatsby-scripts-1" -->`,
+  );
+
+const runHook = (pathname: string, components: ReactNode[]): ReactNode[] => {
+  let postBody = components;
+  const args: PreRenderHTMLArgs = {
+    getHeadComponents: () => [],
+    replaceHeadComponents: () => undefined,
+    getPreBodyComponents: () => [],
+    replacePreBodyComponents: () => undefined,
+    getPostBodyComponents: () => postBody,
+    replacePostBodyComponents: (replacement) => {
+      postBody = replacement;
+    },
+    pathname,
+  };
+  onPreRenderHTML!(args, { plugins: [] });
+  return postBody;
+};
+
+const render = (components: ReactNode[]) => renderToStaticMarkup(<>{components}</>);
+
+const nodeEnv = process.env.NODE_ENV;
+beforeEach(() => {
+  process.env.NODE_ENV = "production";
+});
+afterEach(() => {
+  process.env.NODE_ENV = nodeEnv;
+  jest.useRealTimers();
+  jest.restoreAllMocks();
+  document.body.innerHTML = "";
+});
+
+describe("onPreRenderHTML", () => {
+  it("puts Gatsby's scripts slice, placeholder intact for stitching, in an inert template followed by the loader", () => {
+    const html = render(runHook("/", gatsbyPostBodyComponents("/")));
+    expect(html).toBe(
+      '<script id="gatsby-script-loader">/*<![CDATA[*/window.pagePath="/";/*]]>*/</script>' +
+        `<template id="gatsby-app-scripts">${slicePlaceholder}</template>` +
+        `<script>${startAppAfterFirstPaint}</script>`,
+    );
+  });
+
+  it("writes the same loader on every page", () => {
+    const loaders = ["/", "/contact/", "/products/tactical/"].map(
+      (pathname) =>
+        /<\/template>(<script>.*?<\/script>)/.exec(render(runHook(pathname, gatsbyPostBodyComponents(pathname))))?.[1],
+    );
+    expect(loaders[0]).toBeDefined();
+    expect(new Set(loaders).size).toBe(1);
+  });
+
+  it("leaves no app script for the browser to start while it parses the page", () => {
+    document.body.innerHTML = stitch(render(runHook("/", gatsbyPostBodyComponents("/"))));
+    // querySelectorAll does not look into a template's content, just as the parser does not run it.
+    expect(document.querySelectorAll("script[src]")).toHaveLength(0);
+    expect(document.querySelectorAll("script")).toHaveLength(2);
+  });
+
+  it("starts Gatsby's scripts, inline ones included, in order after the first frame", () => {
+    document.body.innerHTML = stitch(render(runHook("/", gatsbyPostBodyComponents("/"))));
+    const loader = document.querySelector("template + script")!;
+    jest.useFakeTimers();
+    const frames: FrameRequestCallback[] = [];
+    jest.spyOn(window, "requestAnimationFrame").mockImplementation((callback) => frames.push(callback));
+
+    // innerHTML leaves scripts unrun; a copy made with createElement runs when inserted, as the parser's would.
+    const running = document.createElement("script");
+    running.textContent = loader.textContent;
+    loader.replaceWith(running);
+    jest.runAllTimers();
+    expect(document.querySelectorAll("script[src]")).toHaveLength(0);
+
+    frames.forEach((callback) => callback(0));
+    jest.runAllTimers();
+    expect([...document.querySelectorAll("script[src]")].map((script) => script.getAttribute("src"))).toEqual([
+      "/webpack-runtime-1.js",
+      "/framework-2.js",
+      "/app-3.js",
+    ]);
+    expect(document.getElementById("gatsby-app-scripts")).toBeNull();
+    const globals = window as unknown as { ___chunkMapping?: string; ___webpackCompilationHash?: string };
+    expect(JSON.parse(globals.___chunkMapping!)).toHaveProperty("app", ["/app-3.js"]);
+    expect(globals.___webpackCompilationHash).toBe("ea208af693e0ade55fef");
+  });
+
+  it("fails the build, naming the page, when Gatsby no longer passes its scripts slice", () => {
+    const withoutSlice = gatsbyPostBodyComponents("/contact/").slice(0, 1);
+    expect(() => runHook("/contact/", withoutSlice)).toThrow(
+      /no "_gatsby-scripts" slice among the post-body components of \/contact\/.*update onPreRenderHTML in gatsby-ssr\.tsx/,
+    );
+  });
+
+  it("leaves gatsby develop's pages alone: it adds its scripts after this hook", () => {
+    process.env.NODE_ENV = "development";
+    const components = gatsbyPostBodyComponents("/").slice(0, 1);
+    expect(runHook("/", components)).toBe(components);
+  });
+});
