@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { openPage, WIDTHS } from "./support/browser";
+import { openPage, waitForHydration, WIDTHS } from "./support/browser";
 import { useSiteAndBrowser } from "./support/suite";
 import { readContent, sitePaths } from "./support/server";
 
@@ -33,10 +33,23 @@ test("the sitemap lists every page of the site", () => {
 for (const width of WIDTHS) {
   describe(`every page at ${width}px`, () => {
     for (const path of paths) {
-      test(`${path}: loads with no console error, no failed request${width === 375 ? " and no horizontal scroll" : ""}`, async () => {
+      test(`${path}: loads with no console error, no failed request, no CSP violation${width === 375 ? " and no horizontal scroll" : ""}`, async () => {
         const { page, consoleErrors, failedRequests, close } = await openPage(suite.browser, suite.site.origin, width);
+        await page.addInitScript(() => {
+          const seen: string[] = [];
+          Object.assign(window, { cspViolations: seen });
+          document.addEventListener("securitypolicyviolation", (event) => {
+            seen.push(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"} at ${event.sourceFile}:${event.lineNumber}`);
+          });
+        });
         const response = await page.goto(suite.site.url(path), { waitUntil: "networkidle" });
         assert.equal(response?.status(), 200);
+        const policy = response?.headers()["content-security-policy"] ?? "";
+        assert.match(policy, /script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')*;/);
+        assert.doesNotMatch(policy, /script-src[^;]*'unsafe-inline'/);
+        assert.match(policy, /frame-ancestors 'none'/);
+        await waitForHydration(page);
+        assert.deepEqual(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations), []);
         assert.deepEqual(consoleErrors, []);
         assert.deepEqual(failedRequests, []);
         if (width === 375) {

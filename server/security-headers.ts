@@ -93,7 +93,9 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
   const rules = new Map<string, Readonly<Record<string, string>>>([["/*", commonHeaders]]);
   const pages = fs
     .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".html"))
+    // Slices under _gatsby/ are pieces Gatsby stitches into pages, not pages.
+    .filter((file) => file.endsWith(".html") && !file.startsWith("_gatsby"))
+    .filter((file) => fs.statSync(path.join(publicDir, file)).isFile())
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");

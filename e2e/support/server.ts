@@ -19,7 +19,7 @@ export const freePort = (): Promise<number> =>
 const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gatsby serve exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
     try {
       const response = await fetch(url);
       if (response.ok) return;
@@ -28,7 +28,7 @@ const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: num
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`gatsby serve did not answer ${url} within ${timeoutMs / 1000} s`);
+  throw new Error(`the server did not answer ${url} within ${timeoutMs / 1000} s`);
 };
 
 export interface RunningSite {
@@ -46,8 +46,11 @@ export interface SiteOptions {
   env?: Record<string, string>;
 }
 
+/** The command `npm run serve` runs: the production server (server/main.ts). */
+export const serverCommand = [process.execPath, "--import", "tsx", path.join(root, "server", "main.ts")] as const;
+
 /**
- * Serves the production build the way `npm start` does (gatsby serve), on a
+ * Serves the production build the way `npm start` does (the production server), on a
  * free loopback port, until stop() is called. Inquiries go to a temporary
  * outbox, and the spam limits that would stop a test typing fast or sending
  * many are lifted unless the test sets them.
@@ -59,26 +62,30 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
-  const child = spawn(
-    process.execPath,
-    [require.resolve("gatsby/cli.js"), "serve", "--port", String(port), "--host", "127.0.0.1"],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        GATSBY_TELEMETRY_DISABLED: "1",
-        INQUIRY_DATA_DIR: dataDir,
-        INQUIRY_MIN_FILL_SECONDS: "0",
-        INQUIRY_RATE_LIMIT_REQUESTS: "100000",
-        ...options.env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  const [command, ...args] = serverCommand;
+  const child = spawn(command, args, {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      INQUIRY_DATA_DIR: dataDir,
+      INQUIRY_MIN_FILL_SECONDS: "0",
+      INQUIRY_RATE_LIMIT_REQUESTS: "100000",
+      // Every test shares one loopback address; the site-wide flood guard is tested on its own.
+      SITE_REQUESTS_PER_MINUTE: "0",
+      ...options.env,
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await waitUntilServing(`${origin}/`, child, 60_000);
+  try {
+    await waitUntilServing(`${origin}/`, child, 60_000);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; it printed:\n${output}`);
+  }
   return {
     origin,
     url: (pathname) => `${origin}${pathname}`,
