@@ -44,7 +44,7 @@ const scriptsSlice = "_gatsby-scripts";
 const appScriptsId = "gatsby-app-scripts";
 
 /** The same on every page: it takes Gatsby's scripts out of their inert <template> once a frame has been painted. */
-export const startAppAfterFirstPaint =
+const startAppAfterFirstPaint =
   `requestAnimationFrame(function(){setTimeout(function(){` +
   `var t=document.getElementById("${appScriptsId}");t.replaceWith(document.importNode(t.content,true))` +
   `})})`;
