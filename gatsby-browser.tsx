@@ -23,3 +23,14 @@ const hydrateInTransition = (element: ReactElement, container: Element) => {
  */
 export const replaceHydrateFunction: GatsbyBrowser["replaceHydrateFunction"] = () =>
   hydrateInTransition as unknown as Renderer;
+
+/**
+ * Marks the page as running: `<html data-hydrated>`. Gatsby calls this from an
+ * effect of its root component, and React runs a tree's effects only after it
+ * has committed that tree, the transition above included, so from here on a
+ * click or a client-side navigation is handled by the app. The browser tests
+ * wait for it.
+ */
+export const onInitialClientRender: GatsbyBrowser["onInitialClientRender"] = () => {
+  document.documentElement.dataset.hydrated = "true";
+};

@@ -64,21 +64,8 @@ export const openPage = async (
 
 /**
  * Waits until React has committed the hydrated page, so that a click or a
- * client-side navigation is handled by the running app. React attaches props
- * to the DOM while it renders (before it commits, when hydrating in a
- * transition), so this reads the root instead: its current tree stops being
- * dehydrated at the commit.
+ * client-side navigation is handled by the running app: the app marks
+ * `<html data-hydrated>` from onInitialClientRender (gatsby-browser.tsx).
  */
 export const waitForHydration = (page: Page) =>
-  page.waitForFunction(
-    () => {
-      const container = document.getElementById("___gatsby") as (HTMLElement & Record<string, unknown>) | null;
-      const key = container && Object.keys(container).find((name) => name.startsWith("__reactContainer"));
-      const hostRoot = key
-        ? (container[key] as { stateNode?: { current?: { memoizedState?: { isDehydrated?: boolean } } } })
-        : null;
-      return hostRoot?.stateNode?.current?.memoizedState?.isDehydrated === false;
-    },
-    undefined,
-    { timeout: 15_000 },
-  );
+  page.waitForSelector("html[data-hydrated]", { state: "attached", timeout: 15_000 });
