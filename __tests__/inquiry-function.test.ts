@@ -198,6 +198,27 @@ describe("/api/inquiry: accepted inquiries", () => {
     }
   });
 
+  it("removes invisible characters and Unicode line separators from one-line fields", async () => {
+    const app = await startApp();
+    try {
+      const response = await postJson(app.url, {
+        ...valid,
+        fullName: "Pat\u2028Bcc: victim@example.com\u200b\u200e\ufeff",
+        organization: "Wake\u2029County\u2060 Sheriff\u061c",
+        email: "pat.buyer@wake.example.gov\u200b",
+        message: "Line one\u2028Line two",
+      });
+      expect(response.status).toBe(201);
+      const record = JSON.parse(storedLines()[0] ?? "{}");
+      expect(record.values.fullName).toBe("Pat Bcc: victim@example.com");
+      expect(record.values.organization).toBe("Wake County Sheriff");
+      expect(record.values.email).toBe("pat.buyer@wake.example.gov");
+      expect(record.values.message).toBe("Line one\nLine two");
+    } finally {
+      await app.close();
+    }
+  });
+
   it("keeps the quote details, with the labels the visitor saw, only for a quote request", async () => {
     const app = await startApp();
     try {

@@ -14,6 +14,9 @@ const budgets = JSON.parse(fs.readFileSync(path.join(root, "budgets.json"), "utf
   pages: PageBudget;
   homeJavaScriptGzipKb: number;
   inquiryLoadP95Ms: number;
+  refusedRssGrowthMb: number;
+  refusedCpuMsPerRequest: number;
+  homeDuringBurstP50Ms: number;
 };
 const reportPath = path.join(root, "reports", "bench.json");
 if (!fs.existsSync(reportPath)) {
@@ -52,7 +55,7 @@ if (!load) {
   console.error("reports/bench.json has no inquiry load figures.");
   process.exit(1);
 }
-const { concurrent, flood } = load;
+const { concurrent, refused, flood } = load;
 const exactly = (what: string, actual: number, expected: number) =>
   checks.push({ what, actual, limit: expected, ok: actual === expected });
 exactly("inquiry load: accepted", concurrent.accepted, concurrent.submissions);
@@ -61,7 +64,20 @@ exactly("inquiry load: submissions stored exactly once", concurrent.storedExactl
 exactly("inquiry load: unique references", concurrent.uniqueReferences, concurrent.submissions);
 exactly("inquiry load: damaged outbox lines", concurrent.damagedLines, 0);
 exactly("inquiry load: webhook deliveries", concurrent.webhookDeliveries, concurrent.submissions);
+exactly("inquiry load: email deliveries", concurrent.emailDeliveries, concurrent.submissions);
+exactly("inquiry load: delivered exactly once by email and webhook", concurrent.deliveredOnceBoth, concurrent.submissions);
 atMost("inquiry load: p95 latency (ms)", concurrent.p95Ms, budgets.inquiryLoadP95Ms);
+exactly("refused requests: records stored", refused.recordsStored, 0);
+exactly(
+  "refused requests: answered 4xx",
+  Object.entries(refused.statuses)
+    .filter(([status]) => Number(status) >= 400 && Number(status) < 500)
+    .reduce((sum, [, count]) => sum + count, 0),
+  2 * refused.requests,
+);
+atMost("refused requests: RSS growth over the second round (MB)", refused.rssGrowthMb, budgets.refusedRssGrowthMb);
+atMost("refused requests: CPU per request (ms)", refused.cpuMsPerRequest, budgets.refusedCpuMsPerRequest);
+atMost("refused requests: GET / p50 meanwhile (ms)", refused.homeDuringBurstP50Ms, budgets.homeDuringBurstP50Ms);
 exactly("rate limit flood: accepted", flood.accepted, flood.limit);
 exactly("rate limit flood: refused with 429", flood.refused, flood.submissions - flood.limit);
 exactly("rate limit flood: records in the outbox", flood.recordsStored, flood.limit);

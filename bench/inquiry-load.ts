@@ -1,11 +1,13 @@
-// The inquiry function under load, through the production server (gatsby serve, as `npm start`
-// runs it): 200 concurrent valid submissions with the rate limit raised, then a flood from one
-// client at the configured limit. Part of `npm run bench`; `npm run bench:inquiries` runs it alone
-// against the existing build. npm run check:budgets judges the figures.
+// The inquiry endpoint under load, through the production server (server/main.ts, as `npm start`
+// runs it): 200 concurrent valid submissions with email and webhook delivery configured; 2,000
+// requests that must be refused (GETs and invalid posts) while a visitor loads the home page; then
+// a flood from one client at the configured rate limit. Part of `npm run bench`;
+// `npm run bench:inquiries` runs it alone against the existing build. npm run check:budgets judges
+// the figures.
 import fs from "node:fs";
 import path from "node:path";
-import { readContent, startSite } from "../e2e/support/server";
-import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { readContent, startSite, type RunningSite } from "../e2e/support/server";
+import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
 import { Outbox } from "../src/inquiry/server/outbox";
 
 export interface InquiryLoadFigures {
@@ -22,7 +24,32 @@ export interface InquiryLoadFigures {
     damagedLines: number;
     storedExactlyOnce: number;
     uniqueReferences: number;
+    /** Deliveries the sinks received, and references each sink received exactly once. */
     webhookDeliveries: number;
+    emailDeliveries: number;
+    deliveredOnceBoth: number;
+    /** From the first submission until the worker had delivered every inquiry. */
+    allDeliveredSeconds: number;
+  };
+  refused: {
+    requests: number;
+    /** Answers by status: 405 for GETs, 422/415/400 for invalid posts. */
+    statuses: Record<string, number>;
+    /**
+     * Resident memory of the server in MB: after warming up, after the first round of requests and after
+     * a second, equal round. The first round grows the heap to its working size; a leak shows as growth
+     * in the second.
+     */
+    rssBeforeMb: number;
+    rssAfterFirstMb: number;
+    rssAfterMb: number;
+    rssGrowthMb: number;
+    /** CPU time the server spent per refused request, user + system. */
+    cpuMsPerRequest: number;
+    /** A visitor loading the home page during the burst. */
+    homeDuringBurstP50Ms: number;
+    homeDuringBurstSamples: number;
+    recordsStored: number;
   };
   flood: {
     limit: number;
@@ -36,7 +63,10 @@ export interface InquiryLoadFigures {
 }
 
 const CONCURRENT = Number(process.env.LOAD_SUBMISSIONS ?? 200);
+const REFUSED = Number(process.env.LOAD_REFUSED ?? 2000);
+const REFUSED_CONCURRENCY = 20;
 const FLOOD = 30;
+const DELIVERY_TIMEOUT_MS = 120_000;
 
 const percentile = (sorted: number[], share: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? 0;
@@ -50,32 +80,66 @@ const submission = (index: number) => ({
   fill_ms: 20_000,
 });
 
-const post = async (url: string, body: unknown) => {
+const request = async (url: string, init: RequestInit = {}) => {
   const started = performance.now();
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const response = await fetch(url, init);
   await response.arrayBuffer();
   return { status: response.status, ms: performance.now() - started, retryAfter: response.headers.get("retry-after") };
 };
+const post = (url: string, body: unknown) =>
+  request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+/** A process's resident memory (MB) and CPU time (ms), from /proc. */
+const processFigures = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command name.
+  const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  const ticksPerSecond = 100;
+  return { rssMb: rssKb / 1024, cpuMs: (ticks * 1000) / ticksPerSecond };
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
-  const hook = await startWebhookReceiver(204);
-  const site = await startSite({ env: { INQUIRY_WEBHOOK_URL: hook.url } });
+  const [hook, mail] = await Promise.all([startWebhookReceiver(204), startMailServer()]);
+  const site = await startSite({
+    env: {
+      INQUIRY_WEBHOOK_URL: hook.url,
+      SMTP_URL: mail.url,
+      SMTP_ALLOW_PLAIN: "1",
+      INQUIRY_TO: "sales@bench.example",
+      INQUIRY_FROM: "website@bench.example",
+    },
+  });
   try {
     const url = site.url("/api/inquiry");
-    await post(url, { ...submission(-1), company_website: "warm-up: discarded as automated" });
+    // Warms the server up; it looks automated, so it stays in quarantine and is never delivered.
+    await post(url, { ...submission(-1), company_website: "warm-up" });
     const started = performance.now();
     const results = await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => post(url, submission(index))));
     const seconds = (performance.now() - started) / 1000;
+    const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
+    while (hook.received.length + mail.received.length < 2 * CONCURRENT && Date.now() < deadline) await sleep(50);
+    const allDeliveredSeconds = (performance.now() - started) / 1000;
     const latencies = results.map((result) => result.ms).sort((a, b) => a - b);
     const { records, damagedLines } = await new Outbox(site.dataDir).read();
+    const delivered = records.filter((record) => !record.quarantine);
     const counts = new Map<string, number>();
-    for (const record of records) counts.set(record.values.message, (counts.get(record.values.message) ?? 0) + 1);
+    for (const record of delivered) counts.set(record.values.message, (counts.get(record.values.message) ?? 0) + 1);
     const exactlyOnce = Array.from({ length: CONCURRENT }, (_, index) => submission(index).message).filter(
       (message) => counts.get(message) === 1,
+    ).length;
+    const tally = (references: string[]) => {
+      const seen = new Map<string, number>();
+      for (const reference of references) seen.set(reference, (seen.get(reference) ?? 0) + 1);
+      return seen;
+    };
+    const hooked = tally(hook.received.map((call) => String(call.headers["x-inquiry-reference"])));
+    const mailed = tally(mail.received.map((message) => /^X-Inquiry-Reference: (\S+)/m.exec(message.raw)?.[1] ?? ""));
+    const deliveredOnceBoth = delivered.filter(
+      (record) => hooked.get(record.reference) === 1 && mailed.get(record.reference) === 1,
     ).length;
     return {
       submissions: CONCURRENT,
@@ -85,15 +149,85 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
       p50Ms: Math.round(percentile(latencies, 0.5)),
       p95Ms: Math.round(percentile(latencies, 0.95)),
       maxMs: Math.round(latencies.at(-1) ?? 0),
-      recordsStored: records.length,
+      recordsStored: delivered.length,
       damagedLines,
       storedExactlyOnce: exactlyOnce,
-      uniqueReferences: new Set(records.map((record) => record.reference)).size,
+      uniqueReferences: new Set(delivered.map((record) => record.reference)).size,
       webhookDeliveries: hook.received.length,
+      emailDeliveries: mail.received.length,
+      deliveredOnceBoth,
+      allDeliveredSeconds: Number(allDeliveredSeconds.toFixed(2)),
     };
   } finally {
     await site.stop();
-    await hook.close();
+    await Promise.all([hook.close(), mail.close()]);
+  }
+};
+
+/** The requests an attacker can send for free: each must be refused cheaply, and leave nothing behind. */
+const refusedRequests = (url: string): (() => Promise<{ status: number }>)[] => {
+  const kinds = [
+    () => request(url),
+    () => post(url, { email: "not-an-address", message: "" }),
+    () => request(url, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "hello" }),
+    () => request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" }),
+  ];
+  return Array.from({ length: REFUSED }, (_, index) => kinds[index % kinds.length]!);
+};
+
+const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
+  const site: RunningSite = await startSite();
+  try {
+    const url = site.url("/api/inquiry");
+    // Warm up every path once, so the figures are the steady state, not the first load.
+    for (const send of refusedRequests(url).slice(0, 8)) await send();
+    await request(site.url("/"));
+    await sleep(500);
+    const statuses: Record<string, number> = {};
+    const homeTimes: number[] = [];
+    const burst = async () => {
+      const queue = refusedRequests(url);
+      let burstDone = false;
+      const visitor = (async () => {
+        while (!burstDone) {
+          homeTimes.push((await request(site.url("/"), { headers: { "Accept-Encoding": "br, gzip" } })).ms);
+          await sleep(25);
+        }
+      })();
+      await Promise.all(
+        Array.from({ length: REFUSED_CONCURRENCY }, async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            const { status } = await next();
+            statuses[status] = (statuses[status] ?? 0) + 1;
+          }
+        }),
+      );
+      burstDone = true;
+      await visitor;
+    };
+    const before = processFigures(site.pid);
+    await burst();
+    const during = processFigures(site.pid);
+    await sleep(1_000);
+    const afterFirst = processFigures(site.pid);
+    await burst();
+    await sleep(1_000);
+    const after = processFigures(site.pid);
+    const sortedHome = [...homeTimes].sort((a, b) => a - b);
+    return {
+      requests: REFUSED,
+      statuses,
+      rssBeforeMb: Number(before.rssMb.toFixed(1)),
+      rssAfterFirstMb: Number(afterFirst.rssMb.toFixed(1)),
+      rssAfterMb: Number(after.rssMb.toFixed(1)),
+      rssGrowthMb: Number((after.rssMb - afterFirst.rssMb).toFixed(1)),
+      cpuMsPerRequest: Number(((during.cpuMs - before.cpuMs) / (REFUSED + homeTimes.length / 2)).toFixed(2)),
+      homeDuringBurstP50Ms: Number(percentile(sortedHome, 0.5).toFixed(1)),
+      homeDuringBurstSamples: homeTimes.length,
+      recordsStored: (await new Outbox(site.dataDir).read()).records.length,
+    };
+  } finally {
+    await site.stop();
   }
 };
 
@@ -128,18 +262,26 @@ const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
 
 export const measureInquiryLoad = async (): Promise<InquiryLoadFigures> => {
   const concurrent = await concurrentRun();
+  const refused = await refusedRun();
   const flood = await floodRun();
-  return { concurrent, flood };
+  return { concurrent, refused, flood };
 };
 
-export const printInquiryLoad = ({ concurrent, flood }: InquiryLoadFigures) => {
+export const printInquiryLoad = ({ concurrent, refused, flood }: InquiryLoadFigures) => {
   console.log(
     [
       `Inquiry load: ${concurrent.submissions} concurrent submissions in ${concurrent.seconds} s ` +
         `(${concurrent.requestsPerSecond} req/s), latency p50 ${concurrent.p50Ms} ms, p95 ${concurrent.p95Ms} ms, max ${concurrent.maxMs} ms`,
       `  ${concurrent.accepted} accepted; outbox ${concurrent.recordsStored} records, ${concurrent.damagedLines} damaged, ` +
         `${concurrent.storedExactlyOnce} submissions stored exactly once, ${concurrent.uniqueReferences} unique references; ` +
-        `${concurrent.webhookDeliveries} webhook deliveries`,
+        `${concurrent.emailDeliveries} emails and ${concurrent.webhookDeliveries} webhook calls, ` +
+        `${concurrent.deliveredOnceBoth} inquiries delivered exactly once by both, all within ${concurrent.allDeliveredSeconds} s`,
+      `Refused requests: 2 rounds of ${refused.requests} (${Object.entries(refused.statuses)
+        .map(([status, count]) => `${count}× ${status}`)
+        .join(", ")}): server RSS ${refused.rssBeforeMb} → ${refused.rssAfterFirstMb} → ${refused.rssAfterMb} MB ` +
+        `(second round ${refused.rssGrowthMb >= 0 ? "+" : ""}${refused.rssGrowthMb} MB), ` +
+        `${refused.cpuMsPerRequest} ms CPU per request; GET / p50 during the burst ${refused.homeDuringBurstP50Ms} ms ` +
+        `(${refused.homeDuringBurstSamples} samples); ${refused.recordsStored} stored`,
       `Rate limit flood: ${flood.submissions} from one client at ${flood.limit} per ${flood.windowSeconds} s: ` +
         `${flood.accepted} accepted, ${flood.refused} refused with 429 (Retry-After ${flood.retryAfterSeconds} s), ` +
         `${flood.recordsStored} stored`,

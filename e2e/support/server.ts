@@ -38,6 +38,8 @@ export interface RunningSite {
   dataDir: string;
   /** What the server has printed so far. */
   output: () => string;
+  /** The server's process, for figures read from /proc. */
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
     url: (pathname) => `${origin}${pathname}`,
     dataDir,
     output: () => output,
+    pid: child.pid ?? 0,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -69,9 +69,19 @@ const DELIVERIES_FILE = "deliveries.ndjson";
 const RELEASES_FILE = "releases.ndjson";
 const DELIVERY_LOCK = "delivery";
 
+interface PendingLine {
+  readonly line: string;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
 interface FileState {
-  /** Appends to one file run one after another, so a line is never written while another is half-written. */
-  queue: Promise<unknown>;
+  /**
+   * Lines waiting for the next write. One write at a time per file, so a line is never written while
+   * another is half-written; the lines that arrived meanwhile go in the next write together, with one
+   * sync for all of them (a group commit), so 200 inquiries at once wait for a few syncs, not 200.
+   */
+  pending: PendingLine[];
+  writing: boolean;
 }
 interface RecordIndex {
   readonly references: Set<string>;
@@ -241,15 +251,33 @@ export class Outbox {
 
   private enqueue(file: string, line: string): Promise<void> {
     const { files } = processState();
-    const state = files.get(file) ?? { queue: Promise.resolve() };
-    files.set(file, state);
-    const write = state.queue.then(async () => {
-      await this.ensureFolder();
-      await appendDurably(file, line);
-    });
-    // The next write waits for this one whether or not it succeeded.
-    state.queue = write.catch(() => undefined);
-    return write;
+    let state = files.get(file);
+    if (!state) {
+      state = { pending: [], writing: false };
+      files.set(file, state);
+    }
+    const written = new Promise<void>((resolve, reject) => state.pending.push({ line, resolve, reject }));
+    if (!state.writing) void this.writeBatches(file, state);
+    return written;
+  }
+
+  /** Writes what is pending, batch after batch, until nothing is; a failed batch fails each of its lines. */
+  private async writeBatches(file: string, state: FileState): Promise<void> {
+    state.writing = true;
+    try {
+      while (state.pending.length > 0) {
+        const batch = state.pending.splice(0);
+        try {
+          await this.ensureFolder();
+          await appendDurably(file, batch.map((pending) => pending.line).join(""));
+          for (const pending of batch) pending.resolve();
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+        }
+      }
+    } finally {
+      state.writing = false;
+    }
   }
 
   private index(): Promise<RecordIndex> {
