@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { GatsbyConfig } from "gatsby";
-import { contentTypeName } from "./src/content/content-files";
+import { contentTypeName } from "./src/content-contract/content-files";
 import company from "./content/company.json";
 import { colors } from "./src/styles/theme";
 

@@ -8,8 +8,8 @@ import {
   productRoute,
   validateContentDir,
   type ContentProblem,
-} from "./src/content/validate";
-import { robotsProblems } from "./src/content/robots";
+} from "./src/content-contract/validate";
+import { robotsProblems } from "./src/seo/robots";
 
 const contentDir = path.resolve("content");
 const pagesDir = path.resolve("src/pages");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { fixedRoutes, formatProblem, validateContentDir } from "../src/content/validate";
+import { fixedRoutes, formatProblem, validateContentDir } from "../src/content-contract/validate";
 import { editedContentCopy, type ContentEdit } from "./support/content-copy";
 
 interface BrokenCase {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { fixedRoutes, formatProblem, listContentFiles, validateContentDir } from "../src/content/validate";
-import { robotsProblems } from "../src/content/robots";
+import { fixedRoutes, formatProblem, listContentFiles, validateContentDir } from "../src/content-contract/validate";
+import { robotsProblems } from "../src/seo/robots";
 import { contentDir, editedContentCopy } from "./support/content-copy";
 
 const root = path.join(__dirname, "..");

@@ -2,8 +2,8 @@
 // then slugs, compliance marks and internal links across files.
 // Usage: npm run check:content [-- --dir path/to/content]
 import path from "node:path";
-import { fixedRoutes, formatProblem, validateContentDir } from "../src/content/validate";
-import { robotsProblems } from "../src/content/robots";
+import { fixedRoutes, formatProblem, validateContentDir } from "../src/content-contract/validate";
+import { robotsProblems } from "../src/seo/robots";
 
 const dirFlag = process.argv.indexOf("--dir");
 const contentDir = path.resolve(dirFlag >= 0 ? (process.argv[dirFlag + 1] ?? "content") : "content");

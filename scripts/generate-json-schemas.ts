@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { folderSchemas, singleFileSchemas, type ContentContext } from "../src/content/schema";
+import { folderSchemas, singleFileSchemas, type ContentContext } from "../src/content-contract/schema";
 
 const root = path.resolve(__dirname, "..");
 const schemaDir = path.join(root, "schemas");

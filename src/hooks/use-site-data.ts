@@ -1,5 +1,5 @@
 import { graphql, useStaticQuery } from "gatsby";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 
 /** Site-wide content for the layout, head and error screen: one query, one place. */
 export const useSiteData = () => {

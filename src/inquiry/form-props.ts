@@ -1,4 +1,4 @@
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { categoryOptions, complianceOptions } from "./choices";
 
 /** The form's content and choices, from a page query that spreads the InquiryFormData fragment. */

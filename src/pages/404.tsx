@@ -5,7 +5,7 @@ import { Layout } from "../components/layout/Layout";
 import { Seo } from "../components/layout/Seo";
 import { Container } from "../components/ui/Container";
 import { ButtonLink } from "../components/ui/ButtonLink";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { colors, space } from "../styles/theme";
 
 const notFoundStyles = css`

@@ -7,7 +7,7 @@ import { FactList } from "../components/certifications/FactList";
 import { identifierFacts } from "../components/certifications/identifier-facts";
 import { PrintButton } from "../components/certifications/PrintButton";
 import { useSiteData } from "../hooks/use-site-data";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { colors, fontSizes, mq, space } from "../styles/theme";
 
 /**

@@ -7,7 +7,7 @@ import { CodeTable } from "../components/certifications/CodeTable";
 import { DetailList } from "../components/certifications/DetailList";
 import { identifierFacts } from "../components/certifications/identifier-facts";
 import { ComplianceMarks } from "../components/products/ProductLines";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { mq, space } from "../styles/theme";
 
 const tablesStyles = css`

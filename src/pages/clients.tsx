@@ -5,7 +5,7 @@ import { SectorList } from "../components/clients/SectorList";
 import { AgencyTile } from "../components/home/AgencyTile";
 import { Disclaimer } from "../components/home/Disclaimer";
 import { cardGrid } from "../components/ui/card-grid";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { space } from "../styles/theme";
 
 const ClientsPage = ({ data, location }: PageProps<Queries.ClientsPageQuery>) => {

@@ -1,7 +1,7 @@
 import { graphql, type PageProps } from "gatsby";
 import { pageHead } from "../components/layout/page-head";
 import { InquiryPage } from "../components/inquiry/InquiryPage";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 
 const ContactPage = ({ data, location }: PageProps<Queries.ContactPageQuery>) => (
   <InquiryPage

@@ -10,7 +10,7 @@ import { About } from "../components/home/About";
 import { ContactSection } from "../components/home/ContactSection";
 import { Section } from "../components/ui/Section";
 import { Disclaimer } from "../components/home/Disclaimer";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { useSiteData } from "../hooks/use-site-data";
 import { requestFromSearch } from "../inquiry/request-from-search";
 import { inquiryFormProps } from "../inquiry/form-props";

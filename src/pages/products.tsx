@@ -2,7 +2,7 @@ import { graphql, type PageProps } from "gatsby";
 import { PageShell } from "../components/layout/PageShell";
 import { pageHead } from "../components/layout/page-head";
 import { CategoryCards } from "../components/products/CategoryCards";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 
 const ProductsPage = ({ data, location }: PageProps<Queries.ProductsPageQuery>) => {
   const copy = requireContent(data.sitePagesJson, "content/site-pages.json").products;

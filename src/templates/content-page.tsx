@@ -2,10 +2,10 @@ import { graphql, type PageProps } from "gatsby";
 import { PageShell } from "../components/layout/PageShell";
 import { pageHead } from "../components/layout/page-head";
 import { RichText } from "../components/ui/RichText";
-import { ContentSections } from "../components/content/ContentSections";
-import { CallToAction } from "../components/content/CallToAction";
+import { ContentSections } from "../components/sections/ContentSections";
+import { CallToAction } from "../components/sections/CallToAction";
 import { useSiteData } from "../hooks/use-site-data";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 
 const ContentPageTemplate = ({ data, location }: PageProps<Queries.ContentPageQuery>) => {
   const page = requireContent(data.contentPageJson, "the page's file in content/pages/");

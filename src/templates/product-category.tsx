@@ -4,9 +4,9 @@ import { PageShell } from "../components/layout/PageShell";
 import { pageHead } from "../components/layout/page-head";
 import { PriorityImage } from "../components/ui/PriorityImage";
 import { SmartLink } from "../components/ui/SmartLink";
-import { CallToAction } from "../components/content/CallToAction";
+import { CallToAction } from "../components/sections/CallToAction";
 import { ComplianceMarks, ProductLines } from "../components/products/ProductLines";
-import { requireContent } from "../content/require-content";
+import { requireContent } from "../content-contract/require-content";
 import { quoteRequestPath } from "../inquiry/quote-link";
 import { colors, mq, radii, space } from "../styles/theme";
 

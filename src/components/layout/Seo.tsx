@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { useSiteData } from "../../hooks/use-site-data";
-import { organizationJsonLd } from "../../content/organization-jsonld";
+import { organizationJsonLd } from "../../seo/organization-jsonld";
+import { colors } from "../../styles/theme";
 
 interface SeoProps {
   title: string;
@@ -31,7 +32,7 @@ export const Seo = ({ title, description, pathname, standaloneTitle = false, chi
       <meta property="og:url" content={url} />
       <meta property="og:locale" content="en_US" />
       <meta name="twitter:card" content="summary" />
-      <meta name="theme-color" content="#0b1f3a" />
+      <meta name="theme-color" content={colors.navy} />
       <script type="application/ld+json">{JSON.stringify(organizationJsonLd(company, procurement))}</script>
       {children}
     </>

@@ -11,7 +11,7 @@ import {
   Shirt,
   Truck,
 } from "lucide-react";
-import { type IconName, isIconName } from "../../content/icon-names";
+import { type IconName, isIconName } from "../../content-contract/icon-names";
 
 const icons: Record<IconName, LucideIcon> = {
   uniform: Shirt,

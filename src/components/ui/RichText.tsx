@@ -1,5 +1,5 @@
 import { Fragment, type ReactElement } from "react";
-import type { TextToken } from "../../content/schema";
+import type { TextToken } from "../../content-contract/schema";
 
 export interface CompanyDetailsForText {
   readonly contact: { readonly email: string; readonly phone: { readonly display: string; readonly tel: string } };

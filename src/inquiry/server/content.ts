@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { inquirySchema } from "../../content/schema";
+import type { inquirySchema } from "../../content-contract/schema";
 import { categoryOptions, complianceOptions } from "../choices";
 import type { LabelledChoices } from "../displayed-fields";
 
@@ -36,7 +36,7 @@ export interface InquiryContentFiles {
 
 /**
  * Picks what the function needs out of content files the build has already checked against the
- * content contract (src/content/schema.ts); checking them again here would put the whole contract
+ * content contract (src/content-contract/schema.ts); checking them again here would put the whole contract
  * into the function, which Gatsby's server loads afresh for every request.
  */
 export const inquiryContentFrom = (files: InquiryContentFiles): InquiryContent => {

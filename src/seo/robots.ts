@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ContentProblem } from "./validate";
+import type { ContentProblem } from "../content-contract/validate";
 
 /**
  * static/robots.txt must name the sitemap at the site's own address, which
