@@ -31,7 +31,21 @@ export interface ServerOptions {
   /** Operational log lines: no visitor's answers or contact details ever reach them. */
   readonly log: (line: string) => void;
   readonly now?: () => Date;
+  /** How long a slow client may hold a connection; the defaults suit a public site (tests lower them). */
+  readonly timeouts?: Partial<ServerTimeouts>;
 }
+
+export interface ServerTimeouts {
+  /** The request line and every header must have arrived within this, or the client is answered 408 and cut off. */
+  readonly headersMs: number;
+  /** The whole request, body included. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveMs: number;
+}
+
+// Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
+export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000 };
 
 export interface SiteServer {
   readonly app: FastifyInstance;
@@ -40,10 +54,6 @@ export interface SiteServer {
   readonly close: () => Promise<void>;
 }
 
-// Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 15_000;
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 // Nothing but the inquiry endpoint takes a body.
 const DEFAULT_BODY_LIMIT = 1024;
 
@@ -92,18 +102,25 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   const startConfig = readConfig();
   const worker = new DeliveryWorker({ outbox: new Outbox(startConfig.dataDir), config: readConfig, log, now: options.now });
 
+  const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
   const app = Fastify({
     logger: false,
     trustProxy: trustProxyOption(options.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    connectionTimeout: REQUEST_TIMEOUT_MS * 2,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      // Node looks for connections past these deadlines only this often (every 30 s by default, which
+      // let a client that trickles its headers hold a socket for up to 40 s instead of 10).
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(timeouts.headersMs / 4))),
+    },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionTimeout: timeouts.requestMs * 2,
     forceCloseConnections: "idle",
     return503OnClosing: true,
     exposeHeadRoutes: true,
   });
-  app.server.headersTimeout = HEADERS_TIMEOUT_MS;
 
   const requestOf = (request: FastifyRequest): InquiryRequest => ({
     method: request.method,
