@@ -1,4 +1,5 @@
 import { constants as fsConstants, promises as fs } from "node:fs";
+import type { Socket } from "node:net";
 import path from "node:path";
 import fastifyCompress from "@fastify/compress";
 import fastifyRateLimit from "@fastify/rate-limit";
@@ -42,10 +43,15 @@ export interface ServerTimeouts {
   readonly requestMs: number;
   /** An idle keep-alive connection is closed after this. */
   readonly keepAliveMs: number;
+  /**
+   * After answering a request whose body is still arriving (a refusal), how long the connection stays
+   * half-open, its input discarded, so the client reads the answer instead of a reset; then it is closed.
+   */
+  readonly lingerMs: number;
 }
 
 // Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000 };
+export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000, lingerMs: 2_000 };
 
 export interface SiteServer {
   readonly app: FastifyInstance;
@@ -60,6 +66,28 @@ const DEFAULT_BODY_LIMIT = 1024;
 const HASHED_ASSET = /(^|\/)(static\/|[\w.~-]+-[0-9a-f]{16,}\.(js|css)$|styles\.[0-9a-f]{16,}\.css$)/;
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const REVALIDATE = "public, max-age=0, must-revalidate";
+
+/** Whether the request carries a body that has not all arrived yet (so answering now leaves it unread). */
+const bodyStillComing = (request: FastifyRequest): boolean => {
+  const { headers } = request.raw;
+  const declared = headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+  return declared && !request.raw.complete;
+};
+
+/**
+ * Makes Node close this connection, once the answer is sent, the way RFC 9112 (section 9.6) asks when
+ * the request is not all read: the answer and a FIN first, the client's further bytes discarded for a
+ * moment, then the socket closed. Closing at once would reset the connection, and a reset can destroy
+ * the answer before the client has read it, so a visitor would see a network error instead of a 413.
+ */
+const lingerOnClose = (socket: Socket, lingerMs: number) => {
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), lingerMs);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  };
+};
 
 /** A single value from a header that may repeat. */
 const headerValue = (value: string | string[] | undefined): string | undefined =>
@@ -134,6 +162,12 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   app.addHook("onSend", async (request, reply, payload) => {
     for (const [name, value] of Object.entries(siteHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
     if (options.hsts) reply.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+    // A refusal sent before the body was read (a multipart post, a body to a page) ends the connection:
+    // otherwise Node reads and discards the rest of the body, however large, to reuse the connection.
+    if (bodyStillComing(request)) {
+      reply.header("Connection", "close");
+      lingerOnClose(request.raw.socket, timeouts.lingerMs);
+    }
     const type = String(reply.getHeader("content-type") ?? "");
     if (type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {
       const pathname = reply.statusCode === 404 ? "/404.html" : request.url.split("?")[0] ?? "/";
@@ -159,6 +193,16 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       .code(status >= 400 && status < 600 ? status : 500)
       .header("Cache-Control", "no-store")
       .send({ error: status >= 500 ? "Something went wrong." : "The request could not be handled." });
+  });
+
+  // Only the inquiry endpoint takes a body: a POST (PUT, ...) to any other path is answered before a
+  // byte of its body is read (the not-found handler would otherwise parse it first).
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.is404 && request.method !== "GET" && request.method !== "HEAD") {
+      void reply.code(404).header("Cache-Control", "no-store").send({ error: "Not found." });
+      return;
+    }
+    done();
   });
 
   app.setNotFoundHandler((request, reply) => {
