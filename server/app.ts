@@ -64,8 +64,15 @@ export interface SiteServer {
 const DEFAULT_BODY_LIMIT = 1024;
 
 const HASHED_ASSET = /(^|\/)(static\/|[\w.~-]+-[0-9a-f]{16,}\.(js|css)$|styles\.[0-9a-f]{16,}\.css$)/;
+const HSTS = "max-age=63072000; includeSubDomains";
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const REVALIDATE = "public, max-age=0, must-revalidate";
+
+/** The path a page's rules in `_headers` are written under: `/contact/index.html` is the page `/contact/`. */
+const pagePathOfUrl = (url: string): string => {
+  const pathname = url.split("?")[0] ?? "/";
+  return pathname.endsWith("/index.html") ? pathname.slice(0, -"index.html".length) : pathname;
+};
 
 /** Whether the request carries a body that has not all arrived yet (so answering now leaves it unread). */
 const bodyStillComing = (request: FastifyRequest): boolean => {
@@ -148,6 +155,13 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     forceCloseConnections: "idle",
     return503OnClosing: true,
     exposeHeadRoutes: true,
+    // A path that is no URL (`/%`): Fastify's own answer would echo it, without the site's headers.
+    frameworkErrors: (_error, _request, reply) => {
+      void (reply as FastifyReply)
+        .code(400)
+        .headers({ ...siteHeaders, "Cache-Control": "no-store", ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}) })
+        .send({ error: "The request could not be handled." });
+    },
   });
 
   const requestOf = (request: FastifyRequest): InquiryRequest => ({
@@ -161,7 +175,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
 
   app.addHook("onSend", async (request, reply, payload) => {
     for (const [name, value] of Object.entries(siteHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
-    if (options.hsts) reply.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+    if (options.hsts) reply.header("Strict-Transport-Security", HSTS);
     // A refusal sent before the body was read (a multipart post, a body to a page) ends the connection:
     // otherwise Node reads and discards the rest of the body, however large, to reuse the connection.
     if (bodyStillComing(request)) {
@@ -170,7 +184,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     }
     const type = String(reply.getHeader("content-type") ?? "");
     if (type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {
-      const pathname = reply.statusCode === 404 ? "/404.html" : request.url.split("?")[0] ?? "/";
+      const pathname = reply.statusCode === 404 ? "/404.html" : pagePathOfUrl(request.url);
       const page = headerRules.get(pathname) ?? headerRules.get("/404.html");
       const policy = page?.["Content-Security-Policy"];
       if (policy) reply.header("Content-Security-Policy", policy);
