@@ -103,7 +103,9 @@ const main = async (): Promise<number> => {
   const outcome = await outbox.whileDelivering(async () => {
     // Read again under the lock: the server may have delivered some meanwhile.
     const undelivered = (await read()).filter((entry) => entry.state === "pending" || entry.state === "dead");
-    const summary = await deliverEntries(undelivered, outbox, config, (line) => console.log(line), () => new Date());
+    const summary = await deliverEntries(undelivered, outbox, config, (line) => console.log(line), () => new Date(), {
+      retryDead: true,
+    });
     return { tried: undelivered.length, ...summary };
   }, LOCK_WAIT_MS);
   if (!outcome) {

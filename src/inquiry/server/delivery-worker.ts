@@ -47,18 +47,27 @@ const eachLimited = async <T>(items: readonly T[], limit: number, task: (item: T
 export const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =>
   entries.filter((entry) => entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime());
 
-/** Delivers the given entries through each transport they still need, at most `concurrency` at once. */
+/**
+ * Delivers the given entries through each transport they still need, at most `concurrency` at once.
+ * A transport that has used up its attempts is left alone unless `retryDead` (a person asked for it):
+ * the worker must not go on retrying it just because another transport of the inquiry is still due.
+ */
 export const deliverEntries = async (
   entries: readonly OutboxEntry[],
   outbox: Outbox,
   config: InquiryConfig,
   log: (line: string) => void,
   now: () => Date,
+  { retryDead = false }: { readonly retryDead?: boolean } = {},
 ): Promise<Omit<PassSummary, "ran">> => {
   let delivered = 0;
   let failed = 0;
   await eachLimited(entries, config.delivery.concurrency, async (entry) => {
-    const transports = entry.record.transports.filter((transport) => entry.deliveries[transport] !== "delivered");
+    const transports = entry.record.transports.filter(
+      (transport) =>
+        entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
+    );
+    if (transports.length === 0) return;
     const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
     const failures = results.filter((result) => !result.ok);
     if (failures.length === 0) delivered += 1;
