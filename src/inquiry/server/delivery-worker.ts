@@ -30,17 +30,35 @@ export interface PassSummary {
 const IDLE_MS = 60_000;
 const LOCKED_RETRY_MS = 2_000;
 
-/** Runs `task` over `items`, at most `limit` at a time. */
-const eachLimited = async <T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) => {
+/**
+ * Runs `task` over `items`, at most `limit` at a time. A task that throws, or `stopping` turning true,
+ * stops starting new ones, but the call settles only once every task under way has: the caller holds
+ * the delivery lock until then.
+ */
+const eachLimited = async <T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+  stopping: () => boolean = () => false,
+) => {
   let next = 0;
+  let failed = false;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed && !stopping()) {
       const item = items[next];
       next += 1;
-      if (item !== undefined) await task(item);
+      if (item === undefined) continue;
+      try {
+        await task(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   });
-  await Promise.all(lanes);
+  const outcomes = await Promise.allSettled(lanes);
+  const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+  if (rejected) throw rejected.reason;
 };
 
 /** The entries whose delivery is due at `now`: pending, not quarantined, not given up on. */
@@ -51,6 +69,7 @@ export const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEn
  * Delivers the given entries through each transport they still need, at most `concurrency` at once.
  * A transport that has used up its attempts is left alone unless `retryDead` (a person asked for it):
  * the worker must not go on retrying it just because another transport of the inquiry is still due.
+ * Once `stopping` says so, no further inquiry is started (the server is shutting down).
  */
 export const deliverEntries = async (
   entries: readonly OutboxEntry[],
@@ -58,7 +77,7 @@ export const deliverEntries = async (
   config: InquiryConfig,
   log: (line: string) => void,
   now: () => Date,
-  { retryDead = false }: { readonly retryDead?: boolean } = {},
+  { retryDead = false, stopping }: { readonly retryDead?: boolean; readonly stopping?: () => boolean } = {},
 ): Promise<Omit<PassSummary, "ran">> => {
   let delivered = 0;
   let failed = 0;
@@ -77,7 +96,7 @@ export const deliverEntries = async (
         .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
         .join("; ")}`,
     );
-  });
+  }, stopping);
   return { delivered, failed };
 };
 
@@ -121,7 +140,10 @@ export class DeliveryWorker {
     this.schedule(0);
   }
 
-  /** Waits for the pass under way (its deliveries are bounded by the attempt deadline) and runs no more. */
+  /**
+   * Waits for the deliveries under way (each bounded by the attempt deadline), starts no more, and runs
+   * no further pass.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -169,7 +191,7 @@ export class DeliveryWorker {
     const outcome = await outbox.whileDelivering(async () => {
       const { entries } = await outbox.entries(config.delivery.maxAttempts);
       const due = dueEntries(entries, this.now());
-      if (due.length > 0) await deliverEntries(due, outbox, config, log, this.now);
+      if (due.length > 0) await deliverEntries(due, outbox, config, log, this.now, { stopping: () => this.stopped });
       // Read again: this pass's failures set new due times.
       const after = due.length > 0 ? (await outbox.entries(config.delivery.maxAttempts)).entries : entries;
       const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
