@@ -107,7 +107,7 @@ const main = async (): Promise<number> => {
       retryDead: true,
     });
     return { tried: undelivered.length, ...summary };
-  }, LOCK_WAIT_MS);
+  }, LOCK_WAIT_MS, (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`));
   if (!outcome) {
     console.error(`Another delivery held the outbox's lock for over ${LOCK_WAIT_MS / 1000} s; nothing was retried.`);
     return 1;

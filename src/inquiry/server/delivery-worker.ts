@@ -207,7 +207,7 @@ export class DeliveryWorker {
         .map((entry) => Date.parse(entry.dueAt as string))
         .sort((a, b) => a - b)[0];
       return nextDue === undefined ? this.idleMs : Math.min(this.idleMs, Math.max(0, nextDue - this.now().getTime()));
-    });
+    }, 0, (error) => log(`delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`));
     return outcome ? outcome.value : LOCKED_RETRY_MS;
   }
 }

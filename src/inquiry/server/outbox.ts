@@ -231,12 +231,20 @@ export interface AddResult {
  * synced to disk before the call that wrote it returns. One process writes; others (the
  * `npm run inquiries` command) read, and deliver only while holding the delivery lock.
  */
+export interface OutboxOptions {
+  /** How often the delivery lock is refreshed while it is held (at least 1 s); 5 s by default. */
+  readonly lockUpdateMs?: number;
+}
+
 export class Outbox {
   readonly inquiriesFile: string;
   readonly deliveriesFile: string;
   readonly releasesFile: string;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly options: OutboxOptions = {},
+  ) {
     this.inquiriesFile = path.join(dir, INQUIRIES_FILE);
     this.deliveriesFile = path.join(dir, DELIVERIES_FILE);
     this.releasesFile = path.join(dir, RELEASES_FILE);
@@ -362,16 +370,30 @@ export class Outbox {
    * number of `npm run inquiries -- --retry` runs take turns, so no inquiry is delivered twice at once.
    * A lock left by a process that died is taken over once it is stale. Resolves to null when another
    * process holds the lock for longer than `waitMs`.
+   *
+   * A lock can be lost while it is held (its folder removed, or taken over as stale after the process
+   * stalled): `onLost` hears of it and the work goes on to its end. proper-lockfile's default would
+   * throw from a timer, which ends the process: the whole site, for a lock.
    */
-  async whileDelivering<T>(work: () => Promise<T>, waitMs = 0): Promise<{ value: T } | null> {
+  async whileDelivering<T>(
+    work: () => Promise<T>,
+    waitMs = 0,
+    onLost: (error: Error) => void = () => undefined,
+  ): Promise<{ value: T } | null> {
     await this.ensureFolder();
     let unlock: () => Promise<void>;
+    // Set by proper-lockfile from a timer while `work` runs.
+    const lock = { lost: false };
     try {
       unlock = await lockfile.lock(path.join(this.dir, DELIVERY_LOCK), {
         realpath: false,
         stale: 30_000,
-        update: 5_000,
+        update: this.options.lockUpdateMs ?? 5_000,
         retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 250), minTimeout: 250, maxTimeout: 250 } : 0,
+        onCompromised: (error) => {
+          lock.lost = true;
+          onLost(error);
+        },
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ELOCKED") return null;
@@ -380,7 +402,8 @@ export class Outbox {
     try {
       return { value: await work() };
     } finally {
-      await unlock();
+      // A lost lock is no longer ours to remove (another process may hold it now).
+      if (!lock.lost) await unlock();
     }
   }
 }
