@@ -173,15 +173,17 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     secFetchSite: headerValue(request.headers["sec-fetch-site"]),
   });
 
+  let closing = false;
   app.addHook("onSend", async (request, reply, payload) => {
     for (const [name, value] of Object.entries(siteHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
     if (options.hsts) reply.header("Strict-Transport-Security", HSTS);
     // A refusal sent before the body was read (a multipart post, a body to a page) ends the connection:
     // otherwise Node reads and discards the rest of the body, however large, to reuse the connection.
+    // While the server stops, an answered connection is not kept for a next request either.
     if (bodyStillComing(request)) {
       reply.header("Connection", "close");
       lingerOnClose(request.raw.socket, timeouts.lingerMs);
-    }
+    } else if (closing) reply.header("Connection", "close");
     const type = String(reply.getHeader("content-type") ?? "");
     if (type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {
       const pathname = reply.statusCode === 404 ? "/404.html" : pagePathOfUrl(request.url);
@@ -310,8 +312,10 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     app,
     worker,
     close: async () => {
-      await app.close();
-      await worker.stop();
+      closing = true;
+      // Side by side, so a stop takes the longer of the two, not their sum (the grace in main.ts).
+      // Inquiries stored meanwhile stay pending in the outbox for the next start.
+      await Promise.all([app.close(), worker.stop()]);
     },
   };
 };

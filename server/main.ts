@@ -6,7 +6,8 @@ import path from "node:path";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createSiteServer, type ServerOptions } from "./app";
 
-const SHUTDOWN_GRACE_MS = 20_000;
+// How long a stop may take beyond the longest delivery attempt under way when it began.
+const SHUTDOWN_MARGIN_MS = 10_000;
 
 const log = (line: string) => console.info(`${new Date().toISOString()} ${line}`);
 
@@ -30,9 +31,12 @@ const numberSetting = (name: string, fallback: number): number => {
 
 const main = async () => {
   const root = path.resolve(__dirname, "..");
+  const content = readInquiryContent(path.join(root, "content"));
+  // A stop waits for the deliveries under way, each cut at its attempt deadline: give it that long and more.
+  const shutdownGraceMs = content.form.delivery.attemptTimeoutSeconds * 1000 + SHUTDOWN_MARGIN_MS;
   const server = await createSiteServer({
     publicDir: path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
-    content: readInquiryContent(path.join(root, "content")),
+    content,
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
     hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
     requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
@@ -51,7 +55,7 @@ const main = async () => {
     const force = setTimeout(() => {
       log("stopped before everything in flight had finished");
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, shutdownGraceMs);
     force.unref();
     server.close().then(
       () => {
