@@ -1,0 +1,496 @@
+/**
+ * @jest-environment node
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../src/inquiry/server/config";
+import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { backoffMs } from "../src/inquiry/server/deliver";
+import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
+import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
+import { emptyInquiry } from "../src/inquiry/validation";
+import { startMailServer } from "./support/loopback-servers";
+
+const content = readInquiryContent(path.resolve("content"));
+const root = path.resolve(__dirname, "..");
+
+const record = (reference: string, transports: OutboxRecord["transports"] = ["webhook"]): OutboxRecord => ({
+  reference,
+  receivedAt: "2026-11-22T10:00:00.000Z",
+  transports,
+  subject: `Website inquiry ${reference}`,
+  replyTo: { address: "pat@example.gov" },
+  fields: [{ name: "fullName", label: "Full name", value: "Pat Buyer" }],
+  values: { ...emptyInquiry("general"), fullName: "Pat Buyer", email: "pat@example.gov" },
+});
+
+interface HeldRequest {
+  readonly reference: string;
+  readonly answer: (status: number) => void;
+}
+
+/**
+ * A webhook receiver the test steers: each request waits until `policy` says how to answer it
+ * (a status, or null to hold it until the test answers it). Counts requests in flight at once.
+ */
+const startReceiver = async (policy: (reference: string, index: number) => number | null = () => 204) => {
+  const received: string[] = [];
+  const held: HeldRequest[] = [];
+  const aborted: string[] = [];
+  const state = { inFlight: 0, maxInFlight: 0 };
+  const server = http.createServer((req, res) => {
+    const reference = String(req.headers["x-inquiry-reference"]);
+    const index = received.length;
+    received.push(reference);
+    state.inFlight += 1;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    let done = false;
+    const answer = (status: number) => {
+      if (done) return;
+      done = true;
+      state.inFlight -= 1;
+      res.statusCode = status;
+      res.end();
+    };
+    res.on("close", () => {
+      if (!done) {
+        done = true;
+        state.inFlight -= 1;
+        aborted.push(reference);
+      }
+    });
+    req.resume();
+    req.on("end", () => {
+      const status = policy(reference, index);
+      if (status === null) held.push({ reference, answer });
+      else answer(status);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    held,
+    aborted,
+    state,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+const waitUntil = async (condition: () => boolean, what: string, timeoutMs = 4_000) => {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > timeoutMs) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+let dir: string;
+let logs: string[];
+let receiver: Receiver | null;
+let worker: DeliveryWorker | null;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "delivery-worker-"));
+  logs = [];
+  receiver = null;
+  worker = null;
+});
+afterEach(async () => {
+  // The receiver first: it ends any call a failed test left held, so the worker's pass can end.
+  await receiver?.close();
+  await worker?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const configWith = (env: NodeJS.ProcessEnv, delivery: Partial<DeliveryPolicy> = {}): (() => InquiryConfig) => {
+  const base = readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dir, ...env });
+  const config = { ...base, delivery: { ...base.delivery, ...delivery } };
+  return () => config;
+};
+
+/** A worker on a clock the test moves; each pass runs when the test notifies it. */
+const startWorker = (config: () => InquiryConfig, clock: { now: Date }) => {
+  worker = new DeliveryWorker({
+    outbox: new Outbox(dir),
+    config,
+    log: (line) => logs.push(line),
+    now: () => clock.now,
+  });
+  worker.start();
+  return worker;
+};
+
+const pass = async (running: DeliveryWorker) => {
+  running.notify();
+  await running.idle();
+};
+
+const entryOf = async (reference: string, maxAttempts: number) =>
+  (await new Outbox(dir).entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
+
+const seconds = (clock: { now: Date }, count: number) => {
+  clock.now = new Date(clock.now.getTime() + count * 1000);
+};
+
+describe("DeliveryWorker", () => {
+  it("retries a failed webhook after its backoff, not before, and delivers it once", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    let status = 500;
+    receiver = await startReceiver(() => status);
+    await new Outbox(dir).add(record("CRS-RTRY-0001"));
+    const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
+    await running.idle();
+    expect(receiver.received).toEqual(["CRS-RTRY-0001"]);
+
+    // First delay 60 s (content), with jitter in [0.5, 1]: due 30 to 60 s after the failure.
+    const failed = await entryOf("CRS-RTRY-0001", 8);
+    expect(failed?.state).toBe("pending");
+    const dueIn = Date.parse(failed?.dueAt ?? "") - clock.now.getTime();
+    expect(dueIn).toBeGreaterThanOrEqual(30_000);
+    expect(dueIn).toBeLessThanOrEqual(60_000);
+
+    seconds(clock, 29);
+    await pass(running);
+    expect(receiver.received).toHaveLength(1);
+
+    status = 204;
+    clock.now = new Date(Date.parse(failed?.dueAt ?? ""));
+    await pass(running);
+    expect(receiver.received).toEqual(["CRS-RTRY-0001", "CRS-RTRY-0001"]);
+    expect((await entryOf("CRS-RTRY-0001", 8))?.state).toBe("delivered");
+
+    seconds(clock, 3600);
+    await pass(running);
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    receiver = await startReceiver(() => 503);
+    await new Outbox(dir).add(record("CRS-DEAD-0001"));
+    const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" }), clock);
+    await running.idle();
+    for (let hour = 0; hour < 5; hour += 1) {
+      seconds(clock, 7200);
+      await pass(running);
+    }
+    expect(receiver.received).toHaveLength(3);
+    const entry = await entryOf("CRS-DEAD-0001", 3);
+    expect([entry?.state, entry?.deliveries, entry?.dueAt]).toEqual(["dead", { webhook: "dead" }, null]);
+    expect(running.status()).toMatchObject({ dead: 1, pending: 0 });
+  });
+
+  it("does not try a dead transport again while another transport of the same inquiry is still due", async () => {
+    const clock = { now: new Date("2026-11-22T12:00:00.000Z") };
+    const mail = await startMailServer();
+    receiver = await startReceiver(() => 204);
+    const outbox = new Outbox(dir);
+    await outbox.add(record("CRS-HALF-0001", ["email", "webhook"]));
+    for (const at of ["2026-11-22T10:00:00.000Z", "2026-11-22T10:01:00.000Z"]) {
+      await outbox.recordAttempt({ reference: "CRS-HALF-0001", transport: "email", ok: false, at, retryAt: at });
+    }
+    await outbox.recordAttempt({
+      reference: "CRS-HALF-0001",
+      transport: "webhook",
+      ok: false,
+      at: "2026-11-22T10:00:00.000Z",
+      retryAt: "2026-11-22T10:02:00.000Z",
+    });
+    try {
+      const config = configWith({
+        INQUIRY_MAX_ATTEMPTS: "2",
+        INQUIRY_WEBHOOK_URL: receiver.url,
+        SMTP_URL: mail.url,
+        SMTP_ALLOW_PLAIN: "1",
+        INQUIRY_TO: "sales@example.com",
+        INQUIRY_FROM: "website@example.com",
+      });
+      const running = startWorker(config, clock);
+      await running.idle();
+      expect(receiver.received).toEqual(["CRS-HALF-0001"]);
+      // Two attempts were allowed and made: the mail server must not hear about it from the worker.
+      expect(mail.received).toHaveLength(0);
+      const entry = await entryOf("CRS-HALF-0001", 2);
+      expect([entry?.state, entry?.deliveries, entry?.attemptsByTransport]).toEqual([
+        "dead",
+        { email: "dead", webhook: "delivered" },
+        { email: 2, webhook: 2 },
+      ]);
+    } finally {
+      await mail.close();
+    }
+  });
+
+  it("has at most the configured number of deliveries under way at once", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    receiver = await startReceiver(() => null);
+    const outbox = new Outbox(dir);
+    const references = Array.from({ length: 6 }, (_, index) => `CRS-CONC-000${index}`);
+    for (const reference of references) await outbox.add(record(reference));
+    startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { concurrency: 2 }), clock);
+    const current = receiver;
+    let answered = 0;
+    while (answered < references.length) {
+      const expected = Math.min(2, references.length - answered);
+      await waitUntil(() => current.held.length === expected, `${expected} deliveries are under way`);
+      // Time for a third to arrive, if the bound did not hold.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(current.state.inFlight).toBe(expected);
+      for (const request of current.held.splice(0)) {
+        request.answer(204);
+        answered += 1;
+      }
+    }
+    await worker?.idle();
+    expect(current.state.maxInFlight).toBe(2);
+    expect([...current.received].sort()).toEqual(references);
+    const { entries } = await outbox.entries(8);
+    expect(entries.map((entry) => entry.state)).toEqual(references.map(() => "delivered"));
+  });
+
+  it("when stopped, finishes the deliveries under way and starts no more", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    receiver = await startReceiver(() => null);
+    const outbox = new Outbox(dir);
+    const references = ["CRS-STOP-0001", "CRS-STOP-0002", "CRS-STOP-0003", "CRS-STOP-0004"];
+    for (const reference of references) await outbox.add(record(reference));
+    const current = receiver;
+    const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { concurrency: 1 }), clock);
+    await waitUntil(() => current.held.length === 1, "the first delivery is under way");
+    const stopped = running.stop();
+    current.held[0]?.answer(204);
+    await stopped;
+    expect(current.received).toEqual(["CRS-STOP-0001"]);
+    const states = (await outbox.entries(8)).entries.map((entry) => entry.state);
+    expect(states).toEqual(["delivered", "pending", "pending", "pending"]);
+  });
+
+  it("cuts a webhook call that hangs at the attempt deadline and records the failure", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    receiver = await startReceiver(() => null);
+    await new Outbox(dir).add(record("CRS-HANG-0001"));
+    const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { attemptTimeoutMs: 300 }), clock);
+    await running.idle();
+    const current = receiver;
+    await waitUntil(() => current.aborted.length === 1, "the receiver sees the call given up");
+    const entry = await entryOf("CRS-HANG-0001", 8);
+    expect([entry?.state, entry?.deliveries]).toEqual(["pending", { webhook: "failed" }]);
+    const { attempts } = await new Outbox(dir).read();
+    expect(attempts.map((attempt) => [attempt.ok, typeof attempt.detail])).toEqual([[false, "string"]]);
+  });
+
+  it("cuts an SMTP server that never greets at the attempt deadline", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      await new Outbox(dir).add(record("CRS-HANG-0002", ["email"]));
+      const { port } = silent.address() as net.AddressInfo;
+      const config = configWith(
+        {
+          SMTP_URL: `smtp://127.0.0.1:${port}`,
+          SMTP_ALLOW_PLAIN: "1",
+          INQUIRY_TO: "sales@example.com",
+          INQUIRY_FROM: "website@example.com",
+        },
+        { attemptTimeoutMs: 300 },
+      );
+      const running = startWorker(config, clock);
+      await running.idle();
+      expect(sockets.length).toBeGreaterThanOrEqual(1);
+      const entry = await entryOf("CRS-HANG-0002", 8);
+      expect([entry?.state, entry?.deliveries]).toEqual(["pending", { email: "failed" }]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it("refuses SMTP without STARTTLS unless plain SMTP is allowed", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const mail = await startMailServer();
+    try {
+      const env = { SMTP_URL: mail.url, INQUIRY_TO: "sales@example.com", INQUIRY_FROM: "website@example.com" };
+      await new Outbox(dir).add(record("CRS-TLS0-0001", ["email"]));
+      const strict = startWorker(configWith(env), clock);
+      await strict.idle();
+      await strict.stop();
+      expect(mail.received).toHaveLength(0);
+      expect((await entryOf("CRS-TLS0-0001", 8))?.deliveries).toEqual({ email: "failed" });
+
+      seconds(clock, 3600);
+      const relaxed = startWorker(configWith({ ...env, SMTP_ALLOW_PLAIN: "1" }), clock);
+      await relaxed.idle();
+      expect(mail.received).toHaveLength(1);
+      expect((await entryOf("CRS-TLS0-0001", 8))?.state).toBe("delivered");
+    } finally {
+      await mail.close();
+    }
+  });
+
+  it("waits for every delivery under way before it lets go of the lock, even when recording one fails", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const outbox = new Outbox(dir);
+    await outbox.add(record("CRS-DISK-0001"));
+    await outbox.add(record("CRS-DISK-0002"));
+    // The first outcome cannot be written to the deliveries log: the disk is full.
+    const recording = jest
+      .spyOn(Outbox.prototype, "recordAttempt")
+      .mockRejectedValueOnce(Object.assign(new Error("no space left on device"), { code: "ENOSPC" }));
+    try {
+      receiver = await startReceiver(() => null);
+      const current = receiver;
+      const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
+      await waitUntil(() => current.held.length === 2, "both deliveries are under way");
+      current.held[0]?.answer(204);
+      setTimeout(() => current.held[1]?.answer(204), 300);
+      await running.idle();
+      // Had the pass ended with the first failure, the second delivery would still be going on
+      // outside the lock, where a --retry run could deliver the same inquiry at the same time.
+      expect(current.state.inFlight).toBe(0);
+      expect(logs.join("\n")).toMatch(/delivery pass failed: ENOSPC/);
+    } finally {
+      recording.mockRestore();
+    }
+  });
+
+  it("survives losing the delivery lock in the middle of a pass", async () => {
+    const outbox = new Outbox(dir, { lockUpdateMs: 1_000 });
+    const lost: string[] = [];
+    const outcome = await outbox.whileDelivering(
+      async () => {
+        rmSync(path.join(dir, "delivery.lock"), { recursive: true, force: true });
+        // Long enough for the lock's next refresh to find it gone.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return "done";
+      },
+      0,
+      (error) => lost.push(error.message),
+    );
+    expect(outcome).toEqual({ value: "done" });
+    expect(lost).toHaveLength(1);
+    // The next pass takes the lock afresh.
+    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toEqual({ value: "again" });
+  });
+});
+
+describe("backoffMs", () => {
+  const policy: DeliveryPolicy = {
+    concurrency: 4,
+    attemptTimeoutMs: 1000,
+    maxAttempts: 8,
+    firstDelayMs: 1_000,
+    maxDelayMs: 10_000,
+  };
+
+  it("doubles from the first delay up to the longest", () => {
+    const top = () => 1;
+    expect([1, 2, 3, 4, 5, 6, 20, 100].map((attempts) => backoffMs(attempts, policy, top))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000, 10_000,
+    ]);
+  });
+
+  it("takes a random part of it between one half and the whole", () => {
+    expect(backoffMs(3, policy, () => 0)).toBe(2_000);
+    for (let sample = 0; sample < 500; sample += 1) {
+      const attempts = 1 + (sample % 6);
+      const ceiling = Math.min(10_000, 1_000 * 2 ** (attempts - 1));
+      const delay = backoffMs(attempts, policy);
+      expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(delay).toBeLessThanOrEqual(ceiling);
+    }
+  });
+});
+
+const run = promisify(execFile);
+/** `npm run inquiries -- <args>`, as cron or an operator would run it, against this test's outbox. */
+const inquiries = async (args: readonly string[], env: NodeJS.ProcessEnv) => {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["--import", "tsx", path.join(root, "scripts/inquiries.ts"), ...args],
+      {
+        cwd: root,
+        env: { ...process.env, INQUIRY_DATA_DIR: dir, ...env },
+      },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+};
+
+describe("npm run inquiries", () => {
+  it("delivers each pending inquiry exactly once when two --retry runs start together", async () => {
+    const references = Array.from({ length: 5 }, (_, index) => `CRS-TWIN-000${index}`);
+    const outbox = new Outbox(dir);
+    for (const reference of references) await outbox.add(record(reference));
+    // Slow answers, so that both runs are under way at the same time.
+    receiver = await startReceiver(() => null);
+    const current = receiver;
+    // Nothing is answered until a second has passed since the first call: both runs have started by then.
+    let firstCallAt = 0;
+    const answering = setInterval(() => {
+      if (current.received.length > 0 && firstCallAt === 0) firstCallAt = Date.now();
+      if (firstCallAt === 0 || Date.now() - firstCallAt < 1_000) return;
+      for (const request of current.held.splice(0)) request.answer(204);
+    }, 50);
+    try {
+      const env = { INQUIRY_WEBHOOK_URL: receiver.url };
+      const [first, second] = await Promise.all([inquiries(["--retry"], env), inquiries(["--retry"], env)]);
+      expect([first.code, second.code]).toEqual([0, 0]);
+      expect([...current.received].sort()).toEqual(references);
+      const summaries = [first.stdout, second.stdout]
+        .map((stdout) => /Retried (\d+) undelivered/.exec(stdout)?.[1])
+        .sort();
+      expect(summaries).toEqual(["0", "5"]);
+      const { entries } = await outbox.entries(8);
+      expect(entries.map((entry) => entry.state)).toEqual(references.map(() => "delivered"));
+    } finally {
+      clearInterval(answering);
+    }
+  }, 30_000);
+
+  it("lists quarantined inquiries, releases one, and --retry then delivers it", async () => {
+    const outbox = new Outbox(dir);
+    await outbox.add({ ...record("CRS-QUAR-0001"), quarantine: { reason: "honeypot filled" } });
+    await outbox.add({ ...record("CRS-QUAR-0002"), quarantine: { reason: "sent too fast" } });
+    await outbox.add(record("CRS-PEND-0001"));
+    receiver = await startReceiver(() => 204);
+    const env = { INQUIRY_WEBHOOK_URL: receiver.url };
+
+    const listed = await inquiries(["--state", "quarantined"], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/3 inquiries .*: 1 pending, 0 dead, 2 quarantined, 0 delivered, 0 stored\./);
+    expect(listed.stdout).toMatch(/CRS-QUAR-0001 .*quarantined .*\(honeypot filled\)/);
+    expect(listed.stdout).toMatch(/CRS-QUAR-0002 .*\(sent too fast\)/);
+    expect(listed.stdout).not.toMatch(/CRS-PEND-0001/);
+
+    expect((await inquiries(["--release", "CRS-PEND-0001"], env)).code).toBe(1);
+    const released = await inquiries(["--release", "CRS-QUAR-0001"], env);
+    expect([released.code, released.stdout]).toEqual([0, expect.stringMatching(/CRS-QUAR-0001 released/)]);
+
+    const retried = await inquiries(["--retry"], env);
+    expect(retried.code).toBe(0);
+    expect([...receiver.received].sort()).toEqual(["CRS-PEND-0001", "CRS-QUAR-0001"]);
+    const states = (await outbox.entries(8)).entries.map((entry) => [entry.record.reference, entry.state]);
+    expect(states).toEqual([
+      ["CRS-QUAR-0001", "delivered"],
+      ["CRS-QUAR-0002", "quarantined"],
+      ["CRS-PEND-0001", "delivered"],
+    ]);
+    expect((await inquiries(["--state", "nonsense"], env)).code).toBe(1);
+  }, 30_000);
+});

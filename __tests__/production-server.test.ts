@@ -1,0 +1,654 @@
+/**
+ * @jest-environment node
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { createSiteServer, type ServerOptions } from "../server/app";
+import { commonHeaders, formatHeaderRules, pagePolicy, resultPagePolicy } from "../server/security-headers";
+import { readInquiryConfig } from "../src/inquiry/server/config";
+import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { referencePattern } from "../src/inquiry/server/reference";
+import { makePublicDir } from "./support/inquiry-app";
+import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
+import { startSiteProcess, type SiteProcess } from "./support/site-process";
+
+const content = readInquiryContent(path.resolve("content"));
+const maxBodyBytes = content.form.delivery.maxBodyKilobytes * 1024;
+
+const valid = {
+  fullName: "Pat Buyer",
+  organization: "Wake County Sheriff's Office",
+  email: "pat.buyer@wake.example.gov",
+  phone: "(919) 555-0100",
+  inquiryType: "general",
+  message: "We need forty duty shirts before the spring academy.",
+  fill_ms: 12_000,
+};
+
+const policies = {
+  home: pagePolicy(["sha256-home"]),
+  contact: pagePolicy(["sha256-contact"]),
+  missing: pagePolicy(["sha256-missing"]),
+};
+const hashedScript = "app-0123456789abcdef0123.js";
+const scriptText = `window.cart=${JSON.stringify(Array.from({ length: 200 }, (_, index) => `item-${index}`))};`;
+
+/** The fake build of support/inquiry-app.ts, plus a second page, hashed and unhashed assets and page data. */
+const makeSite = (): string => {
+  const dir = makePublicDir();
+  mkdirSync(path.join(dir, "contact"));
+  writeFileSync(path.join(dir, "contact/index.html"), "<!doctype html><title>Contact</title><h1>Contact us</h1>");
+  writeFileSync(path.join(dir, hashedScript), scriptText);
+  mkdirSync(path.join(dir, "static"));
+  writeFileSync(path.join(dir, "static/x.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  mkdirSync(path.join(dir, "page-data"));
+  writeFileSync(path.join(dir, "page-data/app-data.json"), '{"webpackCompilationHash":"0123"}');
+  writeFileSync(
+    path.join(dir, "_headers"),
+    formatHeaderRules(
+      new Map([
+        ["/*", commonHeaders],
+        ["/", { "Content-Security-Policy": policies.home }],
+        ["/contact/", { "Content-Security-Policy": policies.contact }],
+        ["/404.html", { "Content-Security-Policy": policies.missing }],
+      ]),
+    ),
+  );
+  return dir;
+};
+
+interface Started {
+  readonly origin: string;
+  readonly port: number;
+  readonly close: () => Promise<void>;
+}
+
+let publicDir: string;
+let dataDir: string;
+let logs: string[];
+
+const inquiryEnv =
+  (env: NodeJS.ProcessEnv = {}) =>
+  () =>
+    readInquiryConfig(content.form.delivery, {
+      INQUIRY_DATA_DIR: dataDir,
+      INQUIRY_RATE_LIMIT_REQUESTS: "1000",
+      ...env,
+    });
+
+const startServer = async (options: Partial<ServerOptions> = {}): Promise<Started> => {
+  const server = await createSiteServer({
+    publicDir,
+    content,
+    inquiryConfig: inquiryEnv(),
+    trustProxy: false,
+    hsts: false,
+    requestsPerMinute: 0,
+    log: (line) => logs.push(line),
+    ...options,
+  });
+  await server.app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = server.app.server.address() as net.AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, port, close: () => server.close() };
+};
+
+/** A GET (or HEAD) through node:http, which neither asks for compression nor undoes it. */
+const request = (
+  url: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> =>
+  new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+
+const storedLines = () => {
+  const file = path.join(dataDir, "inquiries.ndjson");
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+};
+
+const expectSecurityHeaders = (headers: http.IncomingHttpHeaders | Readonly<Record<string, string>>) => {
+  for (const [name, value] of Object.entries(commonHeaders))
+    expect([name, headers[name.toLowerCase()]]).toEqual([name, value]);
+  expect(headers["x-powered-by"]).toBeUndefined();
+  expect(headers["access-control-allow-origin"]).toBeUndefined();
+};
+
+/** An answer in the handler's or the server's own terms: one message, nothing of the framework's. */
+const expectOwnJsonError = (body: string) => {
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  expect(Object.keys(parsed)).toEqual(["error"]);
+  expect(body).not.toMatch(/FST_|statusCode|stack|at .*\.js|node_modules/);
+};
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "production-server-"));
+  logs = [];
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+beforeAll(() => {
+  publicDir = makeSite();
+});
+afterAll(() => rmSync(publicDir, { recursive: true, force: true }));
+
+describe("the built site, served as a CDN would", () => {
+  let site: Started;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "production-server-"));
+    site = await startServer();
+  });
+  afterAll(() => site.close());
+
+  it("serves a page with its own Content-Security-Policy and the common headers, and nothing cross-origin", async () => {
+    const response = await request(`${site.origin}/`);
+    expect(response.status).toBe(200);
+    expect(response.body.toString()).toBe(readFileSync(path.join(publicDir, "index.html"), "utf8"));
+    expect(response.headers["content-security-policy"]).toBe(policies.home);
+    expect(response.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
+    expect(response.headers["strict-transport-security"]).toBeUndefined();
+    expectSecurityHeaders(response.headers);
+  });
+
+  it("gives a page its own policy under every path that reaches it", async () => {
+    for (const [url, policy] of [
+      ["/contact/", policies.contact],
+      ["/contact/index.html", policies.contact],
+      ["/index.html", policies.home],
+      ["/?utm_source=mail", policies.home],
+    ] as const) {
+      const response = await request(`${site.origin}${url}`);
+      expect([url, response.status, response.headers["content-security-policy"]]).toEqual([url, 200, policy]);
+    }
+  });
+
+  it("redirects a folder without its trailing slash to the slash form, keeping the query string", async () => {
+    const response = await request(`${site.origin}/contact?category=tactical&x=1`);
+    expect([301, 302, 308]).toContain(response.status);
+    expect(response.headers.location).toBe("/contact/?category=tactical&x=1");
+    expectSecurityHeaders(response.headers);
+  });
+
+  it("answers an unknown path with 404, the 404 page and the 404 page's policy", async () => {
+    const notFound = readFileSync(path.join(publicDir, "404.html"), "utf8");
+    for (const url of ["/no-such-page/", "/products/nothing", "/api/nothing", "/contact/..%2f_headers"]) {
+      const response = await request(`${site.origin}${url}`);
+      expect([url, response.status, response.body.toString()]).toEqual([url, 404, notFound]);
+      expect(response.headers["content-security-policy"]).toBe(policies.missing);
+      expectSecurityHeaders(response.headers);
+    }
+  });
+
+  it("marks hashed assets immutable, and HTML and page data must-revalidate", async () => {
+    const cacheOf = async (url: string) => (await request(`${site.origin}${url}`)).headers["cache-control"];
+    expect(await cacheOf(`/${hashedScript}`)).toBe("public, max-age=31536000, immutable");
+    expect(await cacheOf("/static/x.png")).toBe("public, max-age=31536000, immutable");
+    expect(await cacheOf("/page-data/app-data.json")).toBe("public, max-age=0, must-revalidate");
+    expect(await cacheOf("/contact/")).toBe("public, max-age=0, must-revalidate");
+  });
+
+  it("compresses with brotli or gzip when the client takes it, and not otherwise", async () => {
+    const brotli = await request(`${site.origin}/${hashedScript}`, { headers: { "Accept-Encoding": "br, gzip" } });
+    expect(brotli.headers["content-encoding"]).toBe("br");
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i);
+    expect(zlib.brotliDecompressSync(brotli.body).toString()).toBe(scriptText);
+    expect(brotli.body.length).toBeLessThan(scriptText.length / 2);
+
+    const gzip = await request(`${site.origin}/`, { headers: { "Accept-Encoding": "gzip" } });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(zlib.gunzipSync(gzip.body).toString()).toBe(readFileSync(path.join(publicDir, "index.html"), "utf8"));
+    expect(gzip.headers["content-security-policy"]).toBe(policies.home);
+
+    const plain = await request(`${site.origin}/${hashedScript}`, { headers: { "Accept-Encoding": "identity" } });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body.toString()).toBe(scriptText);
+  });
+
+  it("never serves the deploy's _headers file, however the path is written", async () => {
+    const rules = readFileSync(path.join(publicDir, "_headers"), "utf8");
+    for (const url of [
+      "/_headers",
+      "/%5Fheaders",
+      "/%5fheaders",
+      "/_header%73",
+      "/./_headers",
+      "//_headers",
+      "/contact/../_headers",
+    ]) {
+      const answer = await exchange(site.port, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      expect([url, answer.includes("Content-Security-Policy:"), answer.includes(rules.slice(0, 40))]).toEqual([
+        url,
+        false,
+        false,
+      ]);
+      expect([url, parseAnswer(answer)?.status]).not.toEqual([url, 200]);
+    }
+  });
+
+  it("answers HEAD with the headers of GET and no body", async () => {
+    const head = await request(`${site.origin}/`, { method: "HEAD" });
+    const get = await request(`${site.origin}/`);
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers["content-security-policy"]).toBe(get.headers["content-security-policy"]);
+    expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
+    const missing = await request(`${site.origin}/no-such-page/`, { method: "HEAD" });
+    expect([missing.status, missing.body.length]).toEqual([404, 0]);
+  });
+
+  it("answers a path that is not a URL with its own short error, with the security headers", async () => {
+    for (const url of ["/%", "/%zz", "/api/inquiry%"]) {
+      const answer = parseAnswer(
+        await exchange(site.port, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
+      );
+      expect([url, answer?.status]).toEqual([url, 400]);
+      expectSecurityHeaders(answer?.headers ?? {});
+      expectOwnJsonError(answer?.body ?? "");
+    }
+  });
+
+  it("answers GET /healthz with 200 and a writable outbox", async () => {
+    const response = await fetch(`${site.origin}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toMatchObject({ status: "ok", outboxWritable: true });
+  });
+});
+
+describe("HSTS", () => {
+  it("is sent only when the server is told every visitor arrives over HTTPS", async () => {
+    const plain = await startServer();
+    const behindTls = await startServer({ hsts: true });
+    try {
+      expect((await request(`${plain.origin}/`)).headers["strict-transport-security"]).toBeUndefined();
+      for (const url of ["/", "/no-such-page/", "/api/inquiry"]) {
+        const { headers } = await request(`${behindTls.origin}${url}`);
+        expect([url, headers["strict-transport-security"]]).toEqual([url, "max-age=63072000; includeSubDomains"]);
+      }
+    } finally {
+      await plain.close();
+      await behindTls.close();
+    }
+  });
+});
+
+describe("request bodies, bounded while they stream in", () => {
+  let site: Started;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "production-server-"));
+    site = await startServer({
+      inquiryConfig: () =>
+        readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir, INQUIRY_RATE_LIMIT_REQUESTS: "1000" }),
+      timeouts: { lingerMs: 300 },
+    });
+  });
+  afterAll(() => site.close());
+
+  const post = (target: string, type: string) => `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}`;
+
+  it("refuses a chunked JSON body over the limit with 413, stores nothing, and stops reading", async () => {
+    const result = await offerBody({
+      port: site.port,
+      head: post("/api/inquiry", "application/json"),
+      total: 4 * 1024 * 1024,
+      chunked: true,
+      chunkBytes: 16 * 1024,
+    });
+    expect(result.answer?.status).toBe(413);
+    expectOwnJsonError(result.answer?.body ?? "");
+    expect(result.sentEverything).toBe(false);
+    expect(result.closedByServer).toBe(true);
+    expect(storedLines()).toHaveLength(0);
+  });
+
+  it("refuses a chunked form post over the limit with 413 and a page", async () => {
+    const result = await offerBody({
+      port: site.port,
+      head: post("/api/inquiry", "application/x-www-form-urlencoded"),
+      total: 4 * 1024 * 1024,
+      chunked: true,
+      chunkBytes: 16 * 1024,
+    });
+    expect(result.answer?.status).toBe(413);
+    expect(result.answer?.headers["content-type"]).toMatch(/^text\/html/);
+    expect(result.answer?.headers["content-security-policy"]).toBe(resultPagePolicy);
+    expect(result.sentEverything).toBe(false);
+    expect(storedLines()).toHaveLength(0);
+  });
+
+  it("refuses a 20 MB multipart post with 415 before reading it, and closes the connection", async () => {
+    const result = await offerBody({
+      port: site.port,
+      head: post("/api/inquiry", "multipart/form-data; boundary=x"),
+      total: 20 * 1024 * 1024,
+    });
+    expect(result.answer?.status).toBe(415);
+    expectOwnJsonError(result.answer?.body ?? "");
+    expect(result.sentEverything).toBe(false);
+    // Reading (and throwing away) the other megabytes would keep the connection open for them.
+    expect(result.closedByServer).toBe(true);
+    expect(storedLines()).toHaveLength(0);
+  });
+
+  it("refuses a large body sent to a page or to an unknown /api/ path without reading it", async () => {
+    for (const target of ["/", "/contact/", "/api/other", "/api/inquiry/extra"]) {
+      for (const type of ["application/json", "multipart/form-data; boundary=x", "text/plain"]) {
+        const result = await offerBody({ port: site.port, head: post(target, type), total: 20 * 1024 * 1024 });
+        expect([target, type, result.answer?.status]).toEqual([target, type, 404]);
+        expectOwnJsonError(result.answer?.body ?? "");
+        expect([target, type, result.sentEverything, result.closedByServer]).toEqual([target, type, false, true]);
+      }
+    }
+  });
+
+  it("refuses a body declared on a GET to the inquiry endpoint without reading it", async () => {
+    const result = await offerBody({
+      port: site.port,
+      head: `GET /api/inquiry HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json`,
+      total: 20 * 1024 * 1024,
+    });
+    expect(result.answer?.status).toBe(405);
+    expect([result.sentEverything, result.closedByServer]).toEqual([false, true]);
+  });
+
+  it("answers malformed JSON with the handler's 400 in JSON, never the framework's", async () => {
+    for (const body of ["{bad", "", '{"fullName": "Pat"', "\u0000"]) {
+      const response = await fetch(`${site.origin}/api/inquiry`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+      expect([body, response.status]).toEqual([body, 400]);
+      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expectOwnJsonError(await response.text());
+    }
+  });
+
+  it("answers a form post it cannot use with a page of what to fix, not an error", async () => {
+    const response = await fetch(`${site.origin}/api/inquiry`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "%%%&&=&fullName=%E0%A4%A",
+    });
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(response.headers.get("content-security-policy")).toBe(resultPagePolicy);
+    expect(await response.text()).toMatch(/<!doctype html>/i);
+  });
+
+  it("takes a body that fits, sent in chunks, and keeps the connection for the next request", async () => {
+    const body = JSON.stringify(valid);
+    const answer = await exchange(
+      site.port,
+      `POST /api/inquiry HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` +
+        `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
+    expect(parseAnswer(answer)?.status).toBe(201);
+    expect(answer).toMatch(/HTTP\/1\.1 200 OK[\s\S]*outboxWritable/);
+    expect(storedLines()).toHaveLength(1);
+    expect(maxBodyBytes).toBeGreaterThan(Buffer.byteLength(body));
+  });
+});
+
+describe("slow clients", () => {
+  let site: Started;
+  beforeAll(async () => {
+    site = await startServer({ timeouts: { headersMs: 400, requestMs: 800, keepAliveMs: 300 } });
+  });
+  afterAll(() => site.close());
+
+  /** Sends `text` a byte at a time, one every `everyMs`, until the server closes the connection or `limitMs` pass. */
+  const trickle = (text: string, everyMs: number, limitMs: number) =>
+    new Promise<{ closedByServer: boolean; received: string }>((resolve) => {
+      const socket = new net.Socket();
+      let received = "";
+      let index = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const done = (closedByServer: boolean) => {
+        clearInterval(timer);
+        clearTimeout(limit);
+        socket.destroy();
+        resolve({ closedByServer, received });
+      };
+      const limit = setTimeout(() => done(false), limitMs);
+      socket.on("data", (data: Buffer) => (received += data.toString()));
+      socket.on("error", () => undefined);
+      socket.on("close", () => done(true));
+      socket.connect(site.port, "127.0.0.1", () => {
+        timer = setInterval(() => {
+          if (index < text.length) socket.write(text[index++] ?? "");
+        }, everyMs);
+      });
+    });
+
+  it("cuts off a client that sends its headers slower than the headers timeout", async () => {
+    const headers = `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ${"slow".repeat(200)}\r\n\r\n`;
+    const result = await trickle(headers, 20, 4_000);
+    expect(result.closedByServer).toBe(true);
+    expect(result.received).not.toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it("cuts off a client that sends its body slower than the request timeout, and stores nothing", async () => {
+    const body = JSON.stringify(valid);
+    const head = `POST /api/inquiry HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const socket = await new Promise<net.Socket>((resolve) => {
+      const opened = net.connect(site.port, "127.0.0.1", () => resolve(opened));
+    });
+    socket.write(head);
+    const result = await new Promise<{ closedByServer: boolean; received: string }>((resolve) => {
+      let received = "";
+      let index = 0;
+      const timer = setInterval(() => {
+        if (index < body.length) socket.write(body[index++] ?? "");
+      }, 20);
+      const limit = setTimeout(() => finish(false), 4_000);
+      const finish = (closedByServer: boolean) => {
+        clearInterval(timer);
+        clearTimeout(limit);
+        socket.destroy();
+        resolve({ closedByServer, received });
+      };
+      socket.on("data", (data: Buffer) => (received += data.toString()));
+      socket.on("error", () => undefined);
+      socket.on("close", () => finish(true));
+    });
+    expect(result.closedByServer).toBe(true);
+    expect(result.received).not.toMatch(/^HTTP\/1\.1 201/);
+    expect(storedLines()).toHaveLength(0);
+  });
+
+  it("closes an idle keep-alive connection after the keep-alive timeout", async () => {
+    const answer = await exchange(site.port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 5_000);
+    expect(parseAnswer(answer)?.status).toBe(200);
+  });
+});
+
+describe("errors become answers, and the server keeps answering", () => {
+  it("answers 503 in JSON when the settings cannot be read, and 500 from /healthz, then serves pages", async () => {
+    let calls = 0;
+    const site = await startServer({
+      inquiryConfig: () => {
+        calls += 1;
+        if (calls > 1) throw new Error(`INQUIRY_RATE_LIMIT_REQUESTS is not a valid number: lots (call ${calls})`);
+        return inquiryEnv()();
+      },
+    });
+    try {
+      const posted = await fetch(`${site.origin}/api/inquiry`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(valid),
+      });
+      expect(posted.status).toBe(503);
+      expectOwnJsonError(await posted.text());
+      const health = await fetch(`${site.origin}/healthz`);
+      expect(health.status).toBeGreaterThanOrEqual(500);
+      expectOwnJsonError(await health.text());
+      expect((await fetch(`${site.origin}/`)).status).toBe(200);
+      expect(logs.join("\n")).toMatch(/not a valid number/);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it("answers 503 when the outbox folder is a file, reports it on /healthz, and serves pages", async () => {
+    const blocked = path.join(dataDir, "not-a-folder");
+    writeFileSync(blocked, "");
+    const site = await startServer({ inquiryConfig: inquiryEnv({ INQUIRY_DATA_DIR: blocked }) });
+    try {
+      const posted = await fetch(`${site.origin}/api/inquiry`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(valid),
+      });
+      expect(posted.status).toBe(503);
+      expectOwnJsonError(await posted.text());
+      const health = await fetch(`${site.origin}/healthz`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ outboxWritable: false });
+      expect((await fetch(`${site.origin}/`)).status).toBe(200);
+      const again = await fetch(`${site.origin}/api/inquiry`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(valid),
+      });
+      expect(again.status).toBe(503);
+    } finally {
+      await site.close();
+    }
+  });
+});
+
+describe("the server process (server/main.ts)", () => {
+  let server: SiteProcess | null = null;
+  afterEach(async () => {
+    await server?.stop();
+    server = null;
+  });
+
+  const env = () => ({ PUBLIC_DIR: publicDir, INQUIRY_DATA_DIR: dataDir });
+
+  it("logs an unhandled rejection and goes on serving", async () => {
+    server = await startSiteProcess(env(), [path.resolve("__tests__/support/reject-on-signal.ts")]);
+    server.child.kill("SIGUSR2");
+    await server.waitForLine(/unhandled rejection/);
+    expect((await fetch(`${server.origin}/`)).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it("on SIGTERM finishes the inquiry in flight, refuses new connections, and exits 0", async () => {
+    server = await startSiteProcess(env());
+    const body = JSON.stringify(valid);
+    const socket = net.connect(server.port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (data: Buffer) => (received += data.toString()));
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    // Expect: 100-continue makes the server say when it has the request's headers: the request is in flight.
+    socket.write(
+      `POST /api/inquiry HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    for (let waited = 0; !received.includes("100 Continue") && waited < 10_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(received).toMatch(/^HTTP\/1\.1 100 Continue/);
+    socket.write(body.slice(0, 20));
+
+    server.child.kill("SIGTERM");
+    await server.waitForLine(/SIGTERM/);
+    // The listening socket closes a moment after the signal (Fastify's close hooks run first).
+    let refused = false;
+    for (let tries = 0; !refused && tries < 200; tries += 1) {
+      refused = await connectionRefused(server.port);
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(refused).toBe(true);
+
+    socket.write(body.slice(20));
+    await closed;
+    const answer = parseAnswer(received);
+    expect(answer?.status).toBe(201);
+    const { reference } = JSON.parse(answer?.body ?? "{}") as { reference: string };
+    expect(reference).toMatch(referencePattern);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const lines = storedLines();
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({ reference, values: { fullName: valid.fullName } });
+  });
+
+  it("keeps its memory flat over 2,000 refused and invalid requests and a 20 MB upload", async () => {
+    server = await startSiteProcess({ ...env(), SITE_REQUESTS_PER_MINUTE: "0", INQUIRY_RATE_LIMIT_REQUESTS: "100000" });
+    const { origin, port } = server;
+    const requests: (() => Promise<unknown>)[] = [
+      () => fetch(`${origin}/`).then((response) => response.arrayBuffer()),
+      () => fetch(`${origin}/api/inquiry`).then((response) => response.arrayBuffer()),
+      () =>
+        fetch(`${origin}/api/inquiry`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ fullName: "x", fill_ms: 9000 }),
+        }).then((response) => response.arrayBuffer()),
+      () =>
+        fetch(`${origin}/api/inquiry`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: "{bad",
+        }).then((response) => response.arrayBuffer()),
+      () =>
+        fetch(`${origin}/api/inquiry`, {
+          method: "POST",
+          headers: { "Content-Type": "text/plain" },
+          body: "hello",
+        }).then((response) => response.arrayBuffer()),
+      () => fetch(`${origin}/no-such-page/${Math.random()}`).then((response) => response.arrayBuffer()),
+    ];
+    const run = async (count: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < count) {
+            const index = next;
+            next += 1;
+            await requests[index % requests.length]?.();
+          }
+        }),
+      );
+    };
+    await run(1_000); // warm up: compiled code, pools and caches settle
+    const before = server.usage();
+    await run(2_000);
+    const after = server.usage();
+    const upload = await offerBody({
+      port,
+      head: "POST /api/inquiry HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x",
+      total: 20 * 1024 * 1024,
+    });
+    const afterUpload = server.usage();
+    const ticksPerSecond = 100;
+    console.info(
+      `2,000 requests: RSS ${Math.round(before.rssKb / 1024)} → ${Math.round(after.rssKb / 1024)} MB, ` +
+        `CPU ${((((after.cpuTicks - before.cpuTicks) / ticksPerSecond) * 1000) / 2000).toFixed(2)} ms per request; ` +
+        `20 MB multipart: RSS ${Math.round(afterUpload.rssKb / 1024)} MB, answered ${upload.answer?.status} after ${Math.round(upload.sentWhenAnswered / 1024)} KB`,
+    );
+    expect(after.rssKb - before.rssKb).toBeLessThan(50 * 1024);
+    expect(upload.answer?.status).toBe(415);
+    expect(afterUpload.rssKb - after.rssKb).toBeLessThan(15 * 1024);
+    expect((await fetch(`${origin}/`)).status).toBe(200);
+    expect(storedLines()).toHaveLength(0);
+  }, 60_000);
+});
