@@ -1,7 +1,5 @@
-import { describe, test } from "node:test";
-import assert from "node:assert/strict";
-import { openPage, waitForHydration, WIDTHS } from "./support/browser";
-import { useSiteAndBrowser } from "./support/suite";
+import { WIDTHS } from "./support/browser";
+import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { readContent } from "./support/server";
 
 interface Field {
@@ -12,43 +10,40 @@ interface Field {
 const form = readContent<{ formFields: Record<string, Field>; submitLabel: string }>("inquiry.json");
 const fields = form.formFields as Record<"fullName" | "organization" | "email" | "phone" | "message", Field>;
 
-const suite = useSiteAndBrowser();
-
 for (const width of WIDTHS) {
-  describe(`inquiry form at ${width}px`, () => {
-    test("has the specified fields with their types, autocomplete and placeholder", async () => {
-      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
-      await page.goto(suite.site.url("/contact/"));
+  test.describe(`inquiry form at ${width}px`, () => {
+    test.use(atWidth(width));
+
+    test("has the specified fields with their types, autocomplete and placeholder", async ({ page }) => {
+      await page.goto("/contact/");
       const field = (label: string) => page.getByLabel(label, { exact: false }).first();
-      assert.equal(await field(fields.fullName.label).getAttribute("type"), "text");
-      assert.equal(await field(fields.fullName.label).getAttribute("autocomplete"), "name");
-      assert.equal(await field(fields.organization.label).getAttribute("autocomplete"), "organization");
-      assert.equal(await field(fields.email.label).getAttribute("type"), "email");
-      assert.equal(await field(fields.phone.label).getAttribute("type"), "tel");
-      assert.equal(await field(fields.message.label).getAttribute("placeholder"), "How can we assist you?");
-      assert.equal(await page.getByRole("button", { name: form.submitLabel }).isVisible(), true);
-      await close();
+      await expect(field(fields.fullName.label)).toHaveAttribute("type", "text");
+      await expect(field(fields.fullName.label)).toHaveAttribute("autocomplete", "name");
+      await expect(field(fields.organization.label)).toHaveAttribute("autocomplete", "organization");
+      await expect(field(fields.email.label)).toHaveAttribute("type", "email");
+      await expect(field(fields.phone.label)).toHaveAttribute("type", "tel");
+      await expect(field(fields.message.label)).toHaveAttribute("placeholder", "How can we assist you?");
+      await expect(page.getByRole("button", { name: form.submitLabel })).toBeVisible();
     });
 
-    test("explains each problem on its field and moves focus to the first", async () => {
-      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
-      await page.goto(suite.site.url("/"));
-      await waitForHydration(page);
+    test("explains each problem on its field and moves focus to the first", async ({ page }) => {
+      await page.goto("/");
+      await expectHydrated(page);
       const section = page.locator("#contact");
       await section.getByLabel(fields.email.label, { exact: false }).fill("not-an-email");
       await section.getByRole("button", { name: form.submitLabel }).click();
 
       const name = section.getByLabel(fields.fullName.label, { exact: false });
-      assert.equal(await name.getAttribute("aria-invalid"), "true");
-      assert.equal(await name.evaluate((element) => element === document.activeElement), true);
+      await expect(name).toHaveAttribute("aria-invalid", "true");
+      await expect(name).toBeFocused();
+      /** The texts of the elements that describe a field (aria-describedby). */
       const describedBy = async (label: string) => {
         const ids = (await section.getByLabel(label, { exact: false }).getAttribute("aria-describedby")) ?? "";
         return Promise.all(ids.split(" ").map((id) => page.locator(`#${id}`).innerText()));
       };
-      assert.ok((await describedBy(fields.fullName.label)).includes(fields.fullName.errors.required!));
-      assert.ok((await describedBy(fields.email.label)).includes(fields.email.errors.invalid!));
-      assert.ok((await describedBy(fields.message.label)).includes(fields.message.errors.required!));
-      await close();
+      await expect.poll(() => describedBy(fields.fullName.label)).toContain(fields.fullName.errors.required!);
+      await expect.poll(() => describedBy(fields.email.label)).toContain(fields.email.errors.invalid!);
+      await expect.poll(() => describedBy(fields.message.label)).toContain(fields.message.errors.required!);
     });
   });
 }

@@ -1,8 +1,6 @@
-import { describe, test } from "node:test";
-import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
-import { openPage, waitForHydration, WIDTHS } from "./support/browser";
-import { useSiteAndBrowser } from "./support/suite";
+import type { Page } from "@playwright/test";
+import { WIDTHS } from "./support/browser";
+import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { readContent } from "./support/server";
 
 interface Home {
@@ -21,8 +19,6 @@ const home = readContent<Home>("home.json");
 const agencyNames = readContent<Agencies>("agencies.json").agencies.map((agency) => agency.name);
 const expectedPerView: Record<(typeof WIDTHS)[number], number> = { 375: 1, 800: 3, 1280: 4 };
 
-const suite = useSiteAndBrowser();
-
 /** Names of the agency tiles wholly inside the carousel's viewport, left to right. */
 const fullyVisibleAgencies = (page: Page) =>
   page.evaluate(() => {
@@ -34,36 +30,40 @@ const fullyVisibleAgencies = (page: Page) =>
       }))
       .filter(({ rect }) => rect.width > 0 && rect.left >= viewport.left - 1 && rect.right <= viewport.right + 1)
       .sort((a, b) => a.rect.left - b.rect.left)
-      .map(({ name }) => name ?? "");
+      .map(({ name }) => name);
   });
 
-const waitForSlider = (page: Page) =>
-  waitForHydration(page).then(() => page.waitForSelector(".slick-initialized .slick-slide"));
+const expectSlider = async (page: Page) => {
+  await expectHydrated(page);
+  await expect(page.locator(".slick-initialized .slick-slide").first()).toBeVisible();
+};
+
+/** The names of the slides whose left edge is at the carousel's left edge. */
+const slidesAtLeftEdge = (page: Page) =>
+  page.evaluate(() => {
+    const viewport = document.querySelector(".slick-list")!.getBoundingClientRect();
+    return [...document.querySelectorAll(".slick-slide")]
+      .map((slide) => ({ rect: slide.getBoundingClientRect(), name: slide.querySelector("figcaption")?.textContent }))
+      .filter(({ rect }) => Math.abs(rect.left - viewport.left) < 2)
+      .map(({ name }) => name);
+  });
 
 /** After a move: wait until the first visible agency is `name` (the slide animates for 400 ms). */
-const waitForFirst = (page: Page, name: string) =>
-  page.waitForFunction(
-    (expected) => {
-      const viewport = document.querySelector(".slick-list")!.getBoundingClientRect();
-      const first = [...document.querySelectorAll(".slick-slide")]
-        .map((slide) => ({ rect: slide.getBoundingClientRect(), name: slide.querySelector("figcaption")?.textContent }))
-        .filter(({ rect }) => Math.abs(rect.left - viewport.left) < 2);
-      return first.some((slide) => slide.name === expected);
-    },
-    name,
-    { timeout: 5000 },
-  );
+const expectFirst = (page: Page, name: string) => expect.poll(() => slidesAtLeftEdge(page)).toContain(name);
 
 for (const width of WIDTHS) {
-  describe(`home page at ${width}px`, () => {
-    test("shows navigation, hero, solutions, agencies, about, contact and footer in order, from content", async () => {
-      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
-      await page.goto(suite.site.url("/"));
+  test.describe(`home page at ${width}px`, () => {
+    test.use(atWidth(width));
+
+    test("shows navigation, hero, solutions, agencies, about, contact and footer in order, from content", async ({
+      page,
+    }) => {
+      await page.goto("/");
       const order = await page.evaluate(() =>
         [...document.querySelectorAll("body header, body h1, main h2, body footer")]
           .filter((element) => !element.closest("main section header") || element.tagName === "H2")
           .map((element) =>
-            /^H[1-6]$/.test(element.tagName) ? element.textContent?.trim() : element.tagName.toLowerCase(),
+            /^H[1-6]$/.test(element.tagName) ? element.textContent.trim() : element.tagName.toLowerCase(),
           ),
       );
       const expected = [
@@ -75,57 +75,52 @@ for (const width of WIDTHS) {
         home.contact.heading,
         "footer",
       ];
-      assert.deepEqual(
-        order.filter((item) => expected.includes(item ?? "")),
-        expected,
-      );
-      const main = await page.locator("main").innerText();
+      expect(order.filter((item) => expected.includes(item))).toEqual(expected);
+      const main = page.locator("main");
       for (const text of [
         home.hero.text,
         home.about.mission,
         ...home.solutions.cards.flatMap((card) => [card.title, card.description]),
       ]) {
-        assert.ok(main.includes(text), `main content shows "${text.slice(0, 40)}..."`);
+        await expect(main, `main content shows "${text.slice(0, 40)}..."`).toContainText(text);
       }
-      assert.ok(main.includes(readContent<Agencies>("agencies.json").disclaimer));
-      await close();
+      await expect(main).toContainText(readContent<Agencies>("agencies.json").disclaimer);
     });
 
-    test(`the carousel shows exactly ${expectedPerView[width]} logo(s) and loops both ways`, async () => {
-      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
-      await page.goto(suite.site.url("/"));
-      await waitForSlider(page);
+    test(`the carousel shows exactly ${expectedPerView[width]} logo(s) and loops both ways`, async ({ page }) => {
+      await page.goto("/");
+      await expectSlider(page);
       const perView = expectedPerView[width];
-      assert.deepEqual(await fullyVisibleAgencies(page), agencyNames.slice(0, perView));
+      expect(await fullyVisibleAgencies(page)).toEqual(agencyNames.slice(0, perView));
 
       await page.getByRole("button", { name: "Next agencies" }).click();
-      await waitForFirst(page, agencyNames[1]!);
-      assert.deepEqual(await fullyVisibleAgencies(page), [...agencyNames, ...agencyNames].slice(1, 1 + perView));
+      await expectFirst(page, agencyNames[1]!);
+      expect(await fullyVisibleAgencies(page)).toEqual([...agencyNames, ...agencyNames].slice(1, 1 + perView));
 
       await page.getByRole("button", { name: "Previous agencies" }).click();
-      await waitForFirst(page, agencyNames[0]!);
+      await expectFirst(page, agencyNames[0]!);
       await page.getByRole("button", { name: "Previous agencies" }).click();
-      await waitForFirst(page, agencyNames.at(-1)!);
-      assert.equal((await fullyVisibleAgencies(page))[0], agencyNames.at(-1));
+      await expectFirst(page, agencyNames.at(-1)!);
+      expect((await fullyVisibleAgencies(page))[0]).toBe(agencyNames.at(-1));
 
       // And forwards past the last agency back to the first.
       await page.getByRole("button", { name: "Next agencies" }).click();
-      await waitForFirst(page, agencyNames[0]!);
-      assert.equal((await fullyVisibleAgencies(page)).length, perView);
-      await close();
+      await expectFirst(page, agencyNames[0]!);
+      expect(await fullyVisibleAgencies(page)).toHaveLength(perView);
     });
 
-    test("the carousel answers ← and → when it has focus, and hides clones and off-screen slides from focus", async () => {
-      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
-      await page.goto(suite.site.url("/"));
-      await waitForSlider(page);
+    test("the carousel answers ← and → when it has focus, and hides clones and off-screen slides from focus", async ({
+      page,
+    }) => {
+      await page.goto("/");
+      await expectSlider(page);
       await page.getByRole("region", { name: "Government agencies we have supplied" }).focus();
       await page.keyboard.press("ArrowRight");
-      await waitForFirst(page, agencyNames[1]!);
+      await expectFirst(page, agencyNames[1]!);
       await page.keyboard.press("ArrowLeft");
-      await waitForFirst(page, agencyNames[0]!);
+      await expectFirst(page, agencyNames[0]!);
       await page.keyboard.press("ArrowLeft");
-      await waitForFirst(page, agencyNames.at(-1)!);
+      await expectFirst(page, agencyNames.at(-1)!);
 
       const focusable = await page.evaluate(() => {
         const hidden = [
@@ -137,66 +132,66 @@ for (const width of WIDTHS) {
           return document.activeElement === element;
         }).length;
       });
-      assert.equal(focusable, 0, "no element inside a hidden or cloned slide takes focus");
-      await close();
+      expect(focusable, "no element inside a hidden or cloned slide takes focus").toBe(0);
     });
   });
 }
 
-describe("mobile menu", () => {
-  test("is collapsed at 375px; its button opens and closes it, and so does Escape", async () => {
-    const { page, close } = await openPage(suite.browser, suite.site.origin, 375);
-    await page.goto(suite.site.url("/"));
-    await waitForHydration(page);
-    const button = page.getByRole("button", { name: "Menu" });
-    const products = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" });
-    assert.equal(await products.isVisible(), false);
-    assert.equal(await button.getAttribute("aria-expanded"), "false");
-    await button.click();
-    assert.equal(await button.getAttribute("aria-expanded"), "true");
-    assert.equal(await products.isVisible(), true);
-    await button.click();
-    assert.equal(await products.isVisible(), false);
-    await button.click();
-    await page.keyboard.press("Escape");
-    assert.equal(await products.isVisible(), false);
-    assert.equal(await button.getAttribute("aria-expanded"), "false");
-    await close();
+test.describe("mobile menu", () => {
+  test.describe(() => {
+    test.use(atWidth(375));
+
+    test("is collapsed at 375px; its button opens and closes it, and so does Escape", async ({ page }) => {
+      await page.goto("/");
+      await expectHydrated(page);
+      const button = page.getByRole("button", { name: "Menu" });
+      const products = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" });
+      await expect(products).toBeHidden();
+      await expect(button).toHaveAttribute("aria-expanded", "false");
+      await button.click();
+      await expect(button).toHaveAttribute("aria-expanded", "true");
+      await expect(products).toBeVisible();
+      await button.click();
+      await expect(products).toBeHidden();
+      await button.click();
+      await page.keyboard.press("Escape");
+      await expect(products).toBeHidden();
+      await expect(button).toHaveAttribute("aria-expanded", "false");
+    });
   });
 
   for (const width of [800, 1280]) {
-    test(`shows the links without a menu button at ${width}px`, async () => {
-      const { page, close } = await openPage(suite.browser, suite.site.origin, width);
-      await page.goto(suite.site.url("/"));
-      assert.equal(await page.getByRole("button", { name: "Menu" }).isVisible(), false);
-      for (const name of ["Home", "Products", "Services", "About", "Contact", "Request Quote"]) {
-        assert.equal(
-          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name }).isVisible(),
-          true,
-          name,
-        );
-      }
-      await close();
+    test.describe(() => {
+      test.use(atWidth(width));
+
+      test(`shows the links without a menu button at ${width}px`, async ({ page }) => {
+        await page.goto("/");
+        await expect(page.getByRole("button", { name: "Menu" })).toBeHidden();
+        for (const name of ["Home", "Products", "Services", "About", "Contact", "Request Quote"]) {
+          await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name }), name).toBeVisible();
+        }
+      });
     });
   }
 });
 
-test("every link of the home page leads to a page that is not the 404 page", async () => {
-  const { page, close } = await openPage(suite.browser, suite.site.origin, 1280);
-  await page.goto(suite.site.url("/"));
-  const hrefs = await page.evaluate(() => [
-    ...new Set([...document.querySelectorAll<HTMLAnchorElement>("a[href]")].map((link) => link.getAttribute("href")!)),
-  ]);
-  const internal = hrefs.filter((href) => href.startsWith("/"));
-  assert.ok(internal.length >= 15, `found ${internal.length} internal links`);
-  for (const href of internal) {
-    const response = await page.goto(suite.site.url(href));
-    assert.equal(response?.status(), 200, `${href} answers 200`);
-    assert.equal(
-      await page.getByText("The page you're looking for cannot be found.").count(),
-      0,
-      `${href} is not the 404 page`,
-    );
-  }
-  await close();
+test.describe(() => {
+  test.use(atWidth(1280));
+
+  test("every link of the home page leads to a page that is not the 404 page", async ({ page }) => {
+    await page.goto("/");
+    const hrefs = await page.evaluate(() => [
+      ...new Set([...document.querySelectorAll<HTMLAnchorElement>("a[href]")].map((link) => link.getAttribute("href")!)),
+    ]);
+    const internal = hrefs.filter((href) => href.startsWith("/"));
+    expect(internal.length, `found ${internal.length} internal links`).toBeGreaterThanOrEqual(15);
+    for (const href of internal) {
+      const response = await page.goto(href);
+      expect(response?.status(), `${href} answers 200`).toBe(200);
+      await expect(
+        page.getByText("The page you're looking for cannot be found."),
+        `${href} is not the 404 page`,
+      ).toHaveCount(0);
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
-/** Debian's Chromium, never a downloaded browser; CHROME_PATH points elsewhere when needed. */
-export const chromePath = process.env.CHROME_PATH || "/usr/bin/chromium";
+/** Debian's Chromium, never a downloaded browser; CHROME_PATH points elsewhere when needed (empty is unset, as in .ci/run). */
+const chromeFromEnv = process.env.CHROME_PATH;
+export const chromePath = chromeFromEnv === undefined || chromeFromEnv === "" ? "/usr/bin/chromium" : chromeFromEnv;
 
 /** Flags for a machine with no network but loopback, no GPU and a small /dev/shm. */
 export const chromeFlags = [
@@ -15,9 +16,14 @@ export const chromeFlags = [
   "--no-first-run",
 ];
 
-export const launchBrowser = (): Promise<Browser> => chromium.launch({ executablePath: chromePath, args: chromeFlags });
-
+/** Phone, tablet and desktop: the widths the tests and `npm run screenshots` look at. */
 export const WIDTHS = [375, 800, 1280] as const;
+
+// What follows serves `npm run screenshots` (scripts/screenshots.ts), a script outside Playwright Test that
+// drives playwright-core itself; the browser tests get their browser and pages from Playwright Test
+// (playwright.config.ts, ./fixtures.ts).
+
+export const launchBrowser = (): Promise<Browser> => chromium.launch({ executablePath: chromePath, args: chromeFlags });
 
 export interface OpenedPage {
   context: BrowserContext;
@@ -30,20 +36,19 @@ export interface OpenedPage {
 }
 
 /** A fresh context (no cache, no storage) at a phone, tablet or desktop width, recording what goes wrong. */
-export const openPage = async (
-  browser: Browser,
-  origin: string,
-  width: number,
-  options: { javaScriptEnabled?: boolean; reducedMotion?: "reduce" | "no-preference" } = {},
-): Promise<OpenedPage> => {
-  const context = await browser.newContext({
-    viewport: { width, height: 900 },
-    javaScriptEnabled: options.javaScriptEnabled ?? true,
-    reducedMotion: options.reducedMotion ?? "no-preference",
-  });
+export const openPage = async (browser: Browser, origin: string, width: number): Promise<OpenedPage> => {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
-  // Behave as the active window, as a visitor's tab is: :focus styles otherwise depend on timing in headless mode.
-  await (await context.newCDPSession(page)).send("Emulation.setFocusEmulationEnabled", { enabled: true });
+  const { consoleErrors, failedRequests } = recordProblems(page, origin);
+  return { context, page, consoleErrors, failedRequests, close: () => context.close() };
+};
+
+/**
+ * Records console errors, uncaught exceptions and the requests to `origin` that failed, from now on.
+ * Playwright reports none of these by itself: a page may log an error or lose a stylesheet and the test
+ * still pass, so the tests (through ./fixtures.ts) and the screenshots script collect them here.
+ */
+export const recordProblems = (page: Page, origin: string) => {
   const consoleErrors: string[] = [];
   const failedRequests: string[] = [];
   page.on("console", (message) => {
@@ -59,13 +64,5 @@ export const openPage = async (
     if (request.url().startsWith(origin))
       failedRequests.push(`failed ${request.url()}: ${request.failure()?.errorText}`);
   });
-  return { context, page, consoleErrors, failedRequests, close: () => context.close() };
+  return { consoleErrors, failedRequests };
 };
-
-/**
- * Waits until React has committed the hydrated page, so that a click or a
- * client-side navigation is handled by the running app: the app marks
- * `<html data-hydrated>` from onInitialClientRender (gatsby-browser.tsx).
- */
-export const waitForHydration = (page: Page) =>
-  page.waitForSelector("html[data-hydrated]", { state: "attached", timeout: 15_000 });

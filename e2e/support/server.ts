@@ -4,7 +4,31 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
+// Servers that the tests, the bench and `npm run bench:inquiries` start themselves. The shared server of a
+// browser-test run is Playwright's webServer (playwright.config.ts); startSite() is for what needs a server
+// of its own: the delivery tests (each with its mail server and webhook receiver in the environment) and
+// the bench, which runs outside Playwright Test.
+
 const root = path.resolve(__dirname, "..", "..");
+
+/**
+ * What every server the tests start needs besides a port and an outbox: inquiries may be sent as fast
+ * as a test types and as often as the tests send them, and the site-wide flood guard is off because
+ * every test comes from the same loopback address (the guard is tested on its own, in jest).
+ */
+export const testServerEnv = {
+  HOST: "127.0.0.1",
+  INQUIRY_MIN_FILL_SECONDS: "0",
+  INQUIRY_RATE_LIMIT_REQUESTS: "100000",
+  SITE_REQUESTS_PER_MINUTE: "0",
+} as const;
+
+/** Stops a run that has no build to serve, with what to do, instead of a server that answers 404 to everything. */
+export const requireBuild = () => {
+  if (!fs.existsSync(path.join(root, "public", "index.html"))) {
+    throw new Error("No production build in public/: run `npm run build` first.");
+  }
+};
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -16,6 +40,8 @@ export const freePort = (): Promise<number> =>
     });
   });
 
+// Playwright's webServer does this for the one server it starts from the config; these servers are started
+// by fixtures and by the bench, with an environment chosen at run time.
 const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -58,9 +84,7 @@ export const serverCommand = [process.execPath, "--import", "tsx", path.join(roo
  * many are lifted unless the test sets them.
  */
 export const startSite = async (options: SiteOptions = {}): Promise<RunningSite> => {
-  if (!fs.existsSync(path.join(root, "public", "index.html"))) {
-    throw new Error("No production build in public/: run `npm run build` first.");
-  }
+  requireBuild();
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
@@ -69,20 +93,16 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
     cwd: root,
     env: {
       ...process.env,
+      ...testServerEnv,
       PORT: String(port),
-      HOST: "127.0.0.1",
       INQUIRY_DATA_DIR: dataDir,
-      INQUIRY_MIN_FILL_SECONDS: "0",
-      INQUIRY_RATE_LIMIT_REQUESTS: "100000",
-      // Every test shares one loopback address; the site-wide flood guard is tested on its own.
-      SITE_REQUESTS_PER_MINUTE: "0",
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   try {
     await waitUntilServing(`${origin}/`, child, 60_000);
   } catch (error) {
@@ -96,7 +116,10 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
     pid: child.pid ?? 0,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),
@@ -110,6 +133,10 @@ export const sitePaths = (): string[] => {
   return [...new Set(["/", ...paths])].sort();
 };
 
-/** A content file as the site was built from it. */
+/**
+ * A content file as the site was built from it, typed by the caller as the part of it that the caller
+ * reads: the build that the tests and the bench run against checked the file against the content contract.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- T is the caller's view of the file, see above.
 export const readContent = <T>(file: string): T =>
   JSON.parse(fs.readFileSync(path.join(root, "content", file), "utf8")) as T;
