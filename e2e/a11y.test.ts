@@ -52,7 +52,8 @@ const tabThrough = async (page: Page, limit: number) => {
       const rect = element.getBoundingClientRect();
       const ringed =
         (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== "none";
-      const all = [...document.querySelectorAll("*")];
+      // Indexed within <body>: scripts the page adds to <head> as it loads code must not renumber its controls.
+      const all = [...document.body.querySelectorAll("*")];
       return {
         key: `${all.indexOf(element)}:${element.tagName.toLowerCase()}:${element.getAttribute("href") ?? element.getAttribute("name") ?? element.textContent.trim().slice(0, 30)}`,
         visibleFocus: ringed,
@@ -99,7 +100,8 @@ for (const width of [375, 1280]) {
       await settle(tabbed);
       const stops = await tabThrough(tabbed, 200);
       const controls = await tabbed.evaluate(() => {
-        const all = [...document.querySelectorAll("*")];
+        // Indexed within <body>, as above.
+        const all = [...document.body.querySelectorAll("*")];
         return [...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, [tabindex='0']")]
           .filter(
             (element) =>

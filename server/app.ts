@@ -1,4 +1,4 @@
-import { constants as fsConstants, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import type { Socket } from "node:net";
 import path from "node:path";
 import fastifyCompress from "@fastify/compress";
@@ -280,9 +280,19 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   app.get("/healthz", async (_request, reply) => {
     const config = readConfig();
     let writable = true;
+    // A real write and sync, not a permission check: root passes every access() test, and a full disk
+    // only shows when something is written.
+    const probe = path.join(config.dataDir, ".health-probe");
     try {
       await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-      await fs.access(config.dataDir, fsConstants.W_OK);
+      const handle = await fs.open(probe, "w", 0o600);
+      try {
+        await handle.writeFile("ok\n");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rm(probe, { force: true });
     } catch {
       writable = false;
     }
