@@ -1,7 +1,27 @@
+// Lighthouse through Lighthouse CI (lighthouserc.js): `lhci collect` starts the production server and
+// runs Lighthouse on each page, `lhci assert` holds the runs to the budgets. What is left here is
+// reading lhci's runs into the report's figures, and the gzip weight of each page's JavaScript and CSS.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromeFlags, chromePath } from "../e2e/support/browser";
+
+const root = path.resolve(__dirname, "..");
+/** lhci keeps its runs in .lighthouseci/ under the folder it runs in; reports/ is ignored by git. */
+const lhciCwd = path.join(root, "reports");
+const runsDir = path.join(lhciCwd, ".lighthouseci");
+
+/** Runs `lhci <command>` with lighthouserc.js; true when it succeeds. */
+export const lhci = (command: "collect" | "assert", args: string[] = [], env: Record<string, string> = {}) => {
+  fs.mkdirSync(lhciCwd, { recursive: true });
+  const cli = require.resolve("@lhci/cli/src/cli.js");
+  const { status } = spawnSync(
+    process.execPath,
+    [cli, command, `--config=${path.join(root, "lighthouserc.js")}`, ...args],
+    { cwd: lhciCwd, env: { ...process.env, ...env }, stdio: "inherit" },
+  );
+  return status === 0;
+};
 
 export interface PageFigures {
   path: string;
@@ -17,79 +37,95 @@ export interface PageFigures {
   cssGzipBytes: number;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
-
-const gzipBytes = (text: string | Buffer) => gzipSync(text, { level: 9 }).length;
-
-/** The gzip size of every same-origin script the page loaded, and of its CSS (linked files and inline <style>). */
-const pageWeight = (
-  publicDir: string,
-  origin: string,
-  html: string,
-  requests: { url: string; resourceType?: string }[],
-) => {
-  const local = (url: string) => path.join(publicDir, decodeURIComponent(new URL(url).pathname));
-  const sameOrigin = requests.filter((request) => request.url.startsWith(origin));
-  const scripts = sameOrigin.filter((request) => request.resourceType === "Script");
-  const sheets = sameOrigin.filter((request) => request.resourceType === "Stylesheet");
-  const inlineCss = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((match) => match[1]).join("\n");
-  return {
-    javaScriptGzipBytes: scripts.reduce((sum, request) => sum + gzipBytes(fs.readFileSync(local(request.url))), 0),
-    cssGzipBytes:
-      gzipBytes(inlineCss) + sheets.reduce((sum, request) => sum + gzipBytes(fs.readFileSync(local(request.url))), 0),
-  };
-};
-
-interface LighthouseAudit {
-  numericValue?: number;
-  details?: { items?: { url: string; resourceType?: string }[] };
+export interface LighthouseFigures {
+  lighthouseVersion: string;
+  /** The browser's major version, from its user agent. */
+  chromeVersion: string;
+  pages: PageFigures[];
 }
+
 interface LighthouseResult {
+  finalUrl?: string;
+  requestedUrl?: string;
+  lighthouseVersion: string;
+  environment: { hostUserAgent: string };
   categories: Record<"performance" | "accessibility" | "best-practices" | "seo", { score: number | null }>;
-  audits: Record<string, LighthouseAudit>;
+  audits: Record<string, { numericValue?: number; details?: { items?: { url: string; resourceType?: string }[] } }>;
 }
 
-/** Lighthouse's mobile preset (its default: emulated phone, simulated slow 4G and 4x CPU), `runs` times; the median of each figure. */
-export const measurePage = async (
-  origin: string,
-  pagePath: string,
-  publicDir: string,
-  runs: number,
-): Promise<PageFigures> => {
-  const { default: lighthouse } = await import("lighthouse");
-  const chromeLauncher = await import("chrome-launcher");
-  const results: LighthouseResult[] = [];
-  for (let run = 0; run < runs; run += 1) {
-    const chrome = await chromeLauncher.launch({
-      chromePath,
-      chromeFlags: [...chromeFlags, "--headless=new"],
-    });
-    try {
-      const result = await lighthouse(`${origin}${pagePath}`, { port: chrome.port, logLevel: "error", output: "json" });
-      if (!result) throw new Error(`Lighthouse returned nothing for ${pagePath}`);
-      results.push(result.lhr as unknown as LighthouseResult);
-    } finally {
-      chrome.kill();
-    }
+/** The median as `lhci assert` takes it (aggregationMethod "median"): the mean of the middle two of an even count. */
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.slice(Math.floor((sorted.length - 1) / 2), Math.floor(sorted.length / 2) + 1);
+  return middle.reduce((sum, value) => sum + value, 0) / middle.length;
+};
+
+const gzipBytes = (content: string | Buffer) => gzipSync(content, { level: 9 }).length;
+
+/**
+ * The gzip -9 size of every same-origin script a run loaded, and of the page's CSS (linked sheets and inline
+ * <style>), read from the build. Lighthouse only reports transfer sizes: what our server sent (brotli at
+ * quality 4 to Chromium, plus headers), so its resource-summary and lhci's resource budgets cannot state the
+ * gzip weight that budgets.json's homeJavaScriptGzipKb and the README compare against a bare Gatsby page.
+ */
+const pageWeight = (publicDir: string, pagePath: string, result: LighthouseResult) => {
+  const origin = new URL(result.finalUrl ?? result.requestedUrl ?? "").origin;
+  const local = (url: string) => path.join(publicDir, decodeURIComponent(new URL(url).pathname));
+  const requests = (result.audits["network-requests"]?.details?.items ?? []).filter((request) =>
+    request.url.startsWith(origin),
+  );
+  const filesOf = (type: string) =>
+    requests.filter((request) => request.resourceType === type).map((request) => fs.readFileSync(local(request.url)));
+  const html = fs.readFileSync(path.join(publicDir, pagePath, "index.html"), "utf8");
+  const inlineCss = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((match) => match[1]).join("\n");
+  const sum = (files: Buffer[]) => files.reduce((total, file) => total + gzipBytes(file), 0);
+  return { javaScript: sum(filesOf("Script")), css: gzipBytes(inlineCss) + sum(filesOf("Stylesheet")) };
+};
+
+/** The runs the last `lhci collect` saved, lhr-<time>.json: sorted by name, in the order lhci ran them. */
+export const savedRuns = () =>
+  fs.existsSync(runsDir)
+    ? fs
+        .readdirSync(runsDir)
+        .filter((name) => /^lhr-\d+\.json$/.test(name))
+        .sort()
+    : [];
+
+/** The figures of the runs `lhci collect` saved: per page (in lighthouserc.js's order), the median of each over its runs. */
+export const readLighthouseRuns = (publicDir: string): LighthouseFigures => {
+  const results = savedRuns().map(
+    (name) => JSON.parse(fs.readFileSync(path.join(runsDir, name), "utf8")) as LighthouseResult,
+  );
+  const [first] = results;
+  if (!first) throw new Error(`lhci collect saved no runs in ${path.relative(root, runsDir)}`);
+  const byPath = new Map<string, LighthouseResult[]>();
+  for (const result of results) {
+    const pagePath = new URL(result.finalUrl ?? result.requestedUrl ?? "").pathname;
+    byPath.set(pagePath, [...(byPath.get(pagePath) ?? []), result]);
   }
-  const score = (category: keyof LighthouseResult["categories"]) =>
-    median(results.map((result) => Math.round((result.categories[category].score ?? 0) * 100)));
-  const audit = (id: string) => median(results.map((result) => result.audits[id]?.numericValue ?? Number.NaN));
-  const html = await (await fetch(`${origin}${pagePath}`)).text();
-  const requests = results[0]!.audits["network-requests"]?.details?.items ?? [];
+  const pages = [...byPath].map(([pagePath, runs]): PageFigures => {
+    const of = (figure: (result: LighthouseResult) => number) => median(runs.map(figure));
+    const score = (category: keyof LighthouseResult["categories"]) =>
+      of((result) => Math.round((result.categories[category].score ?? 0) * 100));
+    const audit = (id: string) => of((result) => result.audits[id]?.numericValue ?? Number.NaN);
+    const weights = runs.map((result) => pageWeight(publicDir, pagePath, result));
+    return {
+      path: pagePath,
+      runs: runs.length,
+      performance: score("performance"),
+      accessibility: score("accessibility"),
+      bestPractices: score("best-practices"),
+      seo: score("seo"),
+      largestContentfulPaintMs: Math.round(audit("largest-contentful-paint")),
+      cumulativeLayoutShift: Number(audit("cumulative-layout-shift").toFixed(4)),
+      totalBlockingTimeMs: Math.round(audit("total-blocking-time")),
+      javaScriptGzipBytes: median(weights.map((weight) => weight.javaScript)),
+      cssGzipBytes: median(weights.map((weight) => weight.css)),
+    };
+  });
   return {
-    path: pagePath,
-    runs,
-    performance: score("performance"),
-    accessibility: score("accessibility"),
-    bestPractices: score("best-practices"),
-    seo: score("seo"),
-    largestContentfulPaintMs: Math.round(audit("largest-contentful-paint")),
-    cumulativeLayoutShift: Number(audit("cumulative-layout-shift").toFixed(4)),
-    totalBlockingTimeMs: Math.round(audit("total-blocking-time")),
-    ...pageWeight(publicDir, origin, html, requests),
+    lighthouseVersion: first.lighthouseVersion,
+    chromeVersion: /Chrome\/(\d+)/.exec(first.environment.hostUserAgent)?.[1] ?? "unknown",
+    pages,
   };
 };

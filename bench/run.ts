@@ -1,19 +1,19 @@
-// npm run bench: a clean production build (timed), then Lighthouse's mobile
-// preset three times on the home page, a product category page and the
-// contact page, plus the gzip weight of the JavaScript and CSS each loads;
-// then the inquiry function under load (bench/inquiry-load.ts).
-// Prints a table and writes reports/bench.json; npm run check:budgets judges it.
+// npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
+// lighthouserc.js through Lighthouse CI (`lhci collect`, 5 runs of each), with the gzip weight of the
+// JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts).
+// Writes reports/bench.json: npm run check:budgets judges it, npm run bench:readme copies it into the README.
+// BENCH_RUNS sets another number of Lighthouse runs, for a quick look.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { startSite } from "../e2e/support/server";
+import { freePort } from "../e2e/support/server";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
-import { measurePage, type PageFigures } from "./lighthouse";
+import { lhci, readLighthouseRuns } from "./lighthouse";
+import { lighthouseTable } from "./readme";
+import { reportPath, type BenchReport } from "./report";
 
 const root = path.resolve(__dirname, "..");
-const reportPath = path.join(root, "reports", "bench.json");
-const pages = ["/", "/products/tactical/", "/contact/"];
-const runs = Number(process.env.BENCH_RUNS ?? 3);
 
 const timedCleanBuild = () => {
   const gatsby = require.resolve("gatsby/cli.js");
@@ -24,56 +24,34 @@ const timedCleanBuild = () => {
   return (performance.now() - started) / 1000;
 };
 
-const table = (figures: PageFigures[]) => {
-  const columns: [string, (page: PageFigures) => string][] = [
-    ["page", (page) => page.path],
-    ["perf", (page) => String(page.performance)],
-    ["a11y", (page) => String(page.accessibility)],
-    ["best", (page) => String(page.bestPractices)],
-    ["seo", (page) => String(page.seo)],
-    ["LCP ms", (page) => String(page.largestContentfulPaintMs)],
-    ["CLS", (page) => page.cumulativeLayoutShift.toFixed(3)],
-    ["TBT ms", (page) => String(page.totalBlockingTimeMs)],
-    ["JS KB gz", (page) => (page.javaScriptGzipBytes / 1024).toFixed(1)],
-    ["CSS KB gz", (page) => (page.cssGzipBytes / 1024).toFixed(1)],
-  ];
-  const rows = [columns.map(([title]) => title), ...figures.map((page) => columns.map(([, cell]) => cell(page)))];
-  const widths = columns.map((_, index) => Math.max(...rows.map((row) => row[index]!.length)));
-  return rows.map((row) => row.map((cell, index) => cell.padEnd(widths[index]!)).join("  ")).join("\n");
-};
-
 const main = async () => {
   console.log("Clean production build...");
-  const buildSeconds = timedCleanBuild();
-  console.log(`Clean build: ${buildSeconds.toFixed(1)} s`);
-  const site = await startSite();
-  const figures: PageFigures[] = [];
-  try {
-    for (const page of pages) {
-      console.log(`Lighthouse (mobile) x${runs}: ${page}`);
-      figures.push(await measurePage(site.origin, page, path.join(root, "public"), runs));
-    }
-  } finally {
-    await site.stop();
-  }
+  const buildSeconds = Number(timedCleanBuild().toFixed(1));
+  console.log(`Clean build: ${buildSeconds} s`);
+  const runs = process.env.BENCH_RUNS ? [`--numberOfRuns=${process.env.BENCH_RUNS}`] : [];
+  if (!lhci("collect", runs, { LHCI_PORT: String(await freePort()) })) throw new Error("lhci collect failed");
+  const lighthouse = readLighthouseRuns(path.join(root, "public"));
   // After Lighthouse, so that its timings do not share the CPU with the load.
   console.log(`Inquiry load...`);
   const inquiryLoad = await measureInquiryLoad();
-  const report = {
+  const report: BenchReport = {
     date: new Date().toISOString(),
-    machine: `${process.platform} ${process.arch}, node ${process.version}`,
-    buildSeconds: Number(buildSeconds.toFixed(1)),
-    pages: figures,
+    machine: `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`,
+    buildSeconds,
+    lighthouse,
     inquiryLoad,
   };
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\n${table(figures)}`);
+  console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
   printInquiryLoad(inquiryLoad);
-  console.log(`\nClean build ${report.buildSeconds} s. Figures written to ${path.relative(root, reportPath)}.`);
+  console.log(
+    `\nClean build ${buildSeconds} s. Figures written to ${path.relative(root, reportPath)}; ` +
+      "npm run check:budgets judges them, npm run bench:readme writes them into README.md.",
+  );
 };
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -1,0 +1,90 @@
+// npm run bench:readme: writes the figures of reports/bench.json (npm run bench) into README.md's
+// Performance section, between its bench marker comments, so that the README shows a run's figures as
+// measured. Run the bench, then this, then commit the README.
+import fs from "node:fs";
+import path from "node:path";
+import type { InquiryLoadFigures } from "./inquiry-load";
+import type { PageFigures } from "./lighthouse";
+import { readReport, type BenchReport } from "./report";
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const count = (value: number) => value.toLocaleString("en-US");
+const signed = (value: number) => `${value < 0 ? "−" : "+"}${Math.abs(value)}`;
+
+export const lighthouseTable = (pages: PageFigures[]) =>
+  [
+    "| page | performance | accessibility | best practices | SEO | LCP | CLS | TBT | JS (gzip) | CSS (gzip) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...pages
+      .map((page) =>
+        [
+          `\`${page.path}\``,
+          page.performance,
+          page.accessibility,
+          page.bestPractices,
+          page.seo,
+          `${(page.largestContentfulPaintMs / 1000).toFixed(2)} s`,
+          page.cumulativeLayoutShift.toFixed(3),
+          `${page.totalBlockingTimeMs} ms`,
+          kb(page.javaScriptGzipBytes),
+          kb(page.cssGzipBytes),
+        ].join(" | "),
+      )
+      .map((row) => `| ${row} |`),
+  ].join("\n");
+
+const lighthouseBlock = ({ date, machine, buildSeconds, lighthouse }: BenchReport) => {
+  const runs = [...new Set(lighthouse.pages.map((page) => page.runs))].join(" or ");
+  return [
+    `Measured with \`npm run bench\` on ${date.slice(0, 10)} (${machine}; Chromium ${lighthouse.chromeVersion}, ` +
+      `Lighthouse ${lighthouse.lighthouseVersion} through Lighthouse CI, mobile preset: emulated phone, simulated ` +
+      `slow 4G, 4× CPU slowdown; median of ${runs} runs per page):`,
+    "",
+    lighthouseTable(lighthouse.pages),
+    "",
+    `Clean build: ${buildSeconds} s.`,
+  ].join("\n");
+};
+
+const inquiryLoadBlock = ({ concurrent, refused, flood }: InquiryLoadFigures) =>
+  `Inquiry load (the same run; production server on loopback, email to an SMTP server and a webhook receiver ` +
+  `on loopback): ${count(concurrent.submissions)} concurrent valid submissions, ${count(concurrent.accepted)} ` +
+  `accepted in ${concurrent.seconds} s, latency p50 ${concurrent.p50Ms} ms, p95 ${concurrent.p95Ms} ms; the ` +
+  `outbox held ${count(concurrent.recordsStored)} records (${count(concurrent.storedExactlyOnce)} submissions ` +
+  `stored exactly once, ${count(concurrent.uniqueReferences)} unique references, ${concurrent.damagedLines} ` +
+  `damaged lines); the worker delivered ${count(concurrent.emailDeliveries)} emails and ` +
+  `${count(concurrent.webhookDeliveries)} webhook calls, ${count(concurrent.deliveredOnceBoth)} inquiries ` +
+  `exactly once by both, all within ${concurrent.allDeliveredSeconds} s of the first submission. Two rounds of ` +
+  `${count(refused.requests)} requests that must be refused (GETs, invalid fields, a wrong content type, ` +
+  `malformed JSON): ${refused.cpuMsPerRequest} ms of server CPU each, RSS ${refused.rssBeforeMb} → ` +
+  `${refused.rssAfterFirstMb} MB over the first round and ${signed(refused.rssGrowthMb)} MB over the second, ` +
+  `\`GET /\` p50 ${refused.homeDuringBurstP50Ms} ms meanwhile, ${count(refused.recordsStored)} stored. A flood ` +
+  `of ${count(flood.submissions)} from one client at the default limit (${flood.limit} per ` +
+  `${flood.windowSeconds} s): ${count(flood.accepted)} accepted and ${count(flood.recordsStored)} stored, ` +
+  `${count(flood.refused)} refused with 429 and \`Retry-After: ${flood.retryAfterSeconds}\`.`;
+
+/** Replaces what lies between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`; both must be there, once. */
+const replaceBlock = (text: string, name: string, content: string) => {
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to < from || text.includes(start, from + 1)) {
+    throw new Error(`README.md needs one ${start} … ${end} pair`);
+  }
+  return `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`;
+};
+
+/** The README with the report's figures in its bench blocks; everything outside them is kept as it is. */
+export const withBenchFigures = (readme: string, report: BenchReport) =>
+  replaceBlock(
+    replaceBlock(readme, "lighthouse", lighthouseBlock(report)),
+    "inquiry-load",
+    inquiryLoadBlock(report.inquiryLoad),
+  );
+
+if (require.main === module) {
+  const readmePath = path.resolve(__dirname, "..", "README.md");
+  fs.writeFileSync(readmePath, withBenchFigures(fs.readFileSync(readmePath, "utf8"), readReport()));
+  console.log("README.md: Performance figures written from reports/bench.json.");
+}
