@@ -510,8 +510,10 @@ interface CreatePagesData {
 }
 
 /** Product categories and text pages are pages because content says so: a new JSON file is a new page. */
-export const createPages: GatsbyNode["createPages"] = async ({ graphql, actions, reporter }) => {
-  const result = await graphql<CreatePagesData>(`
+export const createPages: GatsbyNode["createPages"] = async (args) => {
+  const { actions, reporter } = args;
+  // Called on args, not taken out of it: the types declare graphql a method.
+  const result = await args.graphql<CreatePagesData>(`
     query CreatePages {
       allProductCategoryJson(sort: { order: ASC }) {
         nodes {
@@ -528,7 +530,8 @@ export const createPages: GatsbyNode["createPages"] = async ({ graphql, actions,
     }
   `);
   if (result.errors || !result.data) {
-    reporter.panicOnBuild("Could not load content for createPages", result.errors);
+    // Gatsby's types leave a query's errors untyped; they are GraphQL errors, each an Error.
+    reporter.panicOnBuild("Could not load content for createPages", result.errors as Error[] | undefined);
     return;
   }
   for (const { id, slug } of result.data.allProductCategoryJson.nodes) {

@@ -25,8 +25,8 @@ export const replaceRenderer: GatsbySSR["replaceRenderer"] = ({
   setHeadComponents,
 }) => {
   const cache = createCache({ key: "css" });
-  const { extractCriticalToChunks } = createEmotionServer(cache);
-  const chunks = extractCriticalToChunks(renderToString(<CacheProvider value={cache}>{bodyComponent}</CacheProvider>));
+  const emotionServer = createEmotionServer(cache);
+  const chunks = emotionServer.extractCriticalToChunks(renderToString(<CacheProvider value={cache}>{bodyComponent}</CacheProvider>));
   setHeadComponents(
     chunks.styles.map((chunk) => (
       <style

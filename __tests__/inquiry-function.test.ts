@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { Outbox } from "../src/inquiry/server/outbox";
+import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
 import { referencePattern } from "../src/inquiry/server/reference";
 import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
 import { startMailServer, startWebhookReceiver } from "./support/loopback-servers";
@@ -71,6 +71,12 @@ const storedLines = () => {
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
 };
 
+/** The stored inquiries, as the outbox wrote them. */
+const storedRecords = (): OutboxRecord[] => storedLines().map((line) => JSON.parse(line) as OutboxRecord);
+
+/** jest's any-string matcher, typed as the value it stands for rather than `any`. */
+const anyString: unknown = expect.any(String);
+
 beforeEach(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), "inquiry-test-"));
   logs = [];
@@ -89,7 +95,7 @@ describe("/api/inquiry: what it accepts", () => {
     const response = await fetch(app.url);
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
-    expect(await response.json()).toEqual({ error: expect.any(String) });
+    expect(await response.json()).toEqual({ error: anyString });
   });
 
   it("refuses other content types with 415", async () => {
@@ -167,16 +173,15 @@ describe("/api/inquiry: accepted inquiries", () => {
       const { reference } = (await response.json()) as { reference: string };
       expect(reference).toMatch(referencePattern);
       expect(reference.startsWith(`${content.form.delivery.referencePrefix}-`)).toBe(true);
-      const [line, ...rest] = storedLines();
+      const [record, ...rest] = storedRecords();
       expect(rest).toHaveLength(0);
-      const record = JSON.parse(line ?? "{}");
       expect(record).toMatchObject({
         reference,
         transports: [],
         subject: `Website inquiry ${reference}: General question`,
         replyTo: { address: valid.email },
       });
-      expect(record.values).toMatchObject({ fullName: valid.fullName, message: valid.message });
+      expect(record!.values).toMatchObject({ fullName: valid.fullName, message: valid.message });
     } finally {
       await app.close();
     }
@@ -190,9 +195,9 @@ describe("/api/inquiry: accepted inquiries", () => {
         fullName: "Pat\r\nBcc: victim@example.com\u0000",
         message: "Line one\r\nLine two\u0007 ok",
       });
-      const record = JSON.parse(storedLines()[0] ?? "{}");
-      expect(record.values.fullName).toBe("Pat Bcc: victim@example.com");
-      expect(record.values.message).toBe("Line one\nLine two ok");
+      const [record] = storedRecords();
+      expect(record!.values.fullName).toBe("Pat Bcc: victim@example.com");
+      expect(record!.values.message).toBe("Line one\nLine two ok");
     } finally {
       await app.close();
     }
@@ -209,11 +214,11 @@ describe("/api/inquiry: accepted inquiries", () => {
         message: "Line one\u2028Line two",
       });
       expect(response.status).toBe(201);
-      const record = JSON.parse(storedLines()[0] ?? "{}");
-      expect(record.values.fullName).toBe("Pat Bcc: victim@example.com");
-      expect(record.values.organization).toBe("Wake County Sheriff");
-      expect(record.values.email).toBe("pat.buyer@wake.example.gov");
-      expect(record.values.message).toBe("Line one\nLine two");
+      const [record] = storedRecords();
+      expect(record!.values.fullName).toBe("Pat Bcc: victim@example.com");
+      expect(record!.values.organization).toBe("Wake County Sheriff");
+      expect(record!.values.email).toBe("pat.buyer@wake.example.gov");
+      expect(record!.values.message).toBe("Line one\nLine two");
     } finally {
       await app.close();
     }
@@ -224,10 +229,8 @@ describe("/api/inquiry: accepted inquiries", () => {
     try {
       await postJson(app.url, quote);
       await postJson(app.url, { ...quote, inquiryType: "general" });
-      const [quoted, general] = storedLines().map((line) => JSON.parse(line));
-      const shown = Object.fromEntries(
-        quoted.fields.map((field: { label: string; value: string }) => [field.label, field.value]),
-      );
+      const [quoted, general] = storedRecords();
+      const shown = Object.fromEntries(quoted!.fields.map((field) => [field.label, field.value]));
       expect(shown).toMatchObject({
         "Inquiry Type": "Request a quote",
         "Product category": "Uniforms",
@@ -237,7 +240,7 @@ describe("/api/inquiry: accepted inquiries", () => {
         "Buying method": "Government purchase card",
         "Compliance required": "Berry Amendment, TAA compliant",
       });
-      expect(general.values).toMatchObject({ productCategory: "", quantities: "", compliance: [] });
+      expect(general!.values).toMatchObject({ productCategory: "", quantities: "", compliance: [] });
     } finally {
       await app.close();
     }
@@ -247,17 +250,14 @@ describe("/api/inquiry: accepted inquiries", () => {
     const app = await startApp();
     try {
       const { fill_ms: _ignored, ...withoutScript } = quote;
-      const response = await postForm(app.url, { ...withoutScript, fill_ms: [] as string[] } as Record<
-        string,
-        string | string[]
-      >);
+      const response = await postForm(app.url, { ...withoutScript, fill_ms: [] as string[] });
       expect(response.status).toBe(201);
       expect(response.headers.get("content-type")).toMatch(/text\/html/);
       const html = await response.text();
-      const record = JSON.parse(storedLines()[0] ?? "{}");
-      expect(html).toContain(`<strong>${record.reference}</strong>`);
+      const [record] = storedRecords();
+      expect(html).toContain(`<strong>${record!.reference}</strong>`);
       expect(html).toContain(`<h1>${content.form.resultPage.receivedTitle}</h1>`);
-      expect(record.values.compliance).toEqual(["berry", "taa"]);
+      expect(record!.values.compliance).toEqual(["berry", "taa"]);
     } finally {
       await app.close();
     }
@@ -308,7 +308,7 @@ describe("/api/inquiry: accepted inquiries", () => {
         ),
       );
       expect(responses.map((response) => response.status)).toEqual(Array(40).fill(201));
-      const records = storedLines().map((line) => JSON.parse(line));
+      const records = storedRecords();
       expect(records).toHaveLength(40);
       expect(new Set(records.map((record) => record.values.message)).size).toBe(40);
       expect(new Set(records.map((record) => record.reference)).size).toBe(40);
@@ -443,7 +443,7 @@ describe("/api/inquiry: spam", () => {
   });
 
   it("refuses a post from another site, with a page for a visitor without JavaScript", async () => {
-    const crossSite = await postForm(app.url, { ...valid, fill_ms: [] } as unknown as Record<string, string>);
+    const crossSite = await postForm(app.url, { ...valid, fill_ms: [] });
     expect(crossSite.status).toBe(201);
     const fromElsewhere = await fetch(app.url, {
       method: "POST",
@@ -460,7 +460,7 @@ describe("/api/inquiry: spam", () => {
       body: JSON.stringify(valid),
     });
     expect(byOrigin.status).toBe(403);
-    expect(await byOrigin.json()).toEqual({ error: expect.any(String) });
+    expect(await byOrigin.json()).toEqual({ error: anyString });
     const sameOrigin = await fetch(app.url, {
       method: "POST",
       headers: { "Content-Type": "application/json", Origin: app.origin, "Sec-Fetch-Site": "same-origin" },
@@ -480,7 +480,7 @@ describe("/api/inquiry: delivery", () => {
       await app.delivered();
       expect(hook.received).toHaveLength(1);
       const [call] = hook.received;
-      const payload = JSON.parse(call?.body ?? "{}");
+      const payload = JSON.parse(call?.body ?? "{}") as unknown;
       expect(payload).toMatchObject({ reference, values: { quantities: quote.quantities, shipToState: "NC" } });
       const { createHmac } = await import("node:crypto");
       expect(call?.headers["x-inquiry-signature"]).toBe(

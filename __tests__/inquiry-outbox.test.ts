@@ -18,6 +18,9 @@ const record = (reference: string): OutboxRecord => ({
   values: emptyInquiry("general"),
 });
 
+/** As if the process restarted: forgets the outbox state it keeps process-wide under a registered symbol. */
+const forgetProcessState = () => Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-outbox"));
+
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), "outbox-test-"));
@@ -37,8 +40,7 @@ describe("Outbox", () => {
 
   it("refuses a reference it already holds, including one written before this process started", async () => {
     await new Outbox(dir).add(record("CRS-BBBB-0001"));
-    const state = Symbol.for("gov-supply-site.inquiry-outbox");
-    delete (globalThis as Record<symbol, unknown>)[state];
+    forgetProcessState();
     await expect(new Outbox(dir).add(record("CRS-BBBB-0001"))).rejects.toThrow("CRS-BBBB-0001");
     expect(readFileSync(path.join(dir, "inquiries.ndjson"), "utf8").split("\n").filter(Boolean)).toHaveLength(1);
   });
@@ -98,7 +100,7 @@ describe("Outbox", () => {
       { reference: "CRS-GGGG-0001", created: false },
     ]);
     // Also after a restart, from the file.
-    delete (globalThis as Record<symbol, unknown>)[Symbol.for("gov-supply-site.inquiry-outbox")];
+    forgetProcessState();
     expect(await new Outbox(dir).add({ ...record("CRS-GGGG-0004"), idempotencyKey: "key-0123456789abcdef" })).toEqual({
       reference: "CRS-GGGG-0001",
       created: false,
@@ -111,8 +113,8 @@ describe("Outbox", () => {
     let release: () => void = () => undefined;
     const holding = outbox.whileDelivering(() => new Promise<string>((resolve) => (release = () => resolve("first"))));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await outbox.whileDelivering(async () => "second")).toBeNull();
-    const waiting = outbox.whileDelivering(async () => "third", 5_000);
+    expect(await outbox.whileDelivering(() => Promise.resolve("second"))).toBeNull();
+    const waiting = outbox.whileDelivering(() => Promise.resolve("third"), 5_000);
     release();
     expect(await holding).toEqual({ value: "first" });
     expect(await waiting).toEqual({ value: "third" });

@@ -72,7 +72,7 @@ const main = async (): Promise<number> => {
   if (options.release) {
     for (const reference of options.release) {
       const entry = entries.find((candidate) => candidate.record.reference === reference);
-      if (!entry || entry.state !== "quarantined") {
+      if (entry?.state !== "quarantined") {
         console.error(`${reference} is not a quarantined inquiry in ${outbox.inquiriesFile}.`);
         return 1;
       }

@@ -24,7 +24,7 @@ const main = async () => {
   await browser.close();
 };
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -43,7 +43,9 @@ const main = async () => {
     log,
   });
   const port = numberSetting("PORT", 9000);
-  const host = process.env.HOST?.trim() || "127.0.0.1";
+  // Unset or blank: loopback only.
+  const hostSetting = process.env.HOST?.trim();
+  const host = hostSetting === undefined || hostSetting === "" ? "127.0.0.1" : hostSetting;
   await server.app.listen({ port, host });
   log(`serving ${path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || "."} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
 
@@ -72,7 +74,11 @@ const main = async () => {
   process.on("SIGINT", () => shutdown("SIGINT"));
   // Every request's errors are answered where they happen; anything that still escapes is logged,
   // and the server goes on serving rather than dropping every visitor's connection.
-  process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${(reason as Error)?.name ?? String(reason)}`));
+  // The reason's name where it has one (an Error's), else the reason itself.
+  process.on("unhandledRejection", (reason: unknown) => {
+    const name = (reason as { readonly name?: unknown } | null | undefined)?.name;
+    log(`unhandled rejection: ${String(name ?? reason)}`);
+  });
 };
 
 if (require.main === module) {

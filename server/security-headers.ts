@@ -14,6 +14,7 @@ export const HEADERS_FILE = "_headers";
 
 type Node = DefaultTreeAdapterMap["node"];
 type Element = DefaultTreeAdapterMap["element"];
+type TextNode = DefaultTreeAdapterMap["textNode"];
 
 /** Headers for every response, pages, assets and API answers alike. */
 export const commonHeaders: Readonly<Record<string, string>> = {
@@ -49,9 +50,9 @@ export const resultPagePolicy =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const isElement = (node: Node): node is Element => "tagName" in node;
+const isText = (node: Node): node is TextNode => node.nodeName === "#text";
 
-const textOf = (element: Element): string =>
-  element.childNodes.map((child) => ("value" in child && child.nodeName === "#text" ? child.value : "")).join("");
+const textOf = (element: Element): string => element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
 
 // Script types the browser runs; JSON-LD and other data blocks are not scripts to a CSP.
 const RUNNABLE_TYPES = new Set(["", "text/javascript", "application/javascript", "module"]);

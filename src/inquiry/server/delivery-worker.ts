@@ -203,8 +203,7 @@ export class DeliveryWorker {
         quarantined: count("quarantined"),
       };
       const nextDue = after
-        .filter((entry) => entry.state === "pending" && entry.dueAt !== null)
-        .map((entry) => Date.parse(entry.dueAt as string))
+        .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
         .sort((a, b) => a - b)[0];
       return nextDue === undefined ? this.idleMs : Math.min(this.idleMs, Math.max(0, nextDue - this.now().getTime()));
     }, 0, (error) => log(`delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`));
@@ -225,7 +224,7 @@ export const deliverNow = async (
   const outbox = new Outbox(config.dataDir);
   const { entries } = await outbox.entries(config.delivery.maxAttempts);
   const entry = entries.find((candidate) => candidate.record.reference === reference);
-  if (!entry || entry.state !== "pending") return false;
+  if (entry?.state !== "pending") return false;
   const results = await deliver(entry.record, entry.record.transports, config, outbox, {}, now);
   log(`${reference} ${results.map((result) => `${result.transport}: ${result.ok ? "sent" : "failed"}`).join("; ")}`);
   return results.some((result) => result.ok);

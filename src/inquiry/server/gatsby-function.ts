@@ -36,23 +36,36 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
 
   return async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
     const config = readConfig();
+    // The platform's own header where it sets one: the platform overwrites it, a visitor cannot forge it.
+    // Where it is missing or empty, the connection's own address.
+    const platformAddress = config.clientIpHeader ? header(req, config.clientIpHeader) : undefined;
     const request: InquiryRequest = {
       method: req.method ?? "GET",
       contentType: header(req, "content-type"),
-      // The platform's own header where it sets one: the platform overwrites it, a visitor cannot forge it.
-      clientAddress: clientKey((config.clientIpHeader && header(req, config.clientIpHeader)) || req.socket.remoteAddress),
+      clientAddress: clientKey(
+        platformAddress === undefined || platformAddress === "" ? req.socket.remoteAddress : platformAddress,
+      ),
       host: header(req, "host"),
       origin: header(req, "origin"),
       secFetchSite: header(req, "sec-fetch-site"),
     };
     try {
       const refused = await handler.screen(request);
-      if (refused) return send(res, refused);
-      if (Number(header(req, "content-length") ?? 0) > handler.maxBodyBytes) return send(res, handler.tooLarge(request));
+      if (refused) {
+        send(res, refused);
+        return;
+      }
+      if (Number(header(req, "content-length") ?? 0) > handler.maxBodyBytes) {
+        send(res, handler.tooLarge(request));
+        return;
+      }
       const { reply, stored } = await handler.accept(request, req.body);
       if (stored?.created && !stored.quarantined) {
         const delivered = await deliverNow(config, stored.reference, log);
-        if (!config.durableOutbox && !delivered) return send(res, { ...handler.failed(request), status: 503 });
+        if (!config.durableOutbox && !delivered) {
+          send(res, { ...handler.failed(request), status: 503 });
+          return;
+        }
       }
       send(res, reply);
     } catch (error) {

@@ -149,7 +149,8 @@ export interface OutboxContents {
   readonly damagedLines: number;
 }
 
-const readLines = async <T>(file: string): Promise<{ items: T[]; damaged: number }> => {
+/** Each whole JSON line of one file. The outbox wrote every line itself, so callers say what each one holds. */
+const readLines = async (file: string): Promise<{ items: unknown[]; damaged: number }> => {
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -157,12 +158,12 @@ const readLines = async <T>(file: string): Promise<{ items: T[]; damaged: number
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { items: [], damaged: 0 };
     throw error;
   }
-  const items: T[] = [];
+  const items: unknown[] = [];
   let damaged = 0;
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
     try {
-      items.push(JSON.parse(line) as T);
+      items.push(JSON.parse(line));
     } catch {
       damaged += 1;
     }
@@ -292,12 +293,15 @@ export class Outbox {
     const { indexes } = processState();
     let index = indexes.get(this.inquiriesFile);
     if (!index) {
-      index = readLines<OutboxRecord>(this.inquiriesFile).then(({ items }) => ({
-        references: new Set(items.map((item) => item.reference)),
-        keys: new Map(
-          items.flatMap((item) => (item.idempotencyKey ? [[item.idempotencyKey, Promise.resolve(item.reference)]] : [])),
-        ),
-      }));
+      index = readLines(this.inquiriesFile).then(({ items }) => {
+        const records = items as OutboxRecord[];
+        return {
+          references: new Set(records.map((item) => item.reference)),
+          keys: new Map(
+            records.flatMap((item) => (item.idempotencyKey ? [[item.idempotencyKey, Promise.resolve(item.reference)]] : [])),
+          ),
+        };
+      });
       indexes.set(this.inquiriesFile, index);
       index.catch(() => indexes.delete(this.inquiriesFile));
     }
@@ -337,14 +341,14 @@ export class Outbox {
 
   async read(): Promise<OutboxContents> {
     const [records, attempts, releases] = await Promise.all([
-      readLines<OutboxRecord>(this.inquiriesFile),
-      readLines<DeliveryAttempt>(this.deliveriesFile),
-      readLines<QuarantineRelease>(this.releasesFile),
+      readLines(this.inquiriesFile),
+      readLines(this.deliveriesFile),
+      readLines(this.releasesFile),
     ]);
     return {
-      records: records.items,
-      attempts: attempts.items,
-      releases: releases.items,
+      records: records.items as OutboxRecord[],
+      attempts: attempts.items as DeliveryAttempt[],
+      releases: releases.items as QuarantineRelease[],
       damagedLines: records.damaged + attempts.damaged + releases.damaged,
     };
   }

@@ -14,7 +14,7 @@ export const newReference = (prefix: string): string => {
   for (const byte of bytes) bits = (bits << 8n) | BigInt(byte);
   let code = "";
   for (let index = 0; index < 8; index += 1) {
-    code = ALPHABET[Number(bits & 31n)] + code;
+    code = ALPHABET.charAt(Number(bits & 31n)) + code;
     bits >>= 5n;
   }
   return `${prefix}-${code.slice(0, 4)}-${code.slice(4)}`;
