@@ -1,4 +1,15 @@
 import { graphql } from "gatsby";
+import { requireContent } from "../content-contract/require-content";
+import { categoryOptions, complianceOptions } from "../inquiry/displayed-fields";
+
+/** The form's content and choices, from a page query that spreads the InquiryFormData fragment below. */
+export const inquiryFormProps = (data: Queries.InquiryFormDataFragment) => ({
+  form: requireContent(data.inquiryJson, "content/inquiry.json"),
+  categories: categoryOptions(data.allProductCategoryJson.nodes),
+  complianceOptions: complianceOptions(
+    requireContent(data.certificationsJson, "content/certifications.json").compliance.items,
+  ),
+});
 
 /** Everything the inquiry form needs from content/inquiry.json; shared by every page that shows the form. */
 export const inquiryFormFragment = graphql`

@@ -13,10 +13,20 @@ export interface InquiryLabels {
   readonly inquiryTypes: readonly LabelledOption[];
 }
 
+/** The form's choices that come from other content, for the page (from GraphQL) and the server (from the JSON files) alike. */
 export interface LabelledChoices {
   readonly productCategories: readonly LabelledOption[];
   readonly complianceOptions: readonly LabelledOption[];
 }
+
+/** The product categories (content/products/) as options of the category select. */
+export const categoryOptions = (
+  nodes: readonly { readonly slug: string; readonly shortTitle: string }[],
+): LabelledOption[] => nodes.map((node) => ({ value: node.slug, label: node.shortTitle }));
+
+/** The compliance marks (content/certifications.json) as the compliance checkboxes. */
+export const complianceOptions = (items: readonly { readonly id: string; readonly name: string }[]): LabelledOption[] =>
+  items.map((item) => ({ value: item.id, label: item.name }));
 
 export interface DisplayedField {
   readonly name: InquiryFieldName;

@@ -1,10 +1,21 @@
 import type { InquiryErrors } from "./validation";
 
 /**
- * What the inquiry form and the /api/inquiry function agree on besides the fields themselves.
- * The path follows from the function's file, src/api/inquiry.ts.
+ * What the inquiry form agrees on with the rest of the site: with the /api/inquiry function, what it
+ * posts and what comes back besides the fields themselves (the path follows from the function's file,
+ * src/api/inquiry.ts); with the links to it, how an address asks for a type and a category.
  */
 export const inquiryEndpoint = "/api/inquiry";
+
+/** What a link asked the inquiry form for, read from the page address (?type=quote&category=tactical). */
+export const requestFromSearch = (search: string) => {
+  const params = new URLSearchParams(search);
+  return { type: params.get("type"), category: params.get("category") };
+};
+
+/** The quote request page, optionally with the form opened for one product category. */
+export const quoteRequestPath = (category?: string): string =>
+  category ? `/contact/quote/?${new URLSearchParams({ category }).toString()}` : "/contact/quote/";
 
 /** A field people never see or reach; software that fills in every field gives itself away. */
 export const honeypotField = "company_website";

@@ -12,8 +12,8 @@ import { Section } from "../components/ui/Section";
 import { Disclaimer } from "../components/home/Disclaimer";
 import { requireContent } from "../content-contract/require-content";
 import { useSiteData } from "../hooks/use-site-data";
-import { requestFromSearch } from "../inquiry/request-from-search";
-import { inquiryFormProps } from "../inquiry/form-props";
+import { requestFromSearch } from "../inquiry/protocol";
+import { inquiryFormProps } from "../fragments/inquiry-form";
 
 const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
   const home = requireContent(data.homeJson, "content/home.json");

@@ -7,7 +7,7 @@ import { SmartLink } from "../components/ui/SmartLink";
 import { CallToAction } from "../components/sections/CallToAction";
 import { ComplianceMarks, ProductLines } from "../components/products/ProductLines";
 import { requireContent } from "../content-contract/require-content";
-import { quoteRequestPath } from "../inquiry/quote-link";
+import { quoteRequestPath } from "../inquiry/protocol";
 import { colors, mq, radii, space } from "../styles/theme";
 
 const overviewStyles = css`

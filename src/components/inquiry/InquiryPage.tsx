@@ -1,8 +1,8 @@
 import { PageShell } from "../layout/PageShell";
 import { ContactPanel } from "./ContactPanel";
 import { useSiteData } from "../../hooks/use-site-data";
-import { inquiryFormProps } from "../../inquiry/form-props";
-import { requestFromSearch } from "../../inquiry/request-from-search";
+import { inquiryFormProps } from "../../fragments/inquiry-form";
+import { requestFromSearch } from "../../inquiry/protocol";
 
 interface InquiryPageProps {
   copy: { readonly heading: string; readonly intro: string };

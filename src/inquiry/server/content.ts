@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { inquirySchema } from "../../content-contract/schema";
-import { categoryOptions, complianceOptions } from "../choices";
+import { categoryOptions, complianceOptions } from "../displayed-fields";
 import type { LabelledChoices } from "../displayed-fields";
 
 /** What the inquiry function needs from content/: the form's rules and copy, and the company's contact details. */
