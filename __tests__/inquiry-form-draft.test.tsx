@@ -1,6 +1,6 @@
 import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { inquiryFormElement, reply, useMockedFetch } from "./support/inquiry-form";
+import { inquiryFormElement, reply, sentBody, withMockedFetch } from "./support/inquiry-form";
 import { clearDraft, draftKey, loadDraft, saveDraft } from "../src/inquiry/draft";
 import { emptyInquiry } from "../src/inquiry/validation";
 import { inquiryContent } from "./fixtures/content";
@@ -11,7 +11,7 @@ const form = inquiryFormElement;
 
 const storeDraft = (draft: unknown) => sessionStorage.setItem(draftKey, JSON.stringify(draft));
 
-useMockedFetch(fetchMock);
+withMockedFetch(fetchMock);
 
 describe("the inquiry draft", () => {
   it("brings back every answer, quote fields and checkboxes included, when the form is shown again", async () => {
@@ -67,11 +67,10 @@ describe("the inquiry draft", () => {
 
   it("is gone too when the inquiry is received after the visitor has left the form", async () => {
     let answer: (response: Response) => void = () => undefined;
-    fetchMock.mockReturnValue(
-      new Promise<Response>((resolve) => {
-        answer = resolve;
-      }),
-    );
+    const answered = new Promise<Response>((resolve) => {
+      answer = resolve;
+    });
+    fetchMock.mockReturnValue(answered);
     const user = userEvent.setup();
     const first = render(form());
     await user.type(screen.getByLabelText(/Full Name/), "Pat Doe");
@@ -81,7 +80,10 @@ describe("the inquiry draft", () => {
     first.unmount();
     expect(sessionStorage.getItem(draftKey)).toContain("Pat Doe");
 
-    await act(async () => answer(reply(201, { reference: "CRS-11" })));
+    await act(async () => {
+      answer(reply(201, { reference: "CRS-11" }));
+      await answered;
+    });
     expect(sessionStorage.getItem(draftKey)).toBeNull();
   });
 
@@ -115,7 +117,7 @@ describe("the inquiry draft", () => {
     await user.type(screen.getByLabelText(/Message/), " and two");
     await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
     await screen.findByRole("status");
-    expect(JSON.parse(String(fetchMock.mock.calls[0]?.[1]?.body))).toMatchObject({
+    expect(sentBody(fetchMock)).toMatchObject({
       fullName: "42",
       productCategory: "",
       shipToState: "",
@@ -140,19 +142,19 @@ describe("the inquiry draft", () => {
     const refuse = () => {
       throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
     };
-    jest.spyOn(Storage.prototype, "setItem").mockImplementation(refuse);
+    const setItem = jest.spyOn(Storage.prototype, "setItem").mockImplementation(refuse);
     jest.spyOn(Storage.prototype, "getItem").mockImplementation(refuse);
-    jest.spyOn(Storage.prototype, "removeItem").mockImplementation(refuse);
+    const removeItem = jest.spyOn(Storage.prototype, "removeItem").mockImplementation(refuse);
     fetchMock.mockResolvedValue(reply(201, { reference: "CRS-10" }));
     const user = userEvent.setup();
     render(form());
     await user.type(screen.getByLabelText(/Full Name/), "Pat Doe");
     await user.type(screen.getByLabelText(/Email Address/), "pat.doe@example.gov");
     await user.type(screen.getByLabelText(/Message/), "Winter parkas for the road crew.");
-    expect(Storage.prototype.setItem).toHaveBeenCalled();
+    expect(setItem).toHaveBeenCalled();
     await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
     expect(await screen.findByRole("status")).toHaveTextContent("CRS-10");
-    expect(Storage.prototype.removeItem).toHaveBeenCalled();
+    expect(removeItem).toHaveBeenCalled();
   });
 
   it("keeps the time the inquiry was begun and its idempotency key across a reload", async () => {
@@ -173,7 +175,7 @@ describe("the inquiry draft", () => {
     render(form());
     await user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
     await screen.findByRole("status");
-    const sent = JSON.parse(String(fetchMock.mock.calls[0]?.[1]?.body)) as Record<string, unknown>;
+    const sent = sentBody(fetchMock);
     expect(sent.fill_ms).toBe(60_000);
     expect(sent.idempotency_key).toBe(saved.idempotencyKey);
   });
@@ -192,9 +194,7 @@ describe("the inquiry draft", () => {
     await fill();
     await user.click(screen.getByRole("button", { name: inquiryContent.sent.againLabel }));
     await fill();
-    const keys = fetchMock.mock.calls.map(
-      (call) => (JSON.parse(String(call[1]?.body)) as Record<string, unknown>).idempotency_key,
-    );
+    const keys = fetchMock.mock.calls.map((_call, index) => sentBody(fetchMock, index).idempotency_key);
     expect(keys).toHaveLength(2);
     expect(keys[0]).not.toBe(keys[1]);
   });
@@ -204,7 +204,10 @@ describe("the inquiry draft", () => {
     saveDraft({ ...emptyInquiry("general"), fullName: "Pat" });
     expect(sessionStorage).toHaveLength(1);
     expect(JSON.parse(sessionStorage.getItem(draftKey)!)).toMatchObject({ fullName: "Pat" });
-    expect(loadDraft(inquiryContent)).toEqual({ values: { ...emptyInquiry("general"), fullName: "Pat" }, session: null });
+    expect(loadDraft(inquiryContent)).toEqual({
+      values: { ...emptyInquiry("general"), fullName: "Pat" },
+      session: null,
+    });
     expect(localStorage).toHaveLength(0);
     clearDraft();
     expect(sessionStorage.getItem(draftKey)).toBeNull();

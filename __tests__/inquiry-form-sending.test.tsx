@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { inquiryFormElement, reply, useMockedFetch } from "./support/inquiry-form";
+import { inquiryFormElement, reply, sentBody as bodyOf, withMockedFetch } from "./support/inquiry-form";
 import { draftKey } from "../src/inquiry/draft";
 
 type User = ReturnType<typeof userEvent.setup>;
@@ -18,10 +18,7 @@ const deferred = () => {
   return { promise, resolve };
 };
 
-const sentBody = (call = 0): Record<string, unknown> => {
-  const init = fetchMock.mock.calls[call]?.[1];
-  return JSON.parse(String(init?.body)) as Record<string, unknown>;
-};
+const sentBody = (call = 0) => bodyOf(fetchMock, call);
 
 const renderForm = (type?: string, category?: string) => render(inquiryFormElement(type, category));
 
@@ -44,7 +41,7 @@ const fillQuote = async (user: User) => {
 
 const submit = (user: User) => user.click(screen.getByRole("button", { name: "Submit Inquiry" }));
 
-useMockedFetch(fetchMock);
+withMockedFetch(fetchMock);
 
 describe("sending an inquiry", () => {
   it("posts the answers as JSON with the honeypot and the time spent, without the quote fields", async () => {
@@ -76,7 +73,7 @@ describe("sending an inquiry", () => {
       message: "Forty Class B shirts, sizes attached.",
       company_website: "",
       fill_ms: 4_200,
-      idempotency_key: expect.stringMatching(/^[0-9a-f-]{32,36}$/),
+      idempotency_key: expect.stringMatching(/^[0-9a-f-]{32,36}$/) as unknown,
     });
   });
 
@@ -121,7 +118,10 @@ describe("sending an inquiry", () => {
     fireEvent.submit(form);
     expect(fetchMock).toHaveBeenCalledTimes(1);
 
-    await act(async () => answer.resolve(reply(201, { reference: "CRS-3" })));
+    await act(async () => {
+      answer.resolve(reply(201, { reference: "CRS-3" }));
+      await answer.promise;
+    });
     expect(form).not.toHaveAttribute("aria-busy");
     expect(screen.getByRole("status")).toHaveTextContent("CRS-3");
     expect(fetchMock).toHaveBeenCalledTimes(1);

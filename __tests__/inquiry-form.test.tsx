@@ -1,7 +1,8 @@
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { inquiryFormElement } from "./support/inquiry-form";
-import { InquiryForm, type InquiryFormContent } from "../src/components/inquiry/InquiryForm";
+import { InquiryForm } from "../src/components/inquiry/InquiryForm";
+import type { InquiryFormContent } from "../src/inquiry/form-state";
 import { categories, company, complianceOptions, inquiryContent } from "./fixtures/content";
 
 const renderForm = (type?: string, category?: string) => render(inquiryFormElement(type, category));
@@ -253,9 +254,9 @@ describe("InquiryForm before its script runs", () => {
     document.body.appendChild(container);
     return {
       container,
-      start: async () => {
+      start: () => {
         let root: ReturnType<typeof hydrateRoot> | undefined;
-        await act(async () => {
+        act(() => {
           root = hydrateRoot(container, element);
         });
         return () => {
@@ -268,8 +269,8 @@ describe("InquiryForm before its script runs", () => {
 
   it("keeps what the visitor typed into the server-rendered form before hydration", async () => {
     const { container, start } = await hydrate(inquiryContent);
-    (container.querySelector("#inquiry-fullName") as HTMLInputElement).value = "Typed Early";
-    const stop = await start();
+    container.querySelector<HTMLInputElement>("#inquiry-fullName")!.value = "Typed Early";
+    const stop = start();
     await userEvent.click(screen.getByRole("button", { name: "Submit Inquiry" }));
     expect(screen.getByLabelText(/Full Name/)).toHaveValue("Typed Early");
     expect(screen.getByLabelText(/Full Name/)).not.toHaveAttribute("aria-invalid");
@@ -284,7 +285,7 @@ describe("InquiryForm before its script runs", () => {
     container.querySelector<HTMLTextAreaElement>('[name="quantities"]')!.value = "12 parkas";
     container.querySelector<HTMLSelectElement>('[name="shipToState"]')!.value = "VA";
     container.querySelector<HTMLInputElement>('[name="compliance"][value="usa"]')!.checked = true;
-    const stop = await start();
+    const stop = start();
 
     expect(screen.getByLabelText(/Need-by date/)).toHaveAttribute("min", localToday());
     // Unticking another box re-renders the form from its state: the early answers must be in it.

@@ -17,7 +17,7 @@ export const inquiryFormElement = (type?: string, category?: string) => (
  * Gives each test of the file a fresh sessionStorage and the given fetch mock in place of fetch,
  * and fails a test that logged a console error (React's act, key and hydration warnings among them).
  */
-export const useMockedFetch = (fetchMock: jest.Mock<Promise<Response>, Parameters<typeof fetch>>) => {
+export const withMockedFetch = (fetchMock: jest.Mock<Promise<Response>, Parameters<typeof fetch>>) => {
   let consoleError: jest.SpyInstance;
   beforeEach(() => {
     sessionStorage.clear();
@@ -30,6 +30,13 @@ export const useMockedFetch = (fetchMock: jest.Mock<Promise<Response>, Parameter
     jest.restoreAllMocks();
     Reflect.deleteProperty(globalThis, "fetch");
   });
+};
+
+/** The JSON body of the fetch mock's `call`-th request, which the form always sends as a string. */
+export const sentBody = (fetchMock: jest.Mock<Promise<Response>, Parameters<typeof fetch>>, call = 0) => {
+  const body = fetchMock.mock.calls[call]?.[1]?.body;
+  if (typeof body !== "string") throw new Error(`request ${call} has no JSON body`);
+  return JSON.parse(body) as Record<string, unknown>;
 };
 
 /** A stand-in for fetch's Response: jsdom has none. A body of undefined cannot be read as JSON. */

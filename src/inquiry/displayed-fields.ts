@@ -1,4 +1,4 @@
-import { inquiryFieldNames, type InquiryFieldName, type InquiryValues } from "./validation";
+import { inquiryFieldNames, normalizeInquiry, type InquiryFieldName, type InquiryValues } from "./values";
 
 export interface LabelledOption {
   readonly value: string;
@@ -75,3 +75,29 @@ export const displayedFields = (
       value: displayedValue(labels, choices, values, name),
     }))
     .filter((field) => field.value !== "");
+
+/** What the email a visitor can send themselves takes from the form's content besides the labels. */
+export interface MailDraftContent extends InquiryLabels {
+  readonly quoteType: string;
+  readonly failed: { readonly emailSubject: string };
+}
+
+/**
+ * The visitor's inquiry as a message for their own email app, for when the website could not send it:
+ * a subject naming the inquiry type, one line per answer, then the message.
+ */
+export const mailtoHref = (
+  email: string,
+  content: MailDraftContent,
+  choices: LabelledChoices,
+  values: InquiryValues,
+): string => {
+  // Normalized as the server would, so a quote field left over from switching type is not included.
+  const shown = normalizeInquiry(content, values);
+  const lines = displayedFields(content, choices, shown)
+    .filter((field) => field.name !== "message")
+    .map((field) => `${field.label}: ${field.value}`);
+  const body = `${lines.join("\n")}\n\n${shown.message.trim()}`;
+  const subject = `${content.failed.emailSubject}: ${labelOf(content.inquiryTypes, shown.inquiryType)}`;
+  return `mailto:${email}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
+};

@@ -1,5 +1,5 @@
 import { idempotencyKeyPattern } from "./protocol";
-import { normalizeInquiry, type InquiryRules, type InquiryValues } from "./validation";
+import { normalizeInquiry, type InquiryValues } from "./values";
 
 /**
  * The inquiry a visitor is writing, kept in sessionStorage so a reload, a look at another page or a
@@ -52,7 +52,7 @@ const sessionOf = (saved: Record<string, unknown>): DraftSession | null => {
 };
 
 /** The saved draft, normalized so that whatever is stored cannot break the form; null when there is none. */
-export const loadDraft = (rules: Pick<InquiryRules, "quoteType">): InquiryDraft | null => {
+export const loadDraft = (rules: { readonly quoteType: string }): InquiryDraft | null => {
   try {
     const saved = storage()?.getItem(draftKey);
     if (!saved) return null;
@@ -69,6 +69,12 @@ export const newIdempotencyKey = (): string => {
   if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 };
+
+/** A new inquiry's session: begun at `startedAt` (milliseconds since the epoch), under a key of its own. */
+export const newDraftSession = (startedAt: number): DraftSession => ({
+  startedAt,
+  idempotencyKey: newIdempotencyKey(),
+});
 
 export const clearDraft = (): void => {
   try {

@@ -1,4 +1,4 @@
-import type { InquiryErrors } from "./validation";
+import type { InquiryErrors } from "./values";
 
 /**
  * What the inquiry form agrees on with the rest of the site: with the /api/inquiry function, what it

@@ -1,11 +1,41 @@
 import { fillTimeField, honeypotField, idempotencyKeyField, inquiryEndpoint } from "./protocol";
-import { inquiryFieldNames, type InquiryErrors, type InquiryValues } from "./validation";
+import {
+  inquiryFieldNames,
+  isQuoteField,
+  type InquiryErrors,
+  type InquiryFieldName,
+  type InquiryValues,
+} from "./values";
 
-/** What the form posts as JSON: the inquiry's values (quote fields only for a quote) plus the two spam signals. */
+/** What the form posts as JSON: the inquiry's values (quote fields only for a quote), the two spam signals and its key. */
 export type InquiryRequestBody = Partial<InquiryValues> & {
   readonly [honeypotField]: string;
   readonly [fillTimeField]: number;
   readonly [idempotencyKeyField]: string;
+};
+
+/**
+ * The body of one attempt to send: the answers (the quote fields only with a quote request), what
+ * software may have put in the honeypot, the milliseconds since the inquiry was begun, and its key.
+ */
+export const requestBody = (
+  values: InquiryValues,
+  {
+    quote,
+    honeypot,
+    fillMs,
+    idempotencyKey,
+  }: { quote: boolean; honeypot: string; fillMs: number; idempotencyKey: string },
+): InquiryRequestBody => {
+  const answers = Object.fromEntries(
+    Object.entries(values).filter(([name]) => quote || !isQuoteField(name as InquiryFieldName)),
+  ) as Partial<InquiryValues>;
+  return {
+    ...answers,
+    [honeypotField]: honeypot,
+    [fillTimeField]: Math.max(0, fillMs),
+    [idempotencyKeyField]: idempotencyKey,
+  };
 };
 
 /** What became of one attempt to send, in the terms the form shows to the visitor. */

@@ -1,6 +1,20 @@
 // zod/mini: the same library as the content contract, at a fraction of the
-// bytes, since this module ships to every visitor with the form.
+// bytes. The browser loads this module only once the visitor is about to use
+// the form (src/hooks/use-inquiry-form.ts), not with the page.
 import * as z from "zod/mini";
+import { normalizeInquiry, type InquiryErrors, type InquiryFieldName, type InquiryValues } from "./values";
+
+// The fields and their values are defined in values.ts; the server and the content contract read them here too.
+export {
+  emptyInquiry,
+  inquiryFieldNames,
+  normalizeInquiry,
+  quoteFieldNames,
+  type InquiryErrors,
+  type InquiryFieldName,
+  type InquiryValues,
+  type TextFieldName,
+} from "./values";
 
 /**
  * One definition of what makes an inquiry acceptable, built from the form's
@@ -8,39 +22,6 @@ import * as z from "zod/mini";
  * browser form and the /api/inquiry function both call `checkInquiry`, so a
  * rule changed in content changes on both sides at once.
  */
-
-export const inquiryFieldNames = [
-  "fullName",
-  "organization",
-  "email",
-  "phone",
-  "inquiryType",
-  "productCategory",
-  "quantities",
-  "needBy",
-  "shipToState",
-  "buyingMethod",
-  "compliance",
-  "message",
-] as const;
-export type InquiryFieldName = (typeof inquiryFieldNames)[number];
-
-/** Fields that only a quote request asks for; any other inquiry type sends them empty. */
-export const quoteFieldNames = [
-  "productCategory",
-  "quantities",
-  "needBy",
-  "shipToState",
-  "buyingMethod",
-  "compliance",
-] as const satisfies readonly InquiryFieldName[];
-
-/** Fields whose text keeps its line breaks. */
-const multilineFields: readonly InquiryFieldName[] = ["quantities", "message"];
-
-export type TextFieldName = Exclude<InquiryFieldName, "compliance">;
-export type InquiryValues = Record<TextFieldName, string> & { readonly compliance: readonly string[] };
-export type InquiryErrors = Partial<Record<InquiryFieldName, string>>;
 
 export interface ChoiceOption {
   readonly value: string;
@@ -77,68 +58,6 @@ const PHONE_CHARACTERS = /^[+()\d\s.-]+$/;
 const MIN_PHONE_DIGITS = 7;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
-// C0/C1 controls and the bidirectional overrides that can disguise text in an email client.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const CONTROL_EXCEPT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-// Line and paragraph separators, which some mail clients and terminals break lines at.
-const UNICODE_LINE_BREAKS = /[\u2028\u2029\u0085]/g;
-// Characters that show nothing: zero-width spaces and joiners, word joiners, bidi marks, the BOM.
-// In a name or an address they only serve to make two different values look the same.
-const INVISIBLE_CHARACTERS = /[\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g;
-
-/**
- * Removes control characters; single-line fields lose line breaks (of every kind) and invisible
- * characters too, so nothing can start a new mail header or pass for another value.
- */
-const stripControlCharacters = (value: string, multiline: boolean): string =>
-  multiline
-    ? value.replace(/\r\n?/g, "\n").replace(UNICODE_LINE_BREAKS, "\n").replace(CONTROL_EXCEPT_NEWLINE, "")
-    : value
-        .replace(/[\r\n\t\u2028\u2029\u0085]+/g, " ")
-        .replace(CONTROL_CHARACTERS, "")
-        .replace(INVISIBLE_CHARACTERS, "");
-
-const asText = (raw: unknown): string =>
-  typeof raw === "string" ? raw : typeof raw === "number" && Number.isFinite(raw) ? String(raw) : "";
-
-const asList = (raw: unknown): string[] => {
-  const items = Array.isArray(raw) ? raw : raw === undefined || raw === null || raw === "" ? [] : [raw];
-  return items.map(asText).filter((item) => item !== "");
-};
-
-export const emptyInquiry = (inquiryType: string): InquiryValues => ({
-  fullName: "",
-  organization: "",
-  email: "",
-  phone: "",
-  inquiryType,
-  productCategory: "",
-  quantities: "",
-  needBy: "",
-  shipToState: "",
-  buyingMethod: "",
-  compliance: [],
-  message: "",
-});
-
-/**
- * Turns whatever arrived (a JSON body, a posted form, the form's own state) into inquiry values:
- * unknown keys dropped, non-text turned into empty text, control characters stripped, and the quote
- * fields emptied unless the inquiry is a quote request.
- */
-export const normalizeInquiry = (rules: Pick<InquiryRules, "quoteType">, raw: unknown): InquiryValues => {
-  const source = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
-  const values = emptyInquiry("");
-  const text = values as Record<TextFieldName, string>;
-  for (const name of inquiryFieldNames) {
-    if (name === "compliance") continue;
-    text[name] = stripControlCharacters(asText(source[name]), multilineFields.includes(name));
-  }
-  const compliance = asList(source.compliance).map((item) => stripControlCharacters(item, false));
-  const normalized: InquiryValues = { ...values, compliance: [...new Set(compliance)] };
-  if (normalized.inquiryType.trim() === rules.quoteType) return normalized;
-  return { ...normalized, ...Object.fromEntries(quoteFieldNames.map((name) => [name, ""])), compliance: [] };
-};
 
 const fieldSchema = (rules: InquiryFieldRules, extra?: (value: string) => boolean) => {
   const { errors } = rules;
@@ -152,9 +71,9 @@ const fieldSchema = (rules: InquiryFieldRules, extra?: (value: string) => boolea
         if (rules.required) fail(errors.required);
         return;
       }
-      if (value.length > maxLength) return fail(errors.tooLong);
-      if (rules.minLength && value.length < rules.minLength) return fail(errors.tooShort);
-      if (extra && !extra(value)) return fail(errors.invalid);
+      if (value.length > maxLength) fail(errors.tooLong);
+      else if (rules.minLength && value.length < rules.minLength) fail(errors.tooShort);
+      else if (extra && !extra(value)) fail(errors.invalid);
     }),
   );
 };

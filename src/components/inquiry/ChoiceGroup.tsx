@@ -1,5 +1,5 @@
 import { css } from "@emotion/react";
-import { colors, fontSizes, space } from "../../styles/theme";
+import { colors, space } from "../../styles/theme";
 import { markerStyles } from "./field-styles";
 import { FieldMessages } from "./FieldMessages";
 

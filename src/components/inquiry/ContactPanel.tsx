@@ -2,14 +2,16 @@ import { css } from "@emotion/react";
 import { colors, mq, radii, space } from "../../styles/theme";
 import { ContactDetails } from "../layout/ContactDetails";
 import { panelHeadingStyles } from "./field-styles";
-import { InquiryForm, type CategoryOption, type InquiryFormContent } from "./InquiryForm";
+import { InquiryForm } from "./InquiryForm";
+import type { LabelledOption } from "../../inquiry/displayed-fields";
+import type { InquiryFormContent } from "../../inquiry/form-state";
 import type { Company } from "../../hooks/use-site-data";
 
 export interface ContactPanelProps {
   form: InquiryFormContent & { readonly detailsHeading: string };
-  categories: readonly CategoryOption[];
+  categories: readonly LabelledOption[];
   /** The compliance requirements a quote can ask for. */
-  complianceOptions: readonly CategoryOption[];
+  complianceOptions: readonly LabelledOption[];
   company: Pick<Company, "contact" | "contactLabels" | "hours">;
   requested?: { readonly type?: string | null; readonly category?: string | null };
   /** The inquiry type the form starts with, in the page's HTML as well. */
@@ -49,6 +51,9 @@ export const ContactPanel = ({
   return (
     <div css={gridStyles}>
       <InquiryForm
+        // A new address on the same page (a link asking for another type or category) starts the form
+        // afresh: it restores the draft, then applies what the address asks for.
+        key={`${requested?.type ?? ""}|${requested?.category ?? ""}`}
         content={form}
         categories={categories}
         complianceOptions={complianceOptions}

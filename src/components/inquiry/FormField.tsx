@@ -1,6 +1,7 @@
 import type { ChangeEvent, ReactNode, Ref } from "react";
 import { css } from "@emotion/react";
-import { colors, fontSizes, radii, space } from "../../styles/theme";
+import { colors, radii, space } from "../../styles/theme";
+import type { ControlKind } from "../../inquiry/form-controls";
 import { markerStyles } from "./field-styles";
 import { FieldMessages } from "./FieldMessages";
 
@@ -17,7 +18,7 @@ interface FormFieldProps {
   onBlur?: (name: string) => void;
   controlRef?: Ref<Control>;
   /** input type, or "select" / "textarea" for those controls. */
-  kind: FieldKind;
+  kind: ControlKind;
   required: boolean;
   autoComplete?: string | null;
   placeholder?: string | null;
@@ -27,8 +28,6 @@ interface FormFieldProps {
   /** The earliest value of a date input. */
   min?: string;
 }
-
-export type FieldKind = "text" | "email" | "tel" | "date" | "select" | "textarea";
 
 const fieldStyles = css`
   display: grid;

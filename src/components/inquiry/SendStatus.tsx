@@ -3,24 +3,7 @@ import { css } from "@emotion/react";
 import { colors, radii, space } from "../../styles/theme";
 import { buttonStyles } from "../ui/button-styles";
 import { RichText, type CompanyDetailsForText } from "../ui/RichText";
-
-/** The texts of content/inquiry.json that tell the visitor what became of their inquiry. */
-export interface SendStatusContent {
-  readonly sent: { readonly title: string; readonly text: string; readonly againLabel: string };
-  readonly failed: {
-    readonly title: string;
-    readonly text: string;
-    readonly retryLabel: string;
-    readonly emailActionLabel: string;
-    readonly emailSubject: string;
-  };
-  readonly tooMany: { readonly title: string; readonly text: string };
-}
-
-export type SendResult =
-  | { readonly kind: "sent"; readonly reference: string }
-  | { readonly kind: "failed" }
-  | { readonly kind: "tooMany"; readonly minutes: number };
+import type { SendResult, SendStatusContent } from "../../inquiry/form-state";
 
 interface SendStatusProps {
   result: SendResult;
