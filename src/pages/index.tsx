@@ -1,5 +1,4 @@
 import { graphql, type HeadFC, type PageProps } from "gatsby";
-import { getImage } from "gatsby-plugin-image";
 import { Layout } from "../components/layout/Layout";
 import { Seo } from "../components/layout/Seo";
 import { Hero } from "../components/home/Hero";
@@ -22,7 +21,7 @@ const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
 
   return (
     <Layout currentPath={location.pathname}>
-      <Hero content={home.hero} image={getImage(home.hero.image.childImageSharp?.gatsbyImageData ?? null)} />
+      <Hero content={home.hero} image={home.hero.image.childImageSharp?.gatsbyImageData} />
       <Solutions content={home.solutions} />
       <Section id="agencies" heading={home.agencies.heading} intro={home.agencies.intro}>
         <AgencyCarousel agencies={agencies.agencies} labels={home.agencies} />
@@ -42,7 +41,7 @@ const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
 export default HomePage;
 
 export const Head: HeadFC<Queries.HomePageQuery> = ({ data, location }) => {
-  const hero = getImage(data.homeJson?.hero.image.childImageSharp?.gatsbyImageData ?? null);
+  const hero = data.homeJson?.hero.image.childImageSharp?.gatsbyImageData;
   return (
     <Seo
       title={data.homeJson?.seo.title ?? ""}
