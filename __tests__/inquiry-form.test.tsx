@@ -1,6 +1,6 @@
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { inquiryFormElement } from "./support/inquiry-form";
+import { inquiryFormElement, reply, sentBody } from "./support/inquiry-form";
 import { InquiryForm } from "../src/components/inquiry/InquiryForm";
 import type { InquiryFormContent } from "../src/inquiry/form-state";
 import { categories, company, complianceOptions, inquiryContent } from "./fixtures/content";
@@ -296,5 +296,30 @@ describe("InquiryForm before its script runs", () => {
     expect(screen.getByRole("checkbox", { name: "Fixture TAA" })).toBeChecked();
     expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("quote");
     stop();
+  });
+
+  it("counts the time spent from the page's start when the visitor typed before its script ran", async () => {
+    const pageStart = Math.round(performance.timeOrigin);
+    let clock = pageStart + 90_000;
+    const now = jest.spyOn(Date, "now").mockImplementation(() => clock);
+    const fetchMock = jest
+      .fn<Promise<Response>, Parameters<typeof fetch>>()
+      .mockResolvedValue(reply(201, { reference: "CRS-EARLY" }));
+    global.fetch = fetchMock;
+    try {
+      const { container, start } = await hydrate(inquiryContent);
+      container.querySelector<HTMLInputElement>('[name="fullName"]')!.value = "Pat Doe";
+      container.querySelector<HTMLInputElement>('[name="email"]')!.value = "pat.doe@example.gov";
+      container.querySelector<HTMLTextAreaElement>('[name="message"]')!.value = "Winter parkas for the road crew.";
+      const stop = start();
+      clock += 5_000;
+      await userEvent.click(screen.getByRole("button", { name: "Submit Inquiry" }));
+      expect(await screen.findByRole("status")).toHaveTextContent("CRS-EARLY");
+      // Begun before the page ran: 90 s before the script took over, 5 s after.
+      expect(sentBody(fetchMock).fill_ms).toBe(95_000);
+      stop();
+    } finally {
+      now.mockRestore();
+    }
   });
 });
