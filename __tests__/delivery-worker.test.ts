@@ -13,7 +13,7 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { backoffMs } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
-import { emptyInquiry } from "../src/inquiry/validation";
+import { emptyInquiry } from "../src/inquiry/values";
 import { startMailServer } from "./support/loopback-servers";
 
 const content = readInquiryContent(path.resolve("content"));

@@ -2,7 +2,7 @@ import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { inquiryFormElement, reply, sentBody, withMockedFetch } from "./support/inquiry-form";
 import { clearDraft, draftKey, loadDraft, saveDraft } from "../src/inquiry/draft";
-import { emptyInquiry } from "../src/inquiry/validation";
+import { emptyInquiry } from "../src/inquiry/values";
 import { inquiryContent } from "./fixtures/content";
 
 const fetchMock = jest.fn<Promise<Response>, Parameters<typeof fetch>>();

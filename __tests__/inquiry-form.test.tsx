@@ -1,8 +1,11 @@
 import { act, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { inquiryFormElement, reply, sentBody } from "./support/inquiry-form";
+import { inquiryFormElement, reply, sentBody, withMockedFetch } from "./support/inquiry-form";
 import { InquiryForm } from "../src/components/inquiry/InquiryForm";
+import { localIsoDate } from "../src/inquiry/form-controls";
 import type { InquiryFormContent } from "../src/inquiry/form-state";
+import { honeypotField } from "../src/inquiry/protocol";
+import { inquiryFieldNames } from "../src/inquiry/values";
 import { categories, company, complianceOptions, inquiryContent } from "./fixtures/content";
 
 const renderForm = (type?: string, category?: string) => render(inquiryFormElement(type, category));
@@ -13,22 +16,9 @@ const fill = async (user: ReturnType<typeof userEvent.setup>, label: RegExp, val
   await user.type(field, value);
 };
 
-const localToday = () => {
-  const now = new Date();
-  return [now.getFullYear(), now.getMonth() + 1, now.getDate()].map((part) => String(part).padStart(2, "0")).join("-");
-};
-
-let consoleError: jest.SpyInstance;
-beforeEach(() => {
-  sessionStorage.clear();
-  consoleError = jest.spyOn(console, "error");
-});
-afterEach(() => {
-  // No React warning (act, keys, hydration, controlled inputs) and no other console error.
-  expect(consoleError).not.toHaveBeenCalled();
-  consoleError.mockRestore();
-  Reflect.deleteProperty(globalThis, "fetch");
-});
+// No React warning (act, keys, hydration, controlled inputs) and no other console error.
+const fetchMock = jest.fn<Promise<Response>, Parameters<typeof fetch>>();
+withMockedFetch(fetchMock);
 
 describe("InquiryForm", () => {
   it("has the specified fields, each labelled, with the right types and autocomplete", () => {
@@ -54,20 +44,7 @@ describe("InquiryForm", () => {
     expect(form).not.toHaveAttribute("enctype");
 
     const named = (name: string) => container.querySelectorAll(`[name="${name}"]`);
-    for (const name of [
-      "fullName",
-      "organization",
-      "email",
-      "phone",
-      "inquiryType",
-      "productCategory",
-      "quantities",
-      "needBy",
-      "shipToState",
-      "buyingMethod",
-      "message",
-      "company_website",
-    ])
+    for (const name of [...inquiryFieldNames.filter((field) => field !== "compliance"), honeypotField])
       expect(named(name)).toHaveLength(1);
     const boxes = Array.from(named("compliance")) as HTMLInputElement[];
     expect(boxes.map((box) => [box.type, box.value])).toEqual([
@@ -133,7 +110,7 @@ describe("InquiryForm", () => {
     expect(quantities).toHaveAccessibleDescription("Fixture quantities hint.");
     const needBy = screen.getByLabelText(/Need-by date/);
     expect(needBy).toHaveAttribute("type", "date");
-    expect(needBy).toHaveAttribute("min", localToday());
+    expect(needBy).toHaveAttribute("min", localIsoDate(new Date()));
     const state = screen.getByLabelText(/Ship-to state/);
     expect(state).toHaveValue("");
     expect(state).toHaveAttribute("autocomplete", "shipping address-level1");
@@ -209,8 +186,6 @@ describe("InquiryForm", () => {
 
   it("rejects a need-by date in the past on the quote fields, with nothing sent", async () => {
     const user = userEvent.setup();
-    const fetchMock = jest.fn<Promise<Response>, Parameters<typeof fetch>>();
-    global.fetch = fetchMock;
     renderForm("quote");
     await fill(user, /Full Name/, "Pat Doe");
     await fill(user, /Email Address/, "pat.doe@example.gov");
@@ -287,7 +262,7 @@ describe("InquiryForm before its script runs", () => {
     container.querySelector<HTMLInputElement>('[name="compliance"][value="usa"]')!.checked = true;
     const stop = start();
 
-    expect(screen.getByLabelText(/Need-by date/)).toHaveAttribute("min", localToday());
+    expect(screen.getByLabelText(/Need-by date/)).toHaveAttribute("min", localIsoDate(new Date()));
     // Unticking another box re-renders the form from its state: the early answers must be in it.
     await userEvent.click(screen.getByRole("checkbox", { name: "Fixture TAA" }));
     expect(screen.getByLabelText(/Quantities and sizes/)).toHaveValue("12 parkas");
@@ -301,25 +276,19 @@ describe("InquiryForm before its script runs", () => {
   it("counts the time spent from the page's start when the visitor typed before its script ran", async () => {
     const pageStart = Math.round(performance.timeOrigin);
     let clock = pageStart + 90_000;
-    const now = jest.spyOn(Date, "now").mockImplementation(() => clock);
-    const fetchMock = jest
-      .fn<Promise<Response>, Parameters<typeof fetch>>()
-      .mockResolvedValue(reply(201, { reference: "CRS-EARLY" }));
-    global.fetch = fetchMock;
-    try {
-      const { container, start } = await hydrate(inquiryContent);
-      container.querySelector<HTMLInputElement>('[name="fullName"]')!.value = "Pat Doe";
-      container.querySelector<HTMLInputElement>('[name="email"]')!.value = "pat.doe@example.gov";
-      container.querySelector<HTMLTextAreaElement>('[name="message"]')!.value = "Winter parkas for the road crew.";
-      const stop = start();
-      clock += 5_000;
-      await userEvent.click(screen.getByRole("button", { name: "Submit Inquiry" }));
-      expect(await screen.findByRole("status")).toHaveTextContent("CRS-EARLY");
-      // Begun before the page ran: 90 s before the script took over, 5 s after.
-      expect(sentBody(fetchMock).fill_ms).toBe(95_000);
-      stop();
-    } finally {
-      now.mockRestore();
-    }
+    // Restored after the test by withMockedFetch (jest.restoreAllMocks).
+    jest.spyOn(Date, "now").mockImplementation(() => clock);
+    fetchMock.mockResolvedValue(reply(201, { reference: "CRS-EARLY" }));
+    const { container, start } = await hydrate(inquiryContent);
+    container.querySelector<HTMLInputElement>('[name="fullName"]')!.value = "Pat Doe";
+    container.querySelector<HTMLInputElement>('[name="email"]')!.value = "pat.doe@example.gov";
+    container.querySelector<HTMLTextAreaElement>('[name="message"]')!.value = "Winter parkas for the road crew.";
+    const stop = start();
+    clock += 5_000;
+    await userEvent.click(screen.getByRole("button", { name: "Submit Inquiry" }));
+    expect(await screen.findByRole("status")).toHaveTextContent("CRS-EARLY");
+    // Begun before the page ran: 90 s before the script took over, 5 s after.
+    expect(sentBody(fetchMock).fill_ms).toBe(95_000);
+    stop();
   });
 });

@@ -9,31 +9,14 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
 import { referencePattern } from "../src/inquiry/server/reference";
 import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
+import { postForm, postJson, quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { startMailServer, startWebhookReceiver } from "./support/loopback-servers";
 
 const content = readInquiryContent(path.resolve("content"));
 const messages = content.form.formFields;
 
-const valid = {
-  fullName: "Pat Buyer",
-  organization: "Wake County Sheriff's Office",
-  email: "pat.buyer@wake.example.gov",
-  phone: "(919) 555-0100",
-  inquiryType: "general",
-  message: "We need forty duty shirts before the spring academy.",
-  fill_ms: 12_000,
-};
-
-const quote = {
-  ...valid,
-  inquiryType: "quote",
-  productCategory: "uniforms",
-  quantities: "40 duty shirts: 10 S, 20 M, 10 L",
-  needBy: "2099-03-31",
-  shipToState: "NC",
-  buyingMethod: "purchase-card",
-  compliance: ["berry", "taa"],
-};
+const valid = validInquiry;
+const quote = quoteInquiry;
 
 let dataDir: string;
 let logs: string[];
@@ -54,17 +37,6 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
 
 const maxAttempts = content.form.delivery.retry.maxAttempts;
 const outboxEntries = async () => (await new Outbox(dataDir).entries(maxAttempts)).entries;
-
-const postJson = (url: string, body: unknown) =>
-  fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-
-const postForm = (url: string, body: Record<string, string | string[]>) => {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(body)) {
-    for (const item of Array.isArray(value) ? value : [value]) params.append(key, item);
-  }
-  return fetch(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: params });
-};
 
 const storedLines = () => {
   const file = path.join(dataDir, "inquiries.ndjson");

@@ -5,7 +5,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
-import { emptyInquiry } from "../src/inquiry/validation";
+import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../src/inquiry/server/reference";
 
 const record = (reference: string): OutboxRecord => ({

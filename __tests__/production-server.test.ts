@@ -8,26 +8,20 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { createSiteServer, type ServerOptions } from "../server/app";
-import { commonHeaders, formatHeaderRules, pagePolicy, resultPagePolicy } from "../server/security-headers";
+import { commonHeaders, formatHeaderRules, pagePolicy } from "../server/security-headers";
+import { resultPagePolicy } from "../src/inquiry/server/result-page";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { referencePattern } from "../src/inquiry/server/reference";
 import { makePublicDir } from "./support/inquiry-app";
+import { postJson, validInquiry } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
 import { startSiteProcess, type SiteProcess } from "./support/site-process";
 
 const content = readInquiryContent(path.resolve("content"));
 const maxBodyBytes = content.form.delivery.maxBodyKilobytes * 1024;
 
-const valid = {
-  fullName: "Pat Buyer",
-  organization: "Wake County Sheriff's Office",
-  email: "pat.buyer@wake.example.gov",
-  phone: "(919) 555-0100",
-  inquiryType: "general",
-  message: "We need forty duty shirts before the spring academy.",
-  fill_ms: 12_000,
-};
+const valid = validInquiry;
 
 const policies = {
   home: pagePolicy(["sha256-home"]),
@@ -490,11 +484,7 @@ describe("errors become answers, and the server keeps answering", () => {
       },
     });
     try {
-      const posted = await fetch(`${site.origin}/api/inquiry`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(valid),
-      });
+      const posted = await postJson(`${site.origin}/api/inquiry`, valid);
       expect(posted.status).toBe(503);
       expectOwnJsonError(await posted.text());
       const health = await fetch(`${site.origin}/healthz`);
@@ -512,22 +502,14 @@ describe("errors become answers, and the server keeps answering", () => {
     writeFileSync(blocked, "");
     const site = await startServer({ inquiryConfig: inquiryEnv({ INQUIRY_DATA_DIR: blocked }) });
     try {
-      const posted = await fetch(`${site.origin}/api/inquiry`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(valid),
-      });
+      const posted = await postJson(`${site.origin}/api/inquiry`, valid);
       expect(posted.status).toBe(503);
       expectOwnJsonError(await posted.text());
       const health = await fetch(`${site.origin}/healthz`);
       expect(health.status).toBe(503);
       expect(await health.json()).toMatchObject({ outboxWritable: false });
       expect((await fetch(`${site.origin}/`)).status).toBe(200);
-      const again = await fetch(`${site.origin}/api/inquiry`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(valid),
-      });
+      const again = await postJson(`${site.origin}/api/inquiry`, valid);
       expect(again.status).toBe(503);
     } finally {
       await site.close();
@@ -639,15 +621,14 @@ describe("the server process (server/main.ts)", () => {
       total: 20 * 1024 * 1024,
     });
     const afterUpload = server.usage();
-    const ticksPerSecond = 100;
     console.info(
-      `2,000 requests: RSS ${Math.round(before.rssKb / 1024)} → ${Math.round(after.rssKb / 1024)} MB, ` +
-        `CPU ${((((after.cpuTicks - before.cpuTicks) / ticksPerSecond) * 1000) / 2000).toFixed(2)} ms per request; ` +
-        `20 MB multipart: RSS ${Math.round(afterUpload.rssKb / 1024)} MB, answered ${upload.answer?.status} after ${Math.round(upload.sentWhenAnswered / 1024)} KB`,
+      `2,000 requests: RSS ${Math.round(before.rssMb)} → ${Math.round(after.rssMb)} MB, ` +
+        `CPU ${((after.cpuMs - before.cpuMs) / 2000).toFixed(2)} ms per request; ` +
+        `20 MB multipart: RSS ${Math.round(afterUpload.rssMb)} MB, answered ${upload.answer?.status} after ${Math.round(upload.sentWhenAnswered / 1024)} KB`,
     );
-    expect(after.rssKb - before.rssKb).toBeLessThan(50 * 1024);
+    expect(after.rssMb - before.rssMb).toBeLessThan(50);
     expect(upload.answer?.status).toBe(415);
-    expect(afterUpload.rssKb - after.rssKb).toBeLessThan(15 * 1024);
+    expect(afterUpload.rssMb - after.rssMb).toBeLessThan(15);
     expect((await fetch(`${origin}/`)).status).toBe(200);
     expect(storedLines()).toHaveLength(0);
   }, 60_000);

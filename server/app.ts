@@ -12,7 +12,7 @@ import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
 import { Outbox } from "../src/inquiry/server/outbox";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
-import { readHeadersFile, resultPagePolicy, type HeaderRules } from "./security-headers";
+import { pagePathOf, readHeadersFile, type HeaderRules } from "./security-headers";
 
 export interface ServerOptions {
   /** The built site (`public/`), with the `_headers` file the build wrote. */
@@ -69,10 +69,7 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 const REVALIDATE = "public, max-age=0, must-revalidate";
 
 /** The path a page's rules in `_headers` are written under: `/contact/index.html` is the page `/contact/`. */
-const pagePathOfUrl = (url: string): string => {
-  const pathname = url.split("?")[0] ?? "/";
-  return pathname.endsWith("/index.html") ? pathname.slice(0, -"index.html".length) : pathname;
-};
+const pagePathOfUrl = (url: string): string => pagePathOf((url.split("?")[0] ?? "/").slice(1));
 
 /** Whether the request carries a body that has not all arrived yet (so answering now leaves it unread). */
 const bodyStillComing = (request: FastifyRequest): boolean => {
@@ -114,13 +111,8 @@ const parseFormBody = (text: string): Record<string, string | string[]> => {
 const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
   setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
 
-const sendReply = (reply: FastifyReply, answer: InquiryReply) => {
-  reply.code(answer.status).headers(answer.headers);
-  if (answer.headers["Content-Type"]?.startsWith("text/html")) {
-    reply.header("Content-Security-Policy", resultPagePolicy);
-  }
-  return reply.send(answer.body);
-};
+const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
+  reply.code(answer.status).headers(answer.headers).send(answer.body);
 
 /**
  * The production server for one machine: the built site as a CDN would serve it, and /api/inquiry
@@ -202,7 +194,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       const inquiryRequest = requestOf(request);
       if (status === 413) return sendReply(reply, handler.tooLarge(inquiryRequest));
       if (status === 400) return sendReply(reply, handler.malformed(inquiryRequest));
-      if (status === 415) return sendReply(reply, { ...handler.malformed(inquiryRequest), status: 415 });
+      if (status === 415) return sendReply(reply, handler.unsupported(inquiryRequest));
       return sendReply(reply, handler.failed(inquiryRequest));
     }
     return reply

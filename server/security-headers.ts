@@ -45,10 +45,6 @@ export const pagePolicy = (scriptHashes: readonly string[]): string =>
     "frame-ancestors 'none'",
   ].join("; ");
 
-/** The policy of the pages the inquiry handler answers a plain form post with: no script at all. */
-export const resultPagePolicy =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
 const isElement = (node: Node): node is Element => "tagName" in node;
 const isText = (node: Node): node is TextNode => node.nodeName === "#text";
 

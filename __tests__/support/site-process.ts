@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { freePort } from "./raw-http";
+import { freePort, processUsage } from "../../e2e/support/server";
 
 const root = path.resolve(__dirname, "../..");
 
@@ -16,7 +15,7 @@ export interface SiteProcess {
   /** Resolves with the exit code (or signal) once the process has ended. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resident memory in kB and CPU time in clock ticks, from /proc. */
-  readonly usage: () => { rssKb: number; cpuTicks: number };
+  readonly usage: () => { rssMb: number; cpuMs: number };
   /** Ends the process if it still runs. */
   readonly stop: () => Promise<void>;
 }
@@ -78,15 +77,7 @@ export const startSiteProcess = async (
       });
     });
   };
-  const usage = () => {
-    const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return {
-      rssKb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]),
-      cpuTicks: Number(fields[11]) + Number(fields[12]),
-    };
-  };
+  const usage = () => processUsage(child.pid ?? 0);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGKILL");

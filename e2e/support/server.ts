@@ -40,6 +40,17 @@ export const freePort = (): Promise<number> =>
     });
   });
 
+/** A process's resident memory (MB) and the CPU time it has used (ms), read from /proc. */
+export const processUsage = (pid: number): { rssMb: number; cpuMs: number } => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in
+  // clock ticks of 1/100 s (USER_HZ on Linux).
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  return { rssMb: rssKb / 1024, cpuMs: ticks * 10 };
+};
+
 // Playwright's webServer does this for the one server it starts from the config; these servers are started
 // by fixtures and by the bench, with an environment chosen at run time.
 const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: number) => {

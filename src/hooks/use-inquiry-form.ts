@@ -14,7 +14,7 @@ import {
   usableDraft,
   type InquiryFormContent,
 } from "../inquiry/form-state";
-import { emptyInquiry, inquiryFieldNames, type InquiryValues } from "../inquiry/values";
+import { emptyInquiry, inquiryFieldNames, isQuote, type InquiryValues } from "../inquiry/values";
 
 /**
  * The code the form needs only once it is used: the checks (zod/mini and the rules) and the sending,
@@ -178,7 +178,7 @@ export const useInquiryForm = ({
       }
       dispatch({ type: "sending" });
       const session = state.session ?? newDraftSession(Date.now());
-      const quote = check.values.inquiryType === content.quoteType;
+      const quote = isQuote(content, check.values);
       const outcome = await code.sendInquiry(
         code.requestBody(check.values, {
           quote,

@@ -65,7 +65,7 @@ export const loadDraft = (rules: { readonly quoteType: string }): InquiryDraft |
 };
 
 /** A fresh idempotency key: a random UUID where the browser makes one, 128 random bits in hex otherwise. */
-export const newIdempotencyKey = (): string => {
+const newIdempotencyKey = (): string => {
   if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 };

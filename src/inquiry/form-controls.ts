@@ -18,7 +18,7 @@ const controlKinds: Readonly<Record<TextFieldName, ControlKind>> = {
   message: "textarea",
 };
 
-export interface ControlChoice {
+interface ControlChoice {
   readonly kind: ControlKind;
   /** A select's options, in order. */
   readonly options?: readonly LabelledOption[];

@@ -47,7 +47,6 @@ export interface InquiryFormContent extends InquiryRules, SendStatusContent {
   readonly formFields: Readonly<Record<InquiryFieldName, InquiryFieldRules & FieldContent>>;
   readonly inquiryTypes: readonly LabelledOption[];
   readonly defaultType: string;
-  readonly quoteType: string;
   readonly submitLabel: string;
   readonly errorSummary: string;
   readonly honeypotLabel: string;
@@ -67,7 +66,7 @@ export type SendResult =
 export type Phase =
   { readonly kind: "editing" } | { readonly kind: "sending" } | { readonly kind: "invalid" } | SendResult;
 
-export type FocusTarget = InquiryFieldName | "panel";
+type FocusTarget = InquiryFieldName | "panel";
 
 export interface InquiryFormState {
   readonly values: InquiryValues;

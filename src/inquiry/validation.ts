@@ -4,18 +4,6 @@
 import * as z from "zod/mini";
 import { normalizeInquiry, type InquiryErrors, type InquiryFieldName, type InquiryValues } from "./values";
 
-// The fields and their values are defined in values.ts; the server and the content contract read them here too.
-export {
-  emptyInquiry,
-  inquiryFieldNames,
-  normalizeInquiry,
-  quoteFieldNames,
-  type InquiryErrors,
-  type InquiryFieldName,
-  type InquiryValues,
-  type TextFieldName,
-} from "./values";
-
 /**
  * One definition of what makes an inquiry acceptable, built from the form's
  * content (labels, limits and messages live in content/inquiry.json). The

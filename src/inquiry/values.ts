@@ -84,6 +84,10 @@ export const emptyInquiry = (inquiryType: string): InquiryValues => ({
   message: "",
 });
 
+/** Whether these values ask for a quote: the quote fields count only then. */
+export const isQuote = (rules: { readonly quoteType: string }, values: Pick<InquiryValues, "inquiryType">): boolean =>
+  values.inquiryType.trim() === rules.quoteType;
+
 /**
  * Turns whatever arrived (a JSON body, a posted form, the form's own state) into inquiry values:
  * unknown keys dropped, non-text turned into empty text, control characters stripped, and the quote
@@ -99,6 +103,6 @@ export const normalizeInquiry = (rules: { readonly quoteType: string }, raw: unk
   }
   const compliance = asList(source.compliance).map((item) => stripControlCharacters(item, false));
   const normalized: InquiryValues = { ...values, compliance: [...new Set(compliance)] };
-  if (normalized.inquiryType.trim() === rules.quoteType) return normalized;
+  if (isQuote(rules, normalized)) return normalized;
   return { ...normalized, ...Object.fromEntries(quoteFieldNames.map((name) => [name, ""])), compliance: [] };
 };

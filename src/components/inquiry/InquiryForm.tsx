@@ -11,7 +11,7 @@ import { useInquiryForm, type InquiryFormOptions } from "../../hooks/use-inquiry
 import { mailtoHref } from "../../inquiry/displayed-fields";
 import { controlFor } from "../../inquiry/form-controls";
 import { inquiryEndpoint } from "../../inquiry/protocol";
-import type { TextFieldName } from "../../inquiry/values";
+import { isQuote, type TextFieldName } from "../../inquiry/values";
 
 interface InquiryFormProps extends InquiryFormOptions {
   /** Where the visitor can call or write instead, named in the texts as {phone}, {email} and {hours}. */
@@ -58,7 +58,7 @@ export const InquiryForm = ({ company, headingLevel, ...options }: InquiryFormPr
     useInquiryForm(options);
   const { onChange, onSubmit, onRetry, onAgain } = handlers;
   const Heading = `h${headingLevel}` as const;
-  const isQuote = values.inquiryType === content.quoteType;
+  const quote = isQuote(content, values);
   const pending = phase.kind === "sending";
 
   const field = (name: TextFieldName, layout?: typeof wide) => {
@@ -127,8 +127,8 @@ export const InquiryForm = ({ company, headingLevel, ...options }: InquiryFormPr
           {field("organization")}
           {field("email")}
           {field("phone")}
-          {field("inquiryType", isQuote ? undefined : wide)}
-          {isQuote ? (
+          {field("inquiryType", quote ? undefined : wide)}
+          {quote ? (
             <>
               {field("productCategory")}
               {field("quantities", wide)}

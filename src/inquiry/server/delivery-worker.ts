@@ -20,11 +20,13 @@ export interface WorkerStatus {
   readonly quarantined: number;
 }
 
-export interface PassSummary {
+export interface DeliverySummary {
+  /** Inquiries every transport now has. */
   readonly delivered: number;
+  /** Inquiries at least one transport failed. */
   readonly failed: number;
-  /** Whether the pass ran at all: false while another process held the delivery lock. */
-  readonly ran: boolean;
+  /** Inquiries at least one transport took in this call. */
+  readonly reached: number;
 }
 
 const IDLE_MS = 60_000;
@@ -62,7 +64,7 @@ const eachLimited = async <T>(
 };
 
 /** The entries whose delivery is due at `now`: pending, not quarantined, not given up on. */
-export const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =>
+const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =>
   entries.filter((entry) => entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime());
 
 /**
@@ -78,9 +80,10 @@ export const deliverEntries = async (
   log: (line: string) => void,
   now: () => Date,
   { retryDead = false, stopping }: { readonly retryDead?: boolean; readonly stopping?: () => boolean } = {},
-): Promise<Omit<PassSummary, "ran">> => {
+): Promise<DeliverySummary> => {
   let delivered = 0;
   let failed = 0;
+  let reached = 0;
   await eachLimited(entries, config.delivery.concurrency, async (entry) => {
     const transports = entry.record.transports.filter(
       (transport) =>
@@ -88,16 +91,16 @@ export const deliverEntries = async (
     );
     if (transports.length === 0) return;
     const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
-    const failures = results.filter((result) => !result.ok);
-    if (failures.length === 0) delivered += 1;
+    if (results.every((result) => result.ok)) delivered += 1;
     else failed += 1;
+    if (results.some((result) => result.ok)) reached += 1;
     log(
       `${entry.record.reference} ${results
         .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
         .join("; ")}`,
     );
   }, stopping);
-  return { delivered, failed };
+  return { delivered, failed, reached };
 };
 
 /**
@@ -225,7 +228,6 @@ export const deliverNow = async (
   const { entries } = await outbox.entries(config.delivery.maxAttempts);
   const entry = entries.find((candidate) => candidate.record.reference === reference);
   if (entry?.state !== "pending") return false;
-  const results = await deliver(entry.record, entry.record.transports, config, outbox, {}, now);
-  log(`${reference} ${results.map((result) => `${result.transport}: ${result.ok ? "sent" : "failed"}`).join("; ")}`);
-  return results.some((result) => result.ok);
+  const { reached } = await deliverEntries([entry], outbox, config, log, now);
+  return reached > 0;
 };

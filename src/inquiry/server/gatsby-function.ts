@@ -4,7 +4,6 @@ import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { deliverNow } from "./delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
-import { resultPagePolicy } from "../../../server/security-headers";
 
 export interface GatsbyFunctionOptions {
   readonly content: InquiryContent;
@@ -19,7 +18,6 @@ const header = (req: GatsbyFunctionRequest, name: string): string | undefined =>
 
 const send = (res: GatsbyFunctionResponse, reply: InquiryReply) => {
   for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-  if (reply.headers["Content-Type"]?.startsWith("text/html")) res.setHeader("Content-Security-Policy", resultPagePolicy);
   res.status(reply.status).send(reply.body);
 };
 
@@ -63,7 +61,7 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
       if (stored?.created && !stored.quarantined) {
         const delivered = await deliverNow(config, stored.reference, log);
         if (!config.durableOutbox && !delivered) {
-          send(res, { ...handler.failed(request), status: 503 });
+          send(res, handler.undelivered(request));
           return;
         }
       }

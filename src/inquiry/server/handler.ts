@@ -4,7 +4,7 @@ import { outboxRecord } from "./message";
 import { DuplicateReferenceError, Outbox } from "./outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
-import { renderResultPage, type ResultPage } from "./result-page";
+import { renderResultPage, resultPagePolicy, type ResultPage } from "./result-page";
 import {
   fillTimeField,
   honeypotField,
@@ -63,6 +63,10 @@ export interface InquiryHandler {
   tooLarge(request: InquiryRequest): InquiryReply;
   /** The answer for a body that is not the JSON or form encoding it claims to be. */
   malformed(request: InquiryRequest): InquiryReply;
+  /** The answer for a body of a type other than JSON or a urlencoded form. */
+  unsupported(request: InquiryRequest): InquiryReply;
+  /** The answer where an inquiry that no transport took would be lost (an outbox that does not last). */
+  undelivered(request: InquiryRequest): InquiryReply;
   /** The answer when something unexpected failed: nothing was stored. */
   failed(request: InquiryRequest): InquiryReply;
   readonly maxBodyBytes: number;
@@ -137,7 +141,12 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
     bodyKind(request.contentType) === "form"
       ? {
           status,
-          headers: { ...headers, "Cache-Control": "no-store", "Content-Type": "text/html; charset=utf-8" },
+          headers: {
+            ...headers,
+            "Cache-Control": "no-store",
+            "Content-Type": "text/html; charset=utf-8",
+            "Content-Security-Policy": resultPagePolicy,
+          },
           body: renderResultPage(page, content),
         }
       : {
@@ -156,6 +165,14 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
       return null;
     }
   };
+
+  // Always JSON: a body of an unknown type gets no page of its own.
+  const unsupported = (request: InquiryRequest) =>
+    failure(
+      { ...request, contentType: "application/json" },
+      415,
+      "Send inquiries as application/json or application/x-www-form-urlencoded.",
+    );
 
   const screen = async (request: InquiryRequest): Promise<InquiryReply | null> => {
     if (request.method !== "POST") {
@@ -177,13 +194,7 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
         { "Retry-After": String(limit.retryAfterSeconds) },
       );
     }
-    if (!bodyKind(request.contentType)) {
-      return failure(
-        { ...request, contentType: "application/json" },
-        415,
-        "Send inquiries as application/json or application/x-www-form-urlencoded.",
-      );
-    }
+    if (!bodyKind(request.contentType)) return unsupported(request);
     if (isCrossSite(request, config.allowedOrigins)) {
       log("refused: posted from another site");
       return reply(
@@ -254,6 +265,8 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
     accept,
     tooLarge: (request) => failure(request, 413, "The inquiry is larger than this form can send."),
     malformed: (request) => failure(request, 400, "The inquiry could not be read."),
+    unsupported,
+    undelivered: (request) => failure(request, 503, "The inquiry could not be delivered."),
     failed: (request) => failure(request, 500, "Something went wrong; the inquiry was not stored."),
     maxBodyBytes: content.form.delivery.maxBodyKilobytes * 1024,
   };

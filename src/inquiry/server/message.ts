@@ -3,7 +3,7 @@ import type { InquiryContent } from "./content";
 import type { TransportName } from "./config";
 import type { OutboxRecord } from "./outbox";
 import { displayedFields, labelOf } from "../displayed-fields";
-import type { InquiryValues } from "../validation";
+import type { InquiryValues } from "../values";
 
 const MULTILINE = new Set(["quantities", "message"]);
 

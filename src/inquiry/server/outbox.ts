@@ -3,7 +3,7 @@ import path from "node:path";
 import lockfile from "proper-lockfile";
 import type { TransportName } from "./config";
 import { processWide } from "./process-wide";
-import type { InquiryValues } from "../validation";
+import type { InquiryValues } from "../values";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
 export interface OutboxRecord {

@@ -1,8 +1,7 @@
 import escapeHtml from "escape-html";
 import { colors } from "../../styles/colors";
 import type { InquiryContent } from "./content";
-import type { InquiryErrors } from "../validation";
-import { inquiryFieldNames } from "../validation";
+import { inquiryFieldNames, type InquiryErrors } from "../values";
 
 /**
  * The pages a visitor without JavaScript lands on after posting the form: the server answers the
@@ -16,6 +15,10 @@ export type ResultPage =
   | { readonly kind: "failed" };
 
 const CONTACT_PATH = "/contact/";
+
+/** The Content-Security-Policy these pages are sent with: their own inline styles, and no script at all. */
+export const resultPagePolicy =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Escapes the copy, then puts the company's details and the given values in place of their placeholders. */
 const fill = (text: string, content: InquiryContent, values: Record<string, string> = {}) => {
