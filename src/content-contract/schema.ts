@@ -26,17 +26,21 @@ const externalHref = z.string().regex(/^(https:\/\/|mailto:|tel:)\S+$/, {
   error: "must start with /, https://, mailto: or tel:",
 });
 
-export const linkSchema = z.strictObject({
-  label: text(),
-  to: z.union([internalPath, externalHref], {
-    error: "must be a site path starting with / or an https://, mailto: or tel: address",
-  }),
-});
+export const linkSchema = z
+  .strictObject({
+    label: text(),
+    to: z.union([internalPath, externalHref], {
+      error: "must be a site path starting with / or an https://, mailto: or tel: address",
+    }),
+  })
+  .meta({ graphqlType: "Link" });
 
-export const seoSchema = z.strictObject({
-  title: text(),
-  description: text().max(200, { error: "should be at most 200 characters for search results" }),
-});
+export const seoSchema = z
+  .strictObject({
+    title: text(),
+    description: text().max(200, { error: "should be at most 200 characters for search results" }),
+  })
+  .meta({ graphqlType: "PageSeo" });
 
 const localFile = (ctx: ContentContext, what: string) =>
   z
@@ -47,14 +51,24 @@ const localFile = (ctx: ContentContext, what: string) =>
     });
 
 const imageFile = (ctx: ContentContext) =>
-  localFile(ctx, "an image file").regex(/\.(jpe?g|png|webp|avif)$/i, {
-    error: "must be a .jpg, .png, .webp or .avif image",
-  });
+  localFile(ctx, "an image file")
+    .regex(/\.(jpe?g|png|webp|avif)$/i, {
+      error: "must be a .jpg, .png, .webp or .avif image",
+    })
+    .meta({
+      description: "A path under content/, like images/hero.jpg.",
+      link: { type: "File", by: "relativePath" },
+    });
 
 const logoAddress = (ctx: ContentContext) =>
-  z.union([z.string().regex(/^https:\/\/\S+$/), localFile(ctx, "a logo file").regex(/\.(svg|png|jpe?g|webp)$/i)], {
-    error: "must be an https:// address or an existing .svg, .png, .jpg or .webp file under content/",
-  });
+  z
+    .union([z.string().regex(/^https:\/\/\S+$/), localFile(ctx, "a logo file").regex(/\.(svg|png|jpe?g|webp)$/i)], {
+      error: "must be an https:// address or an existing .svg, .png, .jpg or .webp file under content/",
+    })
+    .meta({
+      description: "A path under content/ or an https:// address.",
+      link: { type: "File", by: "relativePath", as: "logoFile" },
+    });
 
 const timeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "must be a 24-hour time like 08:00" });
 
@@ -73,30 +87,40 @@ export const companySchema = (ctx: ContentContext) =>
     siteUrl: z.url({ protocol: /^https$/, error: "must be the site's https:// address" }).regex(/[^/]$/, {
       error: "must not end with a slash",
     }),
-    contact: z.strictObject({
-      address: z.strictObject({
-        street: text(),
-        locality: text(),
-        region: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter state code" }),
-        postalCode: z.string().regex(/^\d{5}(-\d{4})?$/, { error: "must be a ZIP code" }),
-        country: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter country code" }),
-      }),
-      phone: z.strictObject({
+    contact: z
+      .strictObject({
+        address: z
+          .strictObject({
+            street: text(),
+            locality: text(),
+            region: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter state code" }),
+            postalCode: z.string().regex(/^\d{5}(-\d{4})?$/, { error: "must be a ZIP code" }),
+            country: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter country code" }),
+          })
+          .meta({ graphqlType: "PostalAddress" }),
+        phone: z
+          .strictObject({
+            display: text(),
+            tel: z.string().regex(/^\+\d{8,15}$/, { error: "must be an international number like +19195550147" }),
+          })
+          .meta({ graphqlType: "PhoneNumber" }),
+        email: z.email({ error: "must be an email address" }),
+      })
+      .meta({ graphqlType: "CompanyContact" }),
+    contactLabels: z
+      .strictObject({ address: text(), phone: text(), email: text(), hours: text() })
+      .meta({ graphqlType: "ContactLabels" }),
+    hours: z
+      .strictObject({
         display: text(),
-        tel: z.string().regex(/^\+\d{8,15}$/, { error: "must be an international number like +19195550147" }),
-      }),
-      email: z.email({ error: "must be an email address" }),
-    }),
-    contactLabels: z.strictObject({ address: text(), phone: text(), email: text(), hours: text() }),
-    hours: z.strictObject({
-      display: text(),
-      days: z.array(weekday).min(1),
-      opens: timeOfDay,
-      closes: timeOfDay,
-      timeZone: z
-        .string()
-        .regex(/^[A-Za-z_]+\/[A-Za-z_]+$/, { error: "must be an IANA time zone like America/New_York" }),
-    }),
+        days: z.array(weekday).min(1),
+        opens: timeOfDay,
+        closes: timeOfDay,
+        timeZone: z
+          .string()
+          .regex(/^[A-Za-z_]+\/[A-Za-z_]+$/, { error: "must be an IANA time zone like America/New_York" }),
+      })
+      .meta({ graphqlType: "BusinessHours" }),
   });
 
 export const navigationSchema = z.strictObject({
@@ -105,64 +129,84 @@ export const navigationSchema = z.strictObject({
   menuLabel: text(),
   main: z.array(linkSchema).min(1),
   quoteAction: linkSchema,
-  footer: z.strictObject({
-    label: text(),
-    columns: z.array(z.strictObject({ heading: text(), links: z.array(linkSchema).min(1) })).min(1),
-    contactHeading: text(),
-    rightsNotice: text(),
-  }),
+  footer: z
+    .strictObject({
+      label: text(),
+      columns: z
+        .array(
+          z.strictObject({ heading: text(), links: z.array(linkSchema).min(1) }).meta({ graphqlType: "FooterColumn" }),
+        )
+        .min(1),
+      contactHeading: text(),
+      rightsNotice: text(),
+    })
+    .meta({ graphqlType: "FooterContent" }),
 });
 
-export const solutionCardSchema = z.strictObject({
-  title: text(),
-  description: text(),
-  icon: iconName,
-});
+export const solutionCardSchema = z
+  .strictObject({
+    title: text(),
+    description: text(),
+    icon: iconName,
+  })
+  .meta({ graphqlType: "SolutionCard" });
 
 export const homeSchema = (ctx: ContentContext) =>
   z.strictObject({
     seo: seoSchema,
-    hero: z.strictObject({
-      headline: text(),
-      text: text(),
-      image: imageFile(ctx),
-      imageAlt: z.string(),
-      primaryAction: linkSchema,
-      secondaryAction: linkSchema,
-    }),
-    solutions: z.strictObject({
-      heading: text(),
-      intro: text(),
-      cards: z.array(solutionCardSchema).min(1),
-    }),
-    agencies: z.strictObject({
-      heading: text(),
-      intro: text(),
-      carouselLabel: text(),
-      previousLabel: text(),
-      nextLabel: text(),
-      positionTemplate: text().regex(/\{first\}.*\{last\}.*\{total\}/, {
-        error: "must contain {first}, {last} and {total}",
-      }),
-    }),
-    about: z.strictObject({
-      heading: text(),
-      mission: text(),
-      action: linkSchema,
-    }),
-    contact: z.strictObject({
-      heading: text(),
-      intro: text(),
-    }),
+    hero: z
+      .strictObject({
+        headline: text(),
+        text: text(),
+        image: imageFile(ctx),
+        imageAlt: z.string(),
+        primaryAction: linkSchema,
+        secondaryAction: linkSchema,
+      })
+      .meta({ graphqlType: "Hero" }),
+    solutions: z
+      .strictObject({
+        heading: text(),
+        intro: text(),
+        cards: z.array(solutionCardSchema).min(1),
+      })
+      .meta({ graphqlType: "SolutionsSection" }),
+    agencies: z
+      .strictObject({
+        heading: text(),
+        intro: text(),
+        carouselLabel: text(),
+        previousLabel: text(),
+        nextLabel: text(),
+        positionTemplate: text().regex(/\{first\}.*\{last\}.*\{total\}/, {
+          error: "must contain {first}, {last} and {total}",
+        }),
+      })
+      .meta({ graphqlType: "AgenciesSection" }),
+    about: z
+      .strictObject({
+        heading: text(),
+        mission: text(),
+        action: linkSchema,
+      })
+      .meta({ graphqlType: "AboutSection" }),
+    contact: z
+      .strictObject({
+        heading: text(),
+        intro: text(),
+      })
+      .meta({ graphqlType: "HomeContactSection" }),
   });
 
 export const agencySchema = (ctx: ContentContext) =>
-  z.strictObject({
-    name: text(),
-    logo: logoAddress(ctx),
-    alt: text(),
-    showLogo: z.boolean(),
-  });
+  z
+    .strictObject({
+      name: text(),
+      logo: logoAddress(ctx),
+      alt: text(),
+      showLogo: z.boolean(),
+    })
+    .meta({ graphqlType: "Agency" });
 
 export const agenciesSchema = (ctx: ContentContext) =>
   z.strictObject({
@@ -174,25 +218,29 @@ export const agenciesSchema = (ctx: ContentContext) =>
 export const textTokens = ["email", "phone", "hours"] as const;
 export type TextToken = (typeof textTokens)[number];
 
-const inquiryFieldSchema = z.strictObject({
-  label: text(),
-  hint: text().optional(),
-  placeholder: text().optional(),
-  required: z.boolean(),
-  minLength: z.int().min(0).optional(),
-  maxLength: z.int().min(1).optional(),
-  autocomplete: text().optional(),
-  options: z
-    .array(z.strictObject({ value: text(), label: text() }))
-    .min(1)
-    .optional(),
-  errors: z.strictObject({
-    required: text().optional(),
-    invalid: text().optional(),
-    tooShort: text().optional(),
-    tooLong: text().optional(),
-  }),
-});
+const inquiryFieldSchema = z
+  .strictObject({
+    label: text(),
+    hint: text().optional(),
+    placeholder: text().optional(),
+    required: z.boolean(),
+    minLength: z.int().min(0).optional(),
+    maxLength: z.int().min(1).optional(),
+    autocomplete: text().optional(),
+    options: z
+      .array(z.strictObject({ value: text(), label: text() }).meta({ graphqlType: "InquiryOption" }))
+      .min(1)
+      .optional(),
+    errors: z
+      .strictObject({
+        required: text().optional(),
+        invalid: text().optional(),
+        tooShort: text().optional(),
+        tooLong: text().optional(),
+      })
+      .meta({ graphqlType: "InquiryFieldErrors" }),
+  })
+  .meta({ graphqlType: "InquiryField" });
 
 /** Form copy that names the company's contact details, and sometimes a value only known when it is shown. */
 const formText = (...required: string[]) => {
@@ -212,51 +260,69 @@ export const inquirySchema = z
     detailsHeading: text(),
     requiredNote: text(),
     requiredMarker: text(),
-    formFields: z.strictObject(
-      Object.fromEntries(inquiryFieldNames.map((name) => [name, inquiryFieldSchema])) as Record<
-        InquiryFieldName,
-        typeof inquiryFieldSchema
-      >,
-    ),
-    inquiryTypes: z.array(z.strictObject({ value: z.string().regex(/^[a-z-]+$/), label: text() })).min(2),
+    formFields: z
+      .strictObject(
+        Object.fromEntries(inquiryFieldNames.map((name) => [name, inquiryFieldSchema])) as Record<
+          InquiryFieldName,
+          typeof inquiryFieldSchema
+        >,
+      )
+      .meta({ graphqlType: "InquiryFields" }),
+    inquiryTypes: z
+      .array(
+        z.strictObject({ value: z.string().regex(/^[a-z-]+$/), label: text() }).meta({ graphqlType: "InquiryOption" }),
+      )
+      .min(2),
     defaultType: text(),
     quoteType: text(),
     submitLabel: text(),
     errorSummary: text(),
     honeypotLabel: text(),
     sendingLabel: text(),
-    sent: z.strictObject({ title: text(), text: formText("reference"), againLabel: text() }),
-    failed: z.strictObject({
-      title: text(),
-      text: formText(),
-      retryLabel: text(),
-      emailActionLabel: text(),
-      emailSubject: text(),
-    }),
-    tooMany: z.strictObject({ title: text(), text: formText("minutes") }),
-    resultPage: z.strictObject({
-      receivedTitle: text(),
-      rejectedTitle: text(),
-      rejectedIntro: text(),
-      backLabel: text(),
-      homeLabel: text(),
-      crossSiteTitle: text(),
-      crossSiteText: formText(),
-    }),
-    delivery: z.strictObject({
-      referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),
-      emailSubject: formText("reference", "type"),
-      minFillSeconds: z.number().min(0).max(60),
-      rateLimit: z.strictObject({ requests: z.int().min(1), windowSeconds: z.int().min(1) }),
-      maxBodyKilobytes: z.int().min(16).max(1024),
-      concurrency: z.int().min(1).max(32),
-      attemptTimeoutSeconds: z.int().min(1).max(300),
-      retry: z.strictObject({
-        maxAttempts: z.int().min(1).max(50),
-        firstDelaySeconds: z.int().min(1),
-        maxDelaySeconds: z.int().min(1),
-      }),
-    }),
+    sent: z
+      .strictObject({ title: text(), text: formText("reference"), againLabel: text() })
+      .meta({ graphqlType: "InquirySent" }),
+    failed: z
+      .strictObject({
+        title: text(),
+        text: formText(),
+        retryLabel: text(),
+        emailActionLabel: text(),
+        emailSubject: text(),
+      })
+      .meta({ graphqlType: "InquiryFailed" }),
+    tooMany: z.strictObject({ title: text(), text: formText("minutes") }).meta({ graphqlType: "InquiryTooMany" }),
+    resultPage: z
+      .strictObject({
+        receivedTitle: text(),
+        rejectedTitle: text(),
+        rejectedIntro: text(),
+        backLabel: text(),
+        homeLabel: text(),
+        crossSiteTitle: text(),
+        crossSiteText: formText(),
+      })
+      .meta({ graphqlType: "InquiryResultPage" }),
+    delivery: z
+      .strictObject({
+        referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),
+        emailSubject: formText("reference", "type"),
+        minFillSeconds: z.number().min(0).max(60),
+        rateLimit: z
+          .strictObject({ requests: z.int().min(1), windowSeconds: z.int().min(1) })
+          .meta({ graphqlType: "InquiryRateLimit" }),
+        maxBodyKilobytes: z.int().min(16).max(1024),
+        concurrency: z.int().min(1).max(32),
+        attemptTimeoutSeconds: z.int().min(1).max(300),
+        retry: z
+          .strictObject({
+            maxAttempts: z.int().min(1).max(50),
+            firstDelaySeconds: z.int().min(1),
+            maxDelaySeconds: z.int().min(1),
+          })
+          .meta({ graphqlType: "InquiryRetryPolicy" }),
+      })
+      .meta({ graphqlType: "InquiryDelivery" }),
   })
   .superRefine((form, ctx) => {
     const values = form.inquiryTypes.map((option) => option.value);
@@ -327,18 +393,22 @@ export const inquirySchema = z
 
 export const systemPagesSchema = z.strictObject({
   updatedLabel: text(),
-  notFound: z.strictObject({
-    seoTitle: text(),
-    heading: text(),
-    text: text(),
-    homeLabel: text(),
-    consoleMessage: text().regex(/\{path\}/, { error: "must contain {path}" }),
-  }),
-  error: z.strictObject({
-    title: text(),
-    intro: text(),
-    homeLabel: text(),
-  }),
+  notFound: z
+    .strictObject({
+      seoTitle: text(),
+      heading: text(),
+      text: text(),
+      homeLabel: text(),
+      consoleMessage: text().regex(/\{path\}/, { error: "must contain {path}" }),
+    })
+    .meta({ graphqlType: "NotFoundPage" }),
+  error: z
+    .strictObject({
+      title: text(),
+      intro: text(),
+      homeLabel: text(),
+    })
+    .meta({ graphqlType: "ErrorScreenContent" }),
 });
 
 const pageText = () =>
@@ -354,7 +424,9 @@ const slug = z
   .string()
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { error: "must be lowercase words joined by hyphens, like office-supplies" });
 
-const ctaSchema = z.strictObject({ heading: text(), text: text(), action: linkSchema });
+const ctaSchema = z
+  .strictObject({ heading: text(), text: text(), action: linkSchema })
+  .meta({ graphqlType: "CallToAction" });
 
 export const productCategorySchema = (ctx: ContentContext) =>
   z.strictObject({
@@ -370,14 +442,18 @@ export const productCategorySchema = (ctx: ContentContext) =>
     imageAlt: z.string(),
     lines: z
       .array(
-        z.strictObject({
-          name: text(),
-          description: text(),
-          compliance: z.array(text()),
-        }),
+        z
+          .strictObject({
+            name: text(),
+            description: text(),
+            compliance: z
+              .array(text())
+              .meta({ description: "Ids of compliance marks defined in certifications.json." }),
+          })
+          .meta({ graphqlType: "ProductLine" }),
       )
       .min(1),
-    cta: z.strictObject({ heading: text(), text: text(), label: text() }),
+    cta: z.strictObject({ heading: text(), text: text(), label: text() }).meta({ graphqlType: "ProductCallToAction" }),
   });
 
 export const contentPageSchema = z.strictObject({
@@ -388,104 +464,134 @@ export const contentPageSchema = z.strictObject({
   intro: pageText(),
   sections: z
     .array(
-      z.strictObject({
-        heading: text(),
-        icon: iconName.optional(),
-        paragraphs: z.array(pageText()).optional(),
-        items: z.array(pageText()).optional(),
-      }),
+      z
+        .strictObject({
+          heading: text(),
+          icon: iconName.optional(),
+          paragraphs: z.array(pageText()).optional(),
+          items: z.array(pageText()).optional(),
+        })
+        .meta({ graphqlType: "ContentPageSection" }),
     )
     .min(1),
   cta: ctaSchema.optional(),
 });
 
-const codeList = <T extends z.ZodRawShape>(shape: T) => z.array(z.strictObject(shape)).min(1);
+const codeList = <T extends z.ZodRawShape>(graphqlType: string, shape: T) =>
+  z.array(z.strictObject(shape).meta({ graphqlType })).min(1);
 
 export const certificationsSchema = z.strictObject({
   seo: seoSchema,
   heading: text(),
   intro: text(),
-  identifiers: z.strictObject({
-    heading: text(),
-    uei: z
-      .string()
-      .regex(/^[A-HJ-NP-Z1-9][A-HJ-NP-Z0-9]{11}$/, { error: "must be a 12-character SAM.gov Unique Entity ID" }),
-    cage: z.string().regex(/^[A-Z0-9]{5}$/, { error: "must be a 5-character CAGE code" }),
-    samStatus: text(),
-    stateVendorNumber: text(),
-  }),
-  identifierLabels: z.strictObject({ uei: text(), cage: text(), samStatus: text(), stateVendorNumber: text() }),
-  tableHeaders: z.strictObject({ code: text(), title: text() }),
-  naics: z.strictObject({
-    heading: text(),
-    primaryLabel: text(),
-    codes: codeList({
-      code: z.string().regex(/^\d{6}$/, { error: "must be a 6-digit NAICS code" }),
-      title: text(),
-      primary: z.boolean(),
-    }).refine((codes) => codes.filter((entry) => entry.primary).length === 1, {
-      error: "exactly one NAICS code must be primary",
-    }),
-  }),
-  psc: z.strictObject({
-    heading: text(),
-    codes: codeList({
-      code: z.string().regex(/^[A-Z0-9]{4}$/, { error: "must be a 4-character product or service code" }),
-      title: text(),
-    }),
-  }),
-  contractVehicles: z.strictObject({
-    heading: text(),
-    items: codeList({ name: text(), detail: text(), description: text() }),
-  }),
-  smallBusiness: z.strictObject({ heading: text(), items: codeList({ name: text(), detail: text() }) }),
-  compliance: z.strictObject({
-    heading: text(),
-    items: codeList({ id: slug, name: text(), description: text() }),
-  }),
-  capability: z.strictObject({
-    seo: seoSchema,
-    heading: text(),
-    printLabel: text(),
-    summary: text(),
-    competenciesHeading: text(),
-    competencies: z.array(text()).min(1),
-    differentiatorsHeading: text(),
-    differentiators: z.array(text()).min(1),
-    identifiersHeading: text(),
-    contactHeading: text(),
-    contactName: text(),
-  }),
+  identifiers: z
+    .strictObject({
+      heading: text(),
+      uei: z
+        .string()
+        .regex(/^[A-HJ-NP-Z1-9][A-HJ-NP-Z0-9]{11}$/, { error: "must be a 12-character SAM.gov Unique Entity ID" }),
+      cage: z.string().regex(/^[A-Z0-9]{5}$/, { error: "must be a 5-character CAGE code" }),
+      samStatus: text(),
+      stateVendorNumber: text(),
+    })
+    .meta({ graphqlType: "CompanyIdentifiers" }),
+  identifierLabels: z
+    .strictObject({ uei: text(), cage: text(), samStatus: text(), stateVendorNumber: text() })
+    .meta({ graphqlType: "CompanyIdentifierLabels" }),
+  tableHeaders: z.strictObject({ code: text(), title: text() }).meta({ graphqlType: "CodeTableHeaders" }),
+  naics: z
+    .strictObject({
+      heading: text(),
+      primaryLabel: text(),
+      codes: codeList("NaicsCode", {
+        code: z.string().regex(/^\d{6}$/, { error: "must be a 6-digit NAICS code" }),
+        title: text(),
+        primary: z.boolean(),
+      }).refine((codes) => codes.filter((entry) => entry.primary).length === 1, {
+        error: "exactly one NAICS code must be primary",
+      }),
+    })
+    .meta({ graphqlType: "NaicsList" }),
+  psc: z
+    .strictObject({
+      heading: text(),
+      codes: codeList("ProductServiceCode", {
+        code: z.string().regex(/^[A-Z0-9]{4}$/, { error: "must be a 4-character product or service code" }),
+        title: text(),
+      }),
+    })
+    .meta({ graphqlType: "ProductServiceCodeList" }),
+  contractVehicles: z
+    .strictObject({
+      heading: text(),
+      items: codeList("ContractVehicle", { name: text(), detail: text(), description: text() }),
+    })
+    .meta({ graphqlType: "ContractVehicleList" }),
+  smallBusiness: z
+    .strictObject({ heading: text(), items: codeList("SmallBusinessCertification", { name: text(), detail: text() }) })
+    .meta({ graphqlType: "SmallBusinessList" }),
+  compliance: z
+    .strictObject({
+      heading: text(),
+      items: codeList("ComplianceMark", { id: slug, name: text(), description: text() }),
+    })
+    .meta({ graphqlType: "ComplianceList" }),
+  capability: z
+    .strictObject({
+      seo: seoSchema,
+      heading: text(),
+      printLabel: text(),
+      summary: text(),
+      competenciesHeading: text(),
+      competencies: z.array(text()).min(1),
+      differentiatorsHeading: text(),
+      differentiators: z.array(text()).min(1),
+      identifiersHeading: text(),
+      contactHeading: text(),
+      contactName: text(),
+    })
+    .meta({ graphqlType: "CapabilityStatement" }),
 });
 
+/** A page that introduces the inquiry form; the contact and the quote page share it. */
+const contactPageSchema = z
+  .strictObject({ seo: seoSchema, heading: text(), intro: text() })
+  .meta({ graphqlType: "ContactPageContent" });
+
 export const sitePagesSchema = z.strictObject({
-  products: z.strictObject({
-    seo: seoSchema,
-    heading: text(),
-    intro: text(),
-    cardActionLabel: text().regex(/\{title\}/, { error: "must contain {title}" }),
-    overviewHeading: text(),
-    linesHeading: text(),
-    complianceHeading: text(),
-  }),
-  contact: z.strictObject({ seo: seoSchema, heading: text(), intro: text() }),
-  quote: z.strictObject({ seo: seoSchema, heading: text(), intro: text() }),
-  clients: z.strictObject({
-    seo: seoSchema,
-    heading: text(),
-    intro: text(),
-    sectorsHeading: text(),
-    sectors: z
-      .array(
-        z.strictObject({
-          name: text(),
-          description: text(),
-          icon: iconName,
-        }),
-      )
-      .min(1),
-    agenciesHeading: text(),
-  }),
+  products: z
+    .strictObject({
+      seo: seoSchema,
+      heading: text(),
+      intro: text(),
+      cardActionLabel: text().regex(/\{title\}/, { error: "must contain {title}" }),
+      overviewHeading: text(),
+      linesHeading: text(),
+      complianceHeading: text(),
+    })
+    .meta({ graphqlType: "ProductsPageContent" }),
+  contact: contactPageSchema,
+  quote: contactPageSchema,
+  clients: z
+    .strictObject({
+      seo: seoSchema,
+      heading: text(),
+      intro: text(),
+      sectorsHeading: text(),
+      sectors: z
+        .array(
+          z
+            .strictObject({
+              name: text(),
+              description: text(),
+              icon: iconName,
+            })
+            .meta({ graphqlType: "Sector" }),
+        )
+        .min(1),
+      agenciesHeading: text(),
+    })
+    .meta({ graphqlType: "ClientsPageContent" }),
 });
 
 export const singleFileSchemas = (ctx: ContentContext): Record<SingleFileName, z.ZodType> => ({
