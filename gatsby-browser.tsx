@@ -1,28 +1,38 @@
 import "slick-carousel/slick/slick.css";
 import { startTransition, type ReactElement } from "react";
-import { hydrateRoot } from "react-dom/client";
+import { createRoot, hydrateRoot, type Root } from "react-dom/client";
 import type { GatsbyBrowser } from "gatsby";
 
 export { wrapPageElement } from "./src/wrap-page-element";
 
 type Renderer = ReturnType<NonNullable<GatsbyBrowser["replaceHydrateFunction"]>>;
 
-const hydrateInTransition = (element: ReactElement, container: Element) => {
+const renderInTransition = (element: ReactElement, container: Element) => {
+  let root: Root | undefined;
   startTransition(() => {
-    hydrateRoot(container, element);
+    // A built page arrives server-rendered and is hydrated. `gatsby develop` sends an empty root and
+    // renders on the client, and so does Gatsby for its own loading indicator: hydrating nothing
+    // would fail ("Hydration failed …"), so an empty container gets a fresh root, as Gatsby's
+    // default renderer does.
+    if (container.children.length > 0) {
+      root = hydrateRoot(container, element);
+    } else {
+      root = createRoot(container);
+      root.render(element);
+    }
   });
+  return () => root?.unmount();
 };
 
 /**
- * Hydrates inside a transition, which React renders in slices that yield to
+ * Renders inside a transition, which React renders in slices that yield to
  * the browser every few milliseconds, instead of one task of a few hundred
  * milliseconds on a slow phone during which a tap or a keypress waits
  * (Lighthouse mobile: total blocking time 250-390 ms before, 110-190 ms after).
- * Every page is server-rendered, so hydration is always what is needed.
  * Gatsby's Renderer type still describes React 17's render(), hence the cast.
  */
 export const replaceHydrateFunction: GatsbyBrowser["replaceHydrateFunction"] = () =>
-  hydrateInTransition as unknown as Renderer;
+  renderInTransition as unknown as Renderer;
 
 /**
  * Marks the page as running: `<html data-hydrated>`. Gatsby calls this from an
