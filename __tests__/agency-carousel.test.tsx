@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { renderToString } from "react-dom/server";
 import { AgencyCarousel } from "../src/components/home/AgencyCarousel";
@@ -6,15 +6,23 @@ import { AgencyTile } from "../src/components/home/AgencyTile";
 import { setViewportWidth } from "./support/media";
 import { agencies, agencyNames, carouselLabels } from "./fixtures/content";
 
-const renderCarousel = (items = agencies) => render(<AgencyCarousel agencies={items} labels={carouselLabels} />);
+/**
+ * The carousel as a visitor meets it: react-slick's code arrives as a chunk of its own (at once here, where
+ * jsdom has no IntersectionObserver), and until it does the server's track is shown.
+ */
+const renderCarousel = async (items = agencies) => {
+  const rendered = render(<AgencyCarousel agencies={items} labels={carouselLabels} />);
+  await waitFor(() => expect(rendered.container.querySelector(".slick-initialized")).not.toBeNull());
+  return rendered;
+};
 
 /** The slide react-slick treats as the first one in view. */
 const currentSlide = (container: HTMLElement) =>
   container.querySelector(".slick-slide.slick-current figcaption")?.textContent;
 
 describe("AgencyCarousel", () => {
-  it("renders all eight agencies, each with its name and logo", () => {
-    const { container } = renderCarousel();
+  it("renders all eight agencies, each with its name and logo", async () => {
+    const { container } = await renderCarousel();
     const originals = container.querySelectorAll(".slick-slide:not(.slick-cloned)");
     expect(originals).toHaveLength(8);
     originals.forEach((slide, index) => {
@@ -23,8 +31,8 @@ describe("AgencyCarousel", () => {
     });
   });
 
-  it("is a labelled, focusable carousel region with labelled previous and next buttons", () => {
-    renderCarousel();
+  it("is a labelled, focusable carousel region with labelled previous and next buttons", async () => {
+    await renderCarousel();
     const region = screen.getByRole("region", { name: "Fixture agencies carousel" });
     expect(region).toHaveAttribute("aria-roledescription", "carousel");
     expect(region).toHaveAttribute("tabindex", "0");
@@ -34,7 +42,7 @@ describe("AgencyCarousel", () => {
 
   it("moves with the arrow keys when it has focus, looping past either end", async () => {
     const user = userEvent.setup();
-    const { container } = renderCarousel();
+    const { container } = await renderCarousel();
     const region = screen.getByRole("region", { name: "Fixture agencies carousel" });
     expect(currentSlide(container)).toBe(agencyNames[0]);
 
@@ -50,7 +58,7 @@ describe("AgencyCarousel", () => {
 
   it("moves with the previous and next buttons", async () => {
     const user = userEvent.setup();
-    const { container } = renderCarousel();
+    const { container } = await renderCarousel();
     await user.click(screen.getByRole("button", { name: "Show next agencies" }));
     await user.click(screen.getByRole("button", { name: "Show next agencies" }));
     expect(currentSlide(container)).toBe(agencyNames[2]);
@@ -58,8 +66,8 @@ describe("AgencyCarousel", () => {
     expect(currentSlide(container)).toBe(agencyNames[1]);
   });
 
-  it("shows 1 slide on phones, 3 from md and 4 from lg", () => {
-    const { container } = renderCarousel();
+  it("shows 1 slide on phones, 3 from md and 4 from lg", async () => {
+    const { container } = await renderCarousel();
     const visible = () => container.querySelectorAll(".slick-slide.slick-active").length;
     expect(visible()).toBe(1);
     act(() => setViewportWidth(800));
@@ -68,8 +76,8 @@ describe("AgencyCarousel", () => {
     expect(visible()).toBe(4);
   });
 
-  it("keeps cloned and off-screen slides out of the tab order and the accessibility tree", () => {
-    const { container } = renderCarousel();
+  it("keeps cloned and off-screen slides out of the tab order and the accessibility tree", async () => {
+    const { container } = await renderCarousel();
     const hidden = container.querySelectorAll(".slick-slide[aria-hidden='true']");
     expect(hidden.length).toBeGreaterThan(0);
     hidden.forEach((slide) => expect(slide).toHaveAttribute("inert"));
@@ -78,9 +86,9 @@ describe("AgencyCarousel", () => {
     container.querySelectorAll(".slick-slide").forEach((slide) => expect(slide).not.toHaveAttribute("tabindex"));
   });
 
-  it("disables both buttons when every logo fits, since there is nowhere to move", () => {
+  it("disables both buttons when every logo fits, since there is nowhere to move", async () => {
     act(() => setViewportWidth(1280));
-    renderCarousel(agencies.slice(0, 3));
+    await renderCarousel(agencies.slice(0, 3));
     expect(screen.getByRole("button", { name: "Show previous agencies" })).toBeDisabled();
     expect(screen.getByRole("button", { name: "Show next agencies" })).toBeDisabled();
   });

@@ -4,65 +4,33 @@
  * browser would have fetched it (each time the validation module is evaluated).
  */
 import { reply, withMockedFetch } from "./support/inquiry-form";
+import { removeIntersectionObserver } from "./support/intersection-observer";
+import { onDemandCodeHarness } from "./support/on-demand-code";
 
 const fetchMock = jest.fn<Promise<Response>, Parameters<typeof fetch>>();
 withMockedFetch(fetchMock);
 
-type Observed = (entries: Pick<IntersectionObserverEntry, "isIntersecting">[]) => void;
-
 let fetchesOfCode = 0;
 /** While false, fetching the code fails, as it does when the connection drops. */
 let codeReachable = true;
-let observers: { callback: Observed; options?: IntersectionObserverInit; observed: Element[]; connected: boolean }[];
+const harness = onDemandCodeHarness();
 
 beforeEach(() => {
-  jest.resetModules();
   fetchesOfCode = 0;
   codeReachable = true;
-  observers = [];
   jest.doMock("../src/inquiry/validation", () => {
     fetchesOfCode += 1;
     if (!codeReachable) throw new TypeError("Failed to fetch dynamically imported module");
     return jest.requireActual<typeof import("../src/inquiry/validation")>("../src/inquiry/validation");
   });
-  class FakeIntersectionObserver {
-    private readonly record: (typeof observers)[number];
-    constructor(callback: Observed, options?: IntersectionObserverInit) {
-      this.record = { callback, options, observed: [], connected: true };
-      observers.push(this.record);
-    }
-    observe(element: Element) {
-      this.record.observed.push(element);
-    }
-    disconnect() {
-      this.record.connected = false;
-    }
-  }
-  Object.assign(window, { IntersectionObserver: FakeIntersectionObserver });
-});
-
-// testing-library, imported afresh inside a test, cannot register its own hooks (user-event, which
-// would, is not used here): React's act environment is declared and the form unmounted here instead.
-let cleanup: () => void = () => undefined;
-beforeEach(() => {
-  process.env.RTL_SKIP_AUTO_CLEANUP = "true";
-  Object.assign(globalThis, { IS_REACT_ACT_ENVIRONMENT: true });
-});
-afterEach(() => {
-  cleanup();
-  Reflect.deleteProperty(window, "IntersectionObserver");
 });
 
 /** The form, with React and testing-library from the same fresh registry. */
 const freshForm = async () => {
-  const testingLibrary = await import("@testing-library/react");
-  const { act, fireEvent, render, screen, within } = testingLibrary;
-  cleanup = testingLibrary.cleanup;
+  const { fireEvent, render, screen, within, settle } = await harness.testingLibrary();
   const { inquiryFormElement } = await import("./support/inquiry-form");
   render(inquiryFormElement());
   const form = screen.getByRole("form", { name: "Send us a message" });
-  /** Lets the pending module loads and their promises settle. */
-  const settle = () => act(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
   const type = (label: RegExp, value: string) => {
     const field = screen.getByLabelText(label);
     fireEvent.focusIn(field);
@@ -80,8 +48,8 @@ describe("the form's checks and sending", () => {
 
   it("load once the form comes within a screen of the viewport, once", async () => {
     const { form, settle } = await freshForm();
-    expect(observers).toHaveLength(1);
-    const [observer] = observers;
+    expect(harness.observers()).toHaveLength(1);
+    const [observer] = harness.observers();
     expect(observer!.observed).toEqual([form]);
     expect(observer!.options).toEqual({ rootMargin: "100% 0px" });
     observer!.callback([{ isIntersecting: false }]);
@@ -107,7 +75,7 @@ describe("the form's checks and sending", () => {
   });
 
   it("load at once where there is no IntersectionObserver", async () => {
-    Reflect.deleteProperty(window, "IntersectionObserver");
+    removeIntersectionObserver();
     const { settle } = await freshForm();
     await settle();
     expect(fetchesOfCode).toBe(1);

@@ -33,8 +33,10 @@ const fullyVisibleAgencies = (page: Page) =>
       .map(({ name }) => name);
   });
 
+/** The slider's code loads as the carousel nears the viewport, so a visitor (and the test) scrolls to it. */
 const expectSlider = async (page: Page) => {
   await expectHydrated(page);
+  await page.getByRole("region", { name: "Government agencies we have supplied" }).scrollIntoViewIfNeeded();
   await expect(page.locator(".slick-initialized .slick-slide").first()).toBeVisible();
 };
 

@@ -15,6 +15,7 @@ import {
   type InquiryFormContent,
 } from "../inquiry/form-state";
 import { emptyInquiry, inquiryFieldNames, isQuote, type InquiryValues } from "../inquiry/values";
+import { lazyCode, useWhenNear } from "./use-when-near";
 
 /**
  * The code the form needs only once it is used: the checks (zod/mini and the rules) and the sending,
@@ -33,30 +34,7 @@ const loadSubmission = async () => {
     sendInquiry: sending.sendInquiry,
   };
 };
-type Submission = Awaited<ReturnType<typeof loadSubmission>>;
-
-// Once per page load, whichever form asks first; a load that failed (offline) is tried again next time.
-let submission: Submission | undefined;
-let loading: Promise<Submission> | undefined;
-
-const loadSubmissionOnce = (): Promise<Submission> => {
-  loading ??= loadSubmission().then(
-    (loaded) => (submission = loaded),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
-};
-
-/** Starts fetching the submission code; if that fails, sending tries again. */
-const prepareSubmission = () => {
-  if (!submission) loadSubmissionOnce().catch(() => undefined);
-};
-
-// Within a screen's height above or below the viewport.
-const approachMargin = "100% 0px";
+const submissionCode = lazyCode(loadSubmission);
 
 export interface InquiryFormOptions {
   content: InquiryFormContent;
@@ -116,33 +94,7 @@ export const useInquiryForm = ({
     });
   }, [restored, startType, content, choices, requested, initialType]);
 
-  // The submission code loads as the form comes within a screen of the viewport or, should that not be
-  // reported first, when the visitor touches it (focus or pointer); where there is no
-  // IntersectionObserver, at once.
-  useEffect(() => {
-    const form = formRef.current;
-    if (!form || submission) return undefined;
-    const observer =
-      "IntersectionObserver" in window
-        ? new IntersectionObserver(
-            (entries) => {
-              if (!entries.some((entry) => entry.isIntersecting)) return;
-              observer?.disconnect();
-              prepareSubmission();
-            },
-            { rootMargin: approachMargin },
-          )
-        : null;
-    if (observer) observer.observe(form);
-    else prepareSubmission();
-    form.addEventListener("focusin", prepareSubmission);
-    form.addEventListener("pointerdown", prepareSubmission);
-    return () => {
-      observer?.disconnect();
-      form.removeEventListener("focusin", prepareSubmission);
-      form.removeEventListener("pointerdown", prepareSubmission);
-    };
-  }, []);
+  useWhenNear(formRef, submissionCode.prepare, submissionCode.loaded() !== undefined);
 
   useEffect(() => {
     const target = state.focus?.target;
@@ -157,7 +109,8 @@ export const useInquiryForm = ({
     const values = { ...state.values, [field]: value } as InquiryValues;
     saveDraft(values, state.session ?? undefined);
     // Once the visitor has tried to send, messages follow their corrections as they type.
-    const errors = sendTried(state) && submission ? submission.validateInquiry(content, choices, values) : null;
+    const code = submissionCode.loaded();
+    const errors = sendTried(state) && code ? code.validateInquiry(content, choices, values) : null;
     dispatch({ type: "changed", name: field, values, errors });
   };
 
@@ -165,7 +118,7 @@ export const useInquiryForm = ({
     if (submitting.current) return;
     submitting.current = true;
     try {
-      const code = submission ?? (await loadSubmissionOnce().catch(() => null));
+      const code = submissionCode.loaded() ?? (await submissionCode.load().catch(() => null));
       // Without its code (the connection dropped) the form cannot send: it says so and keeps every answer.
       if (!code) {
         dispatch({ type: "answered", outcome: { kind: "failed" }, quote: false });

@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from "react";
-import Slider, { type Settings } from "react-slick";
+import type Slider from "react-slick";
+import type { Settings } from "react-slick";
 import { css } from "@emotion/react";
 import { ChevronLeft, ChevronRight } from "lucide-react";
 import { breakpoints, colors, mq, radii, space, visuallyHidden } from "../../styles/theme";
 import { useMediaQuery } from "../../hooks/use-media-query";
+import { lazyCode, useWhenNear } from "../../hooks/use-when-near";
 import { AgencyTile, type AgencyContent } from "./AgencyTile";
 
 export interface CarouselLabels {
@@ -27,6 +29,22 @@ const useSlidesPerView = (): number | null => {
   if (isLg === null || isMd === null) return null;
   return isLg ? SLIDES_PER_VIEW.lg : isMd ? SLIDES_PER_VIEW.md : SLIDES_PER_VIEW.base;
 };
+
+/**
+ * react-slick and what it brings (about 16 KB gzip) load as a chunk of their own once the carousel
+ * comes within a screen of the viewport or is touched: on the home page it sits below the fold, and
+ * the page's first load was over its 100 KB budget with it. Until then the server's track is shown,
+ * and the buttons already move it.
+ */
+const sliderCode = lazyCode(() =>
+  import(/* webpackChunkName: "agency-slider" */ "react-slick").then((module) => module.default),
+);
+
+/** The agencies in the order the track shows them, starting from the one first in view. */
+const startingAt = <T,>(items: readonly T[], first: number): readonly T[] => [
+  ...items.slice(first),
+  ...items.slice(0, first),
+];
 
 export const positionText = (template: string, first: number, last: number, total: number) =>
   template.replace("{first}", String(first)).replace("{last}", String(last)).replace("{total}", String(total));
@@ -71,7 +89,7 @@ const slidePadding = css`
 /**
  * The server's version of the first view: the same tiles at the same widths
  * as the slider will give them, sized per breakpoint in CSS, so nothing moves
- * when the slider takes over after hydration. Tiles past the first view are
+ * when the slider takes over once its code has arrived. Tiles past the first view are
  * hidden from sight, focus and screen readers.
  */
 const staticTrackStyles = css`
@@ -136,11 +154,23 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
   const slidesPerView = useSlidesPerView();
   const reducedMotion = useMediaQuery("(prefers-reduced-motion: reduce)");
   const sliderRef = useRef<Slider>(null);
+  const regionRef = useRef<HTMLDivElement>(null);
   const viewportRef = useRef<HTMLDivElement>(null);
+  const [SliderView, setSliderView] = useState(() => sliderCode.loaded());
   const [current, setCurrent] = useState(0);
   const [announce, setAnnounce] = useState(false);
 
+  const showSlider = useCallback(() => {
+    sliderCode.load().then(
+      (arrived) => setSliderView(() => arrived),
+      // Offline: the server's track stays, and its buttons still move it.
+      () => undefined,
+    );
+  }, []);
+  useWhenNear(regionRef, showSlider, SliderView !== undefined);
+
   const total = agencies.length;
+  const sliding = SliderView !== undefined && slidesPerView !== null;
   const perView = Math.min(slidesPerView ?? SLIDES_PER_VIEW.base, total);
   const loops = slidesPerView !== null && total > perView;
   const canPrevious = loops;
@@ -149,7 +179,7 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
   // react-slick re-renders its own slides on every move; mirror its aria-hidden whenever it changes.
   useEffect(() => {
     const viewport = viewportRef.current;
-    if (!viewport || slidesPerView === null) return undefined;
+    if (!viewport || !sliding) return undefined;
     syncSlides(viewport);
     const observer = new MutationObserver(() => syncSlides(viewport));
     observer.observe(viewport, {
@@ -159,16 +189,24 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
       childList: true,
     });
     return () => observer.disconnect();
-  }, [slidesPerView]);
+  }, [sliding, slidesPerView]);
 
-  const previous = useCallback(() => {
-    setAnnounce(true);
-    sliderRef.current?.slickPrev();
-  }, []);
-  const next = useCallback(() => {
-    setAnnounce(true);
-    sliderRef.current?.slickNext();
-  }, []);
+  // Before the slider has arrived, a move turns the server's track, and the slider starts where it was left.
+  const move = useCallback(
+    (step: 1 | -1) => {
+      setAnnounce(true);
+      const slider = sliderRef.current;
+      if (slider) {
+        if (step === 1) slider.slickNext();
+        else slider.slickPrev();
+      } else {
+        setCurrent((from) => (((from + step) % total) + total) % total);
+      }
+    },
+    [total],
+  );
+  const previous = useCallback(() => move(-1), [move]);
+  const next = useCallback(() => move(1), [move]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === "ArrowLeft" && canPrevious) {
@@ -192,6 +230,7 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
     // A keyboard user pressing → twice expects two moves, not one swallowed by the animation.
     waitForAnimate: false,
     swipeToSlide: true,
+    initialSlide: current,
     beforeChange: (_from, to) => setCurrent(to),
   };
 
@@ -209,6 +248,7 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
       // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- see above: focus is how the keys reach it.
       tabIndex={0}
       onKeyDown={onKeyDown}
+      ref={regionRef}
       css={regionStyles}
     >
       <button
@@ -221,9 +261,9 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
         <ChevronLeft aria-hidden="true" size={24} />
       </button>
       <div ref={viewportRef}>
-        {slidesPerView === null ? (
+        {!sliding ? (
           <ul css={staticTrackStyles}>
-            {agencies.map((agency) => (
+            {startingAt(agencies, current).map((agency) => (
               <li key={agency.name}>
                 <AgencyTile agency={agency} />
               </li>
@@ -231,11 +271,11 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
           </ul>
         ) : (
           <div css={sliderStyles}>
-            <Slider ref={sliderRef} {...settings}>
+            <SliderView ref={sliderRef} {...settings}>
               {agencies.map((agency) => (
                 <AgencyTile key={agency.name} agency={agency} />
               ))}
-            </Slider>
+            </SliderView>
           </div>
         )}
       </div>
