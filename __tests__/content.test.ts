@@ -1,18 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { SingleFileName } from "../src/content-contract/content-files";
+import type { ContentPageContent, ProductCategoryContent, SingleFileContent } from "../src/content-contract/types";
 import { fixedRoutes, formatProblem, listContentFiles, validateContentDir } from "../src/content-contract/validate";
 import { robotsProblems } from "../src/seo/robots";
 import { contentDir, editedContentCopy } from "./support/content-copy";
 
 const root = path.join(__dirname, "..");
 const routes = fixedRoutes(path.join(root, "src", "pages"));
-/** The few fields these tests read; the schema test above checks each file in full. */
-interface ContentJson {
-  solutions?: { cards: unknown[] };
-  agencies?: unknown[];
-  slug?: string;
-}
-const read = (file: string) => JSON.parse(fs.readFileSync(path.join(contentDir, file), "utf8")) as ContentJson;
+const read = (file: string): unknown => JSON.parse(fs.readFileSync(path.join(contentDir, file), "utf8"));
+// Typed by the contract: the first test below checks each file against it in full.
+const readFile = <F extends SingleFileName>(file: F) => read(file) as SingleFileContent[F];
+const slugOf = (file: string) => (read(file) as ProductCategoryContent | ContentPageContent).slug;
 
 describe("the real content/ files", () => {
   it("match the content schema, and every slug, mark and internal link resolves", () => {
@@ -24,8 +23,8 @@ describe("the real content/ files", () => {
   });
 
   it("have four solution cards, eight agencies and four product categories", () => {
-    expect(read("home.json").solutions?.cards).toHaveLength(4);
-    expect(read("agencies.json").agencies).toHaveLength(8);
+    expect(readFile("home.json").solutions.cards).toHaveLength(4);
+    expect(readFile("agencies.json").agencies).toHaveLength(8);
     expect(listContentFiles(contentDir).filter((file) => file.startsWith("products/"))).toHaveLength(4);
   });
 
@@ -38,10 +37,10 @@ describe("the real content/ files", () => {
       ...routes,
       ...listContentFiles(contentDir)
         .filter((file) => file.startsWith("products/"))
-        .map((file) => `/products/${read(file).slug}/`),
+        .map((file) => `/products/${slugOf(file)}/`),
       ...listContentFiles(contentDir)
         .filter((file) => file.startsWith("pages/"))
-        .map((file) => `/${read(file).slug}/`),
+        .map((file) => `/${slugOf(file)}/`),
     ]);
     expect(links.length).toBeGreaterThan(20);
     for (const link of links) expect(pages).toContain(link.split(/[?#]/)[0]);

@@ -228,9 +228,7 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
 };
 
 const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
-  const { rateLimit } = readContent<{ delivery: { rateLimit: { requests: number; windowSeconds: number } } }>(
-    "inquiry.json",
-  ).delivery;
+  const { rateLimit } = readContent("inquiry.json").delivery;
   const site = await startSite({
     env: {
       INQUIRY_RATE_LIMIT_REQUESTS: String(rateLimit.requests),

@@ -3,20 +3,8 @@ import { WIDTHS } from "./support/browser";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { readContent } from "./support/server";
 
-interface Home {
-  hero: { headline: string; text: string };
-  solutions: { heading: string; cards: { title: string; description: string }[] };
-  agencies: { heading: string };
-  about: { heading: string; mission: string };
-  contact: { heading: string };
-}
-interface Agencies {
-  disclaimer: string;
-  agencies: { name: string }[];
-}
-
-const home = readContent<Home>("home.json");
-const agencyNames = readContent<Agencies>("agencies.json").agencies.map((agency) => agency.name);
+const home = readContent("home.json");
+const agencyNames = readContent("agencies.json").agencies.map((agency) => agency.name);
 const expectedPerView: Record<(typeof WIDTHS)[number], number> = { 375: 1, 800: 3, 1280: 4 };
 
 /** Names of the agency tiles wholly inside the carousel's viewport, left to right. */
@@ -86,7 +74,7 @@ for (const width of WIDTHS) {
       ]) {
         await expect(main, `main content shows "${text.slice(0, 40)}..."`).toContainText(text);
       }
-      await expect(main).toContainText(readContent<Agencies>("agencies.json").disclaimer);
+      await expect(main).toContainText(readContent("agencies.json").disclaimer);
     });
 
     test(`the carousel shows exactly ${expectedPerView[width]} logo(s) and loops both ways`, async ({ page }) => {

@@ -14,21 +14,13 @@ import { atWidth, expect, expectHydrated, test as base } from "./support/fixture
 import { freePort, readContent, startSite, type RunningSite } from "./support/server";
 import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
 import { Outbox } from "../src/inquiry/server/outbox";
+import type { InquiryFieldName } from "../src/inquiry/values";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..");
 
-interface Field {
-  label: string;
-  options?: { value: string; label: string }[];
-}
-const form = readContent<{
-  formFields: Record<string, Field>;
-  submitLabel: string;
-  sent: { title: string };
-  resultPage: { receivedTitle: string; rejectedTitle: string };
-}>("inquiry.json");
-const label = (name: string) => form.formFields[name]!.label;
+const form = readContent("inquiry.json");
+const label = (name: InquiryFieldName) => form.formFields[name].label;
 
 const visitor = {
   fullName: "Dana Whitfield",

@@ -1,9 +1,7 @@
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { readContent } from "./support/server";
 
-const text = readContent<{ notFound: { text: string; homeLabel: string; consoleMessage: string } }>(
-  "system-pages.json",
-).notFound;
+const text = readContent("system-pages.json").notFound;
 const consoleLine = (path: string) => text.consoleMessage.replace("{path}", path);
 
 test.describe(() => {

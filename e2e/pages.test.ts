@@ -3,9 +3,7 @@ import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { readContent, sitePaths } from "./support/server";
 
 const paths = sitePaths();
-const agencyNames = readContent<{ agencies: { name: string }[] }>("agencies.json").agencies.map(
-  (agency) => agency.name,
-);
+const agencyNames = readContent("agencies.json").agencies.map((agency) => agency.name);
 
 test("the sitemap lists every page of the site", () => {
   for (const path of [

@@ -3,6 +3,8 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { SingleFileName } from "../../src/content-contract/content-files";
+import type { SingleFileContent } from "../../src/content-contract/types";
 
 // Servers that the tests, the bench and `npm run bench:inquiries` start themselves. The shared server of a
 // browser-test run is Playwright's webServer (playwright.config.ts); startSite() is for what needs a server
@@ -145,9 +147,8 @@ export const sitePaths = (): string[] => {
 };
 
 /**
- * A content file as the site was built from it, typed by the caller as the part of it that the caller
- * reads: the build that the tests and the bench run against checked the file against the content contract.
+ * A content file as the site was built from it, typed by the content contract: the build that the
+ * tests and the bench run against checked the file against it.
  */
-// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- T is the caller's view of the file, see above.
-export const readContent = <T>(file: string): T =>
-  JSON.parse(fs.readFileSync(path.join(root, "content", file), "utf8")) as T;
+export const readContent = <F extends SingleFileName>(file: F): SingleFileContent[F] =>
+  JSON.parse(fs.readFileSync(path.join(root, "content", file), "utf8")) as SingleFileContent[F];

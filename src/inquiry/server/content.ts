@@ -1,29 +1,24 @@
-import type { z } from "zod";
-import type { inquirySchema } from "../../content-contract/schema";
+import type {
+  CertificationsContent,
+  CompanyContent,
+  InquiryFormContent,
+  ProductCategoryContent,
+} from "../../content-contract/types";
 import { categoryOptions, complianceOptions } from "../displayed-fields";
 import type { LabelledChoices } from "../displayed-fields";
 
 /** What the inquiry function needs from content/: the form's rules and copy, and the company's contact details. */
 export interface InquiryContent {
-  readonly form: z.infer<typeof inquirySchema>;
+  readonly form: InquiryFormContent;
   readonly company: CompanyContact;
   readonly choices: LabelledChoices;
 }
 
+/** The company's details that a reply names: who to write or call, and when someone answers. */
 interface CompanyContact {
-  readonly name: string;
-  readonly contact: { readonly email: string; readonly phone: { readonly display: string; readonly tel: string } };
-  readonly hours: { readonly display: string };
-}
-
-interface ComplianceMarks {
-  readonly compliance: { readonly items: readonly { readonly id: string; readonly name: string }[] };
-}
-
-interface ProductCategory {
-  readonly slug: string;
-  readonly shortTitle: string;
-  readonly order: number;
+  readonly name: CompanyContent["name"];
+  readonly contact: Pick<CompanyContent["contact"], "email" | "phone">;
+  readonly hours: Pick<CompanyContent["hours"], "display">;
 }
 
 /** The JSON of the files involved. */
@@ -40,14 +35,14 @@ export interface InquiryContentFiles {
  * into the function, which Gatsby's server loads afresh for every request.
  */
 export const inquiryContentFrom = (files: InquiryContentFiles): InquiryContent => {
-  const categories = [...(files.productCategories as ProductCategory[])].sort((a, b) => a.order - b.order);
-  const company = files.company as CompanyContact;
+  const categories = [...(files.productCategories as ProductCategoryContent[])].sort((a, b) => a.order - b.order);
+  const company = files.company as CompanyContent;
   return {
     form: files.inquiry as InquiryContent["form"],
     company: { name: company.name, contact: company.contact, hours: company.hours },
     choices: {
       productCategories: categoryOptions(categories),
-      complianceOptions: complianceOptions((files.certifications as ComplianceMarks).compliance.items),
+      complianceOptions: complianceOptions((files.certifications as CertificationsContent).compliance.items),
     },
   };
 };
