@@ -69,19 +69,11 @@ const asList = (raw: unknown): string[] => {
   return items.map(asText).filter((item) => item !== "");
 };
 
+/** Every field empty, from the one list of fields, but for the inquiry type the form starts with. */
 export const emptyInquiry = (inquiryType: string): InquiryValues => ({
-  fullName: "",
-  organization: "",
-  email: "",
-  phone: "",
+  ...(Object.fromEntries(inquiryFieldNames.map((name) => [name, ""])) as Record<TextFieldName, string>),
   inquiryType,
-  productCategory: "",
-  quantities: "",
-  needBy: "",
-  shipToState: "",
-  buyingMethod: "",
   compliance: [],
-  message: "",
 });
 
 /** Whether these values ask for a quote: the quote fields count only then. */
