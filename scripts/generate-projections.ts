@@ -1,7 +1,8 @@
 // Writes every projection of the zod content contract: the JSON Schemas that
 // editors' tools check content/ against (.vscode/settings.json maps them) and
-// the GraphQL types the build declares (schemas/graphql/content.graphql, kept
-// so that a contract change shows in review as a change to each projection).
+// the GraphQL types the build declares (schemas/graphql/content.graphql) and the
+// editing screen's configuration (schemas/cms/config.json), kept
+// so that a contract change shows in review as a change to each projection.
 // The checks a projection cannot express (files exist, links resolve) stay
 // with `npm run check:content` and the build.
 // Usage: npm run schemas            write them

@@ -1,3 +1,5 @@
+import { toJsonText } from "../admin/tidy-json";
+import { CMS_CONFIG_PATH, cmsConfig } from "./cms-config";
 import { contentSchemaEntries } from "./content-schemas";
 import { graphqlTypeDefs } from "./graphql";
 import { contentJsonSchema } from "./json-schema";
@@ -5,7 +7,8 @@ import { contentJsonSchema } from "./json-schema";
 /**
  * Every file generated from the content contract, by path relative to the
  * repository: the JSON Schemas editors' tools validate against (mapped in
- * .vscode/settings.json) and the GraphQL types the build declares, kept in
+ * .vscode/settings.json), the GraphQL types the build declares and the
+ * editing screen's configuration (the build writes it to /admin/), kept in
  * the repository so a change to the contract shows in review as a change to
  * each projection. `npm run schemas` writes them; `npm run check:schemas` and
  * a test fail when one is stale.
@@ -32,5 +35,6 @@ export const projectionFiles = (): Map<string, string> => {
     }),
   );
   files.set(graphqlSnapshotPath, `${graphqlSnapshotHeader}${graphqlTypeDefs(entries)}`);
+  files.set(CMS_CONFIG_PATH, toJsonText(cmsConfig(entries)));
   return files;
 };

@@ -28,19 +28,31 @@ const externalHref = z.string().regex(/^(https:\/\/|mailto:|tel:)\S+$/, {
 
 export const linkSchema = z
   .strictObject({
-    label: text(),
-    to: z.union([internalPath, externalHref], {
-      error: "must be a site path starting with / or an https://, mailto: or tel: address",
-    }),
+    label: text().meta({ title: "Text" }),
+    to: z
+      .union([internalPath, externalHref], {
+        error: "must be a site path starting with / or an https://, mailto: or tel: address",
+      })
+      .meta({
+        title: "Goes to",
+        description: "A page of the site, like /contact/, or an https://, mailto: or tel: address.",
+      }),
   })
   .meta({ graphqlType: "Link" });
 
 export const seoSchema = z
   .strictObject({
-    title: text(),
-    description: text().max(200, { error: "should be at most 200 characters for search results" }),
+    title: text().meta({ title: "Title", description: "The title in search results and browser tabs." }),
+    description: text().max(200, { error: "should be at most 200 characters for search results" }).meta({
+      title: "Description",
+      description: "The summary under the title in search results; at most 200 characters.",
+    }),
   })
-  .meta({ graphqlType: "PageSeo" });
+  .meta({
+    graphqlType: "PageSeo",
+    title: "Search engines",
+    description: "How the page appears in search results and when a link to it is shared.",
+  });
 
 const localFile = (ctx: ContentContext, what: string) =>
   z
@@ -58,6 +70,7 @@ const imageFile = (ctx: ContentContext) =>
     .meta({
       description: "A path under content/, like images/hero.jpg.",
       link: { type: "File", by: "relativePath" },
+      cms: { widget: "image", choose_url: false },
     });
 
 const logoAddress = (ctx: ContentContext) =>
@@ -68,6 +81,7 @@ const logoAddress = (ctx: ContentContext) =>
     .meta({
       description: "A path under content/ or an https:// address.",
       link: { type: "File", by: "relativePath", as: "logoFile" },
+      cms: { widget: "image", media_folder: "/content/images/agencies", public_folder: "images/agencies" },
     });
 
 const timeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "must be a 24-hour time like 08:00" });
@@ -75,73 +89,109 @@ const timeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "must b
 const weekday = z.enum(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]);
 
 export const companySchema = (ctx: ContentContext) =>
-  z.strictObject({
-    name: text(),
-    shortName: text().max(12, { error: "must be at most 12 characters to fit under a home-screen icon" }),
-    icon: localFile(ctx, "an image file").regex(/\.png$/i, {
-      error: "must be a square .png of at least 512 × 512 pixels",
-    }),
-    legalName: text(),
-    tagline: text(),
-    description: text(),
-    siteUrl: z.url({ protocol: /^https$/, error: "must be the site's https:// address" }).regex(/[^/]$/, {
-      error: "must not end with a slash",
-    }),
-    contact: z
-      .strictObject({
-        address: z
-          .strictObject({
-            street: text(),
-            locality: text(),
-            region: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter state code" }),
-            postalCode: z.string().regex(/^\d{5}(-\d{4})?$/, { error: "must be a ZIP code" }),
-            country: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter country code" }),
-          })
-          .meta({ graphqlType: "PostalAddress" }),
-        phone: z
-          .strictObject({
-            display: text(),
-            tel: z.string().regex(/^\+\d{8,15}$/, { error: "must be an international number like +19195550147" }),
-          })
-          .meta({ graphqlType: "PhoneNumber" }),
-        email: z.email({ error: "must be an email address" }),
-      })
-      .meta({ graphqlType: "CompanyContact" }),
-    contactLabels: z
-      .strictObject({ address: text(), phone: text(), email: text(), hours: text() })
-      .meta({ graphqlType: "ContactLabels" }),
-    hours: z
-      .strictObject({
-        display: text(),
-        days: z.array(weekday).min(1),
-        opens: timeOfDay,
-        closes: timeOfDay,
-        timeZone: z
-          .string()
-          .regex(/^[A-Za-z_]+\/[A-Za-z_]+$/, { error: "must be an IANA time zone like America/New_York" }),
-      })
-      .meta({ graphqlType: "BusinessHours" }),
-  });
-
-export const navigationSchema = z.strictObject({
-  skipLinkLabel: text(),
-  primaryLabel: text(),
-  menuLabel: text(),
-  main: z.array(linkSchema).min(1),
-  quoteAction: linkSchema,
-  footer: z
+  z
     .strictObject({
-      label: text(),
-      columns: z
-        .array(
-          z.strictObject({ heading: text(), links: z.array(linkSchema).min(1) }).meta({ graphqlType: "FooterColumn" }),
-        )
-        .min(1),
-      contactHeading: text(),
-      rightsNotice: text(),
+      name: text().meta({ title: "Company name" }),
+      shortName: text().max(12, { error: "must be at most 12 characters to fit under a home-screen icon" }).meta({
+        title: "Short name",
+        description: "Shown under the icon on a phone's home screen; at most 12 characters.",
+      }),
+      icon: localFile(ctx, "an image file")
+        .regex(/\.png$/i, {
+          error: "must be a square .png of at least 512 × 512 pixels",
+        })
+        .meta({
+          title: "Site icon",
+          description: "A square .png of at least 512 × 512 pixels: the browser tab and home-screen icon.",
+          cms: { widget: "image", choose_url: false },
+        }),
+      legalName: text().meta({
+        title: "Legal name",
+        description: "As registered, for the footer and the capability statement.",
+      }),
+      tagline: text().meta({ title: "Tagline" }),
+      description: text().meta({
+        title: "Description",
+        description: "One or two sentences about the company for search engines and shared links.",
+      }),
+      siteUrl: z
+        .url({ protocol: /^https$/, error: "must be the site's https:// address" })
+        .regex(/[^/]$/, {
+          error: "must not end with a slash",
+        })
+        .meta({
+          title: "Site address",
+          description: "The site's https:// address without a slash at the end; static/robots.txt names it too.",
+        }),
+      contact: z
+        .strictObject({
+          address: z
+            .strictObject({
+              street: text(),
+              locality: text(),
+              region: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter state code" }),
+              postalCode: z.string().regex(/^\d{5}(-\d{4})?$/, { error: "must be a ZIP code" }),
+              country: z.string().regex(/^[A-Z]{2}$/, { error: "must be a two-letter country code" }),
+            })
+            .meta({ graphqlType: "PostalAddress" }),
+          phone: z
+            .strictObject({
+              display: text(),
+              tel: z.string().regex(/^\+\d{8,15}$/, { error: "must be an international number like +19195550147" }),
+            })
+            .meta({ graphqlType: "PhoneNumber" }),
+          email: z.email({ error: "must be an email address" }).meta({ title: "Email" }),
+        })
+        .meta({ graphqlType: "CompanyContact", title: "Contact details" }),
+      contactLabels: z.strictObject({ address: text(), phone: text(), email: text(), hours: text() }).meta({
+        graphqlType: "ContactLabels",
+        title: "Contact labels",
+        description: "The words shown before each contact detail.",
+      }),
+      hours: z
+        .strictObject({
+          display: text(),
+          days: z.array(weekday).min(1),
+          opens: timeOfDay,
+          closes: timeOfDay,
+          timeZone: z
+            .string()
+            .regex(/^[A-Za-z_]+\/[A-Za-z_]+$/, { error: "must be an IANA time zone like America/New_York" }),
+        })
+        .meta({ graphqlType: "BusinessHours", title: "Opening hours" }),
     })
-    .meta({ graphqlType: "FooterContent" }),
-});
+    .meta({
+      title: "Company details",
+      description:
+        "Name, address, phone, email and opening hours: the footer, the contact page and search engines show them.",
+    });
+
+export const navigationSchema = z
+  .strictObject({
+    skipLinkLabel: text().meta({
+      title: "Skip link",
+      description: "Shown to keyboard and screen-reader users: jumps past the menu to the page's content.",
+    }),
+    primaryLabel: text().meta({ title: "Main menu name", description: "Read by screen readers for the main menu." }),
+    menuLabel: text().meta({ title: "Menu button", description: "The button that opens the menu on phones." }),
+    main: z.array(linkSchema).min(1).meta({ title: "Main menu" }),
+    quoteAction: linkSchema.meta({ title: "Quote button", description: "The button at the end of the menu." }),
+    footer: z
+      .strictObject({
+        label: text(),
+        columns: z
+          .array(
+            z
+              .strictObject({ heading: text(), links: z.array(linkSchema).min(1) })
+              .meta({ graphqlType: "FooterColumn" }),
+          )
+          .min(1),
+        contactHeading: text(),
+        rightsNotice: text(),
+      })
+      .meta({ graphqlType: "FooterContent", title: "Footer" }),
+  })
+  .meta({ title: "Menus and footer", description: "The main menu, the quote button and the footer's links." });
 
 export const solutionCardSchema = z
   .strictObject({
@@ -152,51 +202,69 @@ export const solutionCardSchema = z
   .meta({ graphqlType: "SolutionCard" });
 
 export const homeSchema = (ctx: ContentContext) =>
-  z.strictObject({
-    seo: seoSchema,
-    hero: z
-      .strictObject({
-        headline: text(),
-        text: text(),
-        image: imageFile(ctx),
-        imageAlt: z.string(),
-        primaryAction: linkSchema,
-        secondaryAction: linkSchema,
-      })
-      .meta({ graphqlType: "Hero" }),
-    solutions: z
-      .strictObject({
-        heading: text(),
-        intro: text(),
-        cards: z.array(solutionCardSchema).min(1),
-      })
-      .meta({ graphqlType: "SolutionsSection" }),
-    agencies: z
-      .strictObject({
-        heading: text(),
-        intro: text(),
-        carouselLabel: text(),
-        previousLabel: text(),
-        nextLabel: text(),
-        positionTemplate: text().regex(/\{first\}.*\{last\}.*\{total\}/, {
-          error: "must contain {first}, {last} and {total}",
+  z
+    .strictObject({
+      seo: seoSchema,
+      hero: z
+        .strictObject({
+          headline: text(),
+          text: text(),
+          image: imageFile(ctx),
+          imageAlt: z.string(),
+          primaryAction: linkSchema,
+          secondaryAction: linkSchema,
+        })
+        .meta({
+          graphqlType: "Hero",
+          title: "Top of the page",
+          description: "The headline, text, picture and buttons visitors see first.",
         }),
-      })
-      .meta({ graphqlType: "AgenciesSection" }),
-    about: z
-      .strictObject({
-        heading: text(),
-        mission: text(),
-        action: linkSchema,
-      })
-      .meta({ graphqlType: "AboutSection" }),
-    contact: z
-      .strictObject({
-        heading: text(),
-        intro: text(),
-      })
-      .meta({ graphqlType: "HomeContactSection" }),
-  });
+      solutions: z
+        .strictObject({
+          heading: text(),
+          intro: text(),
+          cards: z.array(solutionCardSchema).min(1),
+        })
+        .meta({ graphqlType: "SolutionsSection", title: "Solutions" }),
+      agencies: z
+        .strictObject({
+          heading: text(),
+          intro: text(),
+          carouselLabel: text(),
+          previousLabel: text(),
+          nextLabel: text(),
+          positionTemplate: text().regex(/\{first\}.*\{last\}.*\{total\}/, {
+            error: "must contain {first}, {last} and {total}",
+          }),
+        })
+        .meta({
+          graphqlType: "AgenciesSection",
+          title: "Agencies",
+          description: "The heading and carousel texts; the agencies themselves are in Agencies served.",
+        }),
+      about: z
+        .strictObject({
+          heading: text(),
+          mission: text(),
+          action: linkSchema,
+        })
+        .meta({ graphqlType: "AboutSection", title: "About" }),
+      contact: z
+        .strictObject({
+          heading: text(),
+          intro: text(),
+        })
+        .meta({
+          graphqlType: "HomeContactSection",
+          title: "Contact",
+          description: "The heading and text above the inquiry form.",
+        }),
+    })
+    .meta({
+      title: "Home page",
+      description:
+        "Every section of the home page except the agencies themselves (Agencies served) and the inquiry form (Inquiry form).",
+    });
 
 export const agencySchema = (ctx: ContentContext) =>
   z
@@ -209,10 +277,18 @@ export const agencySchema = (ctx: ContentContext) =>
     .meta({ graphqlType: "Agency" });
 
 export const agenciesSchema = (ctx: ContentContext) =>
-  z.strictObject({
-    disclaimer: text(),
-    agencies: z.array(agencySchema(ctx)).min(1),
-  });
+  z
+    .strictObject({
+      disclaimer: text().meta({ title: "Logo disclaimer", description: "Shown under the logos." }),
+      agencies: z
+        .array(agencySchema(ctx))
+        .min(1)
+        .meta({ title: "Agencies", description: "In the order the carousel shows them." }),
+    })
+    .meta({
+      title: "Agencies served",
+      description: "The agencies in the carousel on the home and clients pages, with their logos.",
+    });
 
 /** Words in page text that are replaced with the company's own details. */
 export const textTokens = ["email", "phone", "hours"] as const;
@@ -256,10 +332,13 @@ const formText = (...required: string[]) => {
 
 export const inquirySchema = z
   .strictObject({
-    heading: text(),
-    detailsHeading: text(),
-    requiredNote: text(),
-    requiredMarker: text(),
+    heading: text().meta({ title: "Form heading" }),
+    detailsHeading: text().meta({ title: "Details heading" }),
+    requiredNote: text().meta({ title: "Required fields note" }),
+    requiredMarker: text().meta({
+      title: "Required marker",
+      description: "Shown after the label of a required field, like *.",
+    }),
     formFields: z
       .strictObject(
         Object.fromEntries(inquiryFieldNames.map((name) => [name, inquiryFieldSchema])) as Record<
@@ -267,21 +346,38 @@ export const inquirySchema = z
           typeof inquiryFieldSchema
         >,
       )
-      .meta({ graphqlType: "InquiryFields" }),
+      .meta({
+        graphqlType: "InquiryFields",
+        title: "Form fields",
+        description: "Each field's label, hint and error messages.",
+      }),
     inquiryTypes: z
       .array(
         z.strictObject({ value: z.string().regex(/^[a-z-]+$/), label: text() }).meta({ graphqlType: "InquiryOption" }),
       )
-      .min(2),
-    defaultType: text(),
-    quoteType: text(),
-    submitLabel: text(),
-    errorSummary: text(),
-    honeypotLabel: text(),
-    sendingLabel: text(),
+      .min(2)
+      .meta({ title: "Inquiry types", description: "The choices of the “type of inquiry” field." }),
+    defaultType: text().meta({
+      title: "Default inquiry type",
+      description: "The value of the inquiry type chosen when the form opens.",
+    }),
+    quoteType: text().meta({
+      title: "Quote inquiry type",
+      description: "The value of the inquiry type chosen on the quote page.",
+    }),
+    submitLabel: text().meta({ title: "Send button" }),
+    errorSummary: text().meta({
+      title: "Error summary",
+      description: "Shown above the form when a field needs fixing.",
+    }),
+    honeypotLabel: text().meta({
+      title: "Spam trap label",
+      description: "The label of a hidden field that only spam robots fill in.",
+    }),
+    sendingLabel: text().meta({ title: "Sending message" }),
     sent: z
       .strictObject({ title: text(), text: formText("reference"), againLabel: text() })
-      .meta({ graphqlType: "InquirySent" }),
+      .meta({ graphqlType: "InquirySent", title: "After sending" }),
     failed: z
       .strictObject({
         title: text(),
@@ -290,8 +386,10 @@ export const inquirySchema = z
         emailActionLabel: text(),
         emailSubject: text(),
       })
-      .meta({ graphqlType: "InquiryFailed" }),
-    tooMany: z.strictObject({ title: text(), text: formText("minutes") }).meta({ graphqlType: "InquiryTooMany" }),
+      .meta({ graphqlType: "InquiryFailed", title: "When sending fails" }),
+    tooMany: z
+      .strictObject({ title: text(), text: formText("minutes") })
+      .meta({ graphqlType: "InquiryTooMany", title: "Too many inquiries" }),
     resultPage: z
       .strictObject({
         receivedTitle: text(),
@@ -302,7 +400,11 @@ export const inquirySchema = z
         crossSiteTitle: text(),
         crossSiteText: formText(),
       })
-      .meta({ graphqlType: "InquiryResultPage" }),
+      .meta({
+        graphqlType: "InquiryResultPage",
+        title: "Result page",
+        description: "Shown after sending in a browser without JavaScript.",
+      }),
     delivery: z
       .strictObject({
         referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),
@@ -322,7 +424,11 @@ export const inquirySchema = z
           })
           .meta({ graphqlType: "InquiryRetryPolicy" }),
       })
-      .meta({ graphqlType: "InquiryDelivery" }),
+      .meta({
+        graphqlType: "InquiryDelivery",
+        title: "Delivery",
+        description: "How inquiries are numbered, checked for spam and delivered.",
+      }),
   })
   .superRefine((form, ctx) => {
     const values = form.inquiryTypes.map((option) => option.value);
@@ -389,27 +495,37 @@ export const inquirySchema = z
         });
       }
     }
-  });
+  })
+  .meta({ title: "Inquiry form", description: "The form's texts, its fields and how inquiries are delivered." });
 
-export const systemPagesSchema = z.strictObject({
-  updatedLabel: text(),
-  notFound: z
-    .strictObject({
-      seoTitle: text(),
-      heading: text(),
-      text: text(),
-      homeLabel: text(),
-      consoleMessage: text().regex(/\{path\}/, { error: "must contain {path}" }),
-    })
-    .meta({ graphqlType: "NotFoundPage" }),
-  error: z
-    .strictObject({
-      title: text(),
-      intro: text(),
-      homeLabel: text(),
-    })
-    .meta({ graphqlType: "ErrorScreenContent" }),
-});
+export const systemPagesSchema = z
+  .strictObject({
+    updatedLabel: text().meta({ title: "“Updated” label", description: "Shown before a page's last-updated date." }),
+    notFound: z
+      .strictObject({
+        seoTitle: text(),
+        heading: text(),
+        text: text(),
+        homeLabel: text(),
+        consoleMessage: text().regex(/\{path\}/, { error: "must contain {path}" }),
+      })
+      .meta({ graphqlType: "NotFoundPage", title: "Page not found" }),
+    error: z
+      .strictObject({
+        title: text(),
+        intro: text(),
+        homeLabel: text(),
+      })
+      .meta({
+        graphqlType: "ErrorScreenContent",
+        title: "Error screen",
+        description: "Shown if a page fails to run in the browser.",
+      }),
+  })
+  .meta({
+    title: "Not-found and error pages",
+    description: "What a visitor sees at an address that does not exist, or when a page fails.",
+  });
 
 const pageText = () =>
   text().refine(
@@ -429,170 +545,234 @@ const ctaSchema = z
   .meta({ graphqlType: "CallToAction" });
 
 export const productCategorySchema = (ctx: ContentContext) =>
-  z.strictObject({
-    slug,
-    order: z.int().min(0),
-    title: text(),
-    shortTitle: text(),
-    icon: iconName,
-    summary: text(),
+  z
+    .strictObject({
+      slug: slug.meta({
+        title: "Address",
+        description: "The page is /products/<address>/: lowercase words joined by hyphens.",
+      }),
+      order: z
+        .int()
+        .min(0)
+        .meta({ title: "Position", description: "Categories are listed by this number, smallest first." }),
+      title: text().meta({ title: "Title" }),
+      shortTitle: text().meta({ title: "Short title", description: "For menus and cards." }),
+      icon: iconName.meta({ title: "Icon" }),
+      summary: text().meta({ title: "Summary", description: "The text of the category's card on the products page." }),
+      seo: seoSchema,
+      overview: z.array(text()).min(1).meta({ title: "Overview", description: "Paragraphs at the top of the page." }),
+      image: imageFile(ctx).meta({ title: "Picture" }),
+      imageAlt: z.string().meta({
+        title: "Picture description",
+        description: "What the picture shows, for screen readers; leave empty if it only decorates.",
+      }),
+      lines: z
+        .array(
+          z
+            .strictObject({
+              name: text(),
+              description: text(),
+              compliance: z.array(text()).meta({
+                description: "Ids of compliance marks defined in certifications.json.",
+                cms: {
+                  widget: "relation",
+                  collection: "site",
+                  file: "certifications",
+                  value_field: "compliance.items.*.id",
+                  search_fields: ["compliance.items.*.name"],
+                  display_fields: ["compliance.items.*.name"],
+                  multiple: true,
+                },
+              }),
+            })
+            .meta({ graphqlType: "ProductLine", title: "Product line" }),
+        )
+        .min(1),
+      cta: z.strictObject({ heading: text(), text: text(), label: text() }).meta({
+        graphqlType: "ProductCallToAction",
+        title: "Call to action",
+        description: "The box at the end of the page.",
+      }),
+    })
+    .meta({
+      title: "Product category",
+      description: "A product category and its page at /products/<address>/.",
+      cms: {
+        label: "Product categories",
+        media_folder: "/content/images/products",
+        public_folder: "images/products",
+        sortable_fields: ["order", "title"],
+      },
+    });
+
+export const contentPageSchema = z
+  .strictObject({
+    slug: slug.meta({ title: "Address", description: "The page is /<address>/: lowercase words joined by hyphens." }),
+    title: text().meta({ title: "Title" }),
+    updated: z.iso
+      .date({ error: "must be a date like 2026-11-22" })
+      .optional()
+      .meta({ title: "Last updated", description: "Shown under the title; leave empty for pages without a date." }),
     seo: seoSchema,
-    overview: z.array(text()).min(1),
-    image: imageFile(ctx),
-    imageAlt: z.string(),
-    lines: z
+    intro: pageText().meta({ title: "Introduction" }),
+    sections: z
       .array(
         z
           .strictObject({
-            name: text(),
-            description: text(),
-            compliance: z
-              .array(text())
-              .meta({ description: "Ids of compliance marks defined in certifications.json." }),
+            heading: text(),
+            icon: iconName.optional(),
+            paragraphs: z.array(pageText()).optional(),
+            items: z.array(pageText()).optional(),
           })
-          .meta({ graphqlType: "ProductLine" }),
+          .meta({ graphqlType: "ContentPageSection", title: "Section" }),
       )
       .min(1),
-    cta: z.strictObject({ heading: text(), text: text(), label: text() }).meta({ graphqlType: "ProductCallToAction" }),
-  });
-
-export const contentPageSchema = z.strictObject({
-  slug,
-  title: text(),
-  updated: z.iso.date({ error: "must be a date like 2026-11-22" }).optional(),
-  seo: seoSchema,
-  intro: pageText(),
-  sections: z
-    .array(
-      z
-        .strictObject({
-          heading: text(),
-          icon: iconName.optional(),
-          paragraphs: z.array(pageText()).optional(),
-          items: z.array(pageText()).optional(),
-        })
-        .meta({ graphqlType: "ContentPageSection" }),
-    )
-    .min(1),
-  cta: ctaSchema.optional(),
-});
+    cta: ctaSchema
+      .optional()
+      .meta({ title: "Call to action", description: "The box at the end of the page; optional." }),
+  })
+  .meta({ title: "Page", description: "A text page such as About or Privacy, at /<address>/." });
 
 const codeList = <T extends z.ZodRawShape>(graphqlType: string, shape: T) =>
   z.array(z.strictObject(shape).meta({ graphqlType })).min(1);
 
-export const certificationsSchema = z.strictObject({
-  seo: seoSchema,
-  heading: text(),
-  intro: text(),
-  identifiers: z
-    .strictObject({
-      heading: text(),
-      uei: z
-        .string()
-        .regex(/^[A-HJ-NP-Z1-9][A-HJ-NP-Z0-9]{11}$/, { error: "must be a 12-character SAM.gov Unique Entity ID" }),
-      cage: z.string().regex(/^[A-Z0-9]{5}$/, { error: "must be a 5-character CAGE code" }),
-      samStatus: text(),
-      stateVendorNumber: text(),
-    })
-    .meta({ graphqlType: "CompanyIdentifiers" }),
-  identifierLabels: z
-    .strictObject({ uei: text(), cage: text(), samStatus: text(), stateVendorNumber: text() })
-    .meta({ graphqlType: "CompanyIdentifierLabels" }),
-  tableHeaders: z.strictObject({ code: text(), title: text() }).meta({ graphqlType: "CodeTableHeaders" }),
-  naics: z
-    .strictObject({
-      heading: text(),
-      primaryLabel: text(),
-      codes: codeList("NaicsCode", {
-        code: z.string().regex(/^\d{6}$/, { error: "must be a 6-digit NAICS code" }),
-        title: text(),
-        primary: z.boolean(),
-      }).refine((codes) => codes.filter((entry) => entry.primary).length === 1, {
-        error: "exactly one NAICS code must be primary",
+export const certificationsSchema = z
+  .strictObject({
+    seo: seoSchema,
+    heading: text(),
+    intro: text(),
+    identifiers: z
+      .strictObject({
+        heading: text(),
+        uei: z
+          .string()
+          .regex(/^[A-HJ-NP-Z1-9][A-HJ-NP-Z0-9]{11}$/, { error: "must be a 12-character SAM.gov Unique Entity ID" }),
+        cage: z.string().regex(/^[A-Z0-9]{5}$/, { error: "must be a 5-character CAGE code" }),
+        samStatus: text(),
+        stateVendorNumber: text(),
+      })
+      .meta({ graphqlType: "CompanyIdentifiers", title: "Company identifiers" }),
+    identifierLabels: z
+      .strictObject({ uei: text(), cage: text(), samStatus: text(), stateVendorNumber: text() })
+      .meta({ graphqlType: "CompanyIdentifierLabels", title: "Identifier labels" }),
+    tableHeaders: z
+      .strictObject({ code: text(), title: text() })
+      .meta({ graphqlType: "CodeTableHeaders", title: "Code table headings" }),
+    naics: z
+      .strictObject({
+        heading: text(),
+        primaryLabel: text(),
+        codes: codeList("NaicsCode", {
+          code: z.string().regex(/^\d{6}$/, { error: "must be a 6-digit NAICS code" }),
+          title: text(),
+          primary: z.boolean(),
+        }).refine((codes) => codes.filter((entry) => entry.primary).length === 1, {
+          error: "exactly one NAICS code must be primary",
+        }),
+      })
+      .meta({ graphqlType: "NaicsList", title: "NAICS codes" }),
+    psc: z
+      .strictObject({
+        heading: text(),
+        codes: codeList("ProductServiceCode", {
+          code: z.string().regex(/^[A-Z0-9]{4}$/, { error: "must be a 4-character product or service code" }),
+          title: text(),
+        }),
+      })
+      .meta({ graphqlType: "ProductServiceCodeList", title: "Product and service codes (PSC)" }),
+    contractVehicles: z
+      .strictObject({
+        heading: text(),
+        items: codeList("ContractVehicle", { name: text(), detail: text(), description: text() }),
+      })
+      .meta({ graphqlType: "ContractVehicleList", title: "Contract vehicles" }),
+    smallBusiness: z
+      .strictObject({
+        heading: text(),
+        items: codeList("SmallBusinessCertification", { name: text(), detail: text() }),
+      })
+      .meta({ graphqlType: "SmallBusinessList", title: "Small-business certifications" }),
+    compliance: z
+      .strictObject({
+        heading: text(),
+        items: codeList("ComplianceMark", { id: slug, name: text(), description: text() }),
+      })
+      .meta({
+        graphqlType: "ComplianceList",
+        title: "Compliance marks",
+        description: "Each mark's id is what product lines name in their compliance list.",
       }),
-    })
-    .meta({ graphqlType: "NaicsList" }),
-  psc: z
-    .strictObject({
-      heading: text(),
-      codes: codeList("ProductServiceCode", {
-        code: z.string().regex(/^[A-Z0-9]{4}$/, { error: "must be a 4-character product or service code" }),
-        title: text(),
+    capability: z
+      .strictObject({
+        seo: seoSchema,
+        heading: text(),
+        printLabel: text(),
+        summary: text(),
+        competenciesHeading: text(),
+        competencies: z.array(text()).min(1),
+        differentiatorsHeading: text(),
+        differentiators: z.array(text()).min(1),
+        identifiersHeading: text(),
+        contactHeading: text(),
+        contactName: text(),
+      })
+      .meta({
+        graphqlType: "CapabilityStatement",
+        title: "Capability statement",
+        description: "The printable one-page summary at /capability-statement/.",
       }),
-    })
-    .meta({ graphqlType: "ProductServiceCodeList" }),
-  contractVehicles: z
-    .strictObject({
-      heading: text(),
-      items: codeList("ContractVehicle", { name: text(), detail: text(), description: text() }),
-    })
-    .meta({ graphqlType: "ContractVehicleList" }),
-  smallBusiness: z
-    .strictObject({ heading: text(), items: codeList("SmallBusinessCertification", { name: text(), detail: text() }) })
-    .meta({ graphqlType: "SmallBusinessList" }),
-  compliance: z
-    .strictObject({
-      heading: text(),
-      items: codeList("ComplianceMark", { id: slug, name: text(), description: text() }),
-    })
-    .meta({ graphqlType: "ComplianceList" }),
-  capability: z
-    .strictObject({
-      seo: seoSchema,
-      heading: text(),
-      printLabel: text(),
-      summary: text(),
-      competenciesHeading: text(),
-      competencies: z.array(text()).min(1),
-      differentiatorsHeading: text(),
-      differentiators: z.array(text()).min(1),
-      identifiersHeading: text(),
-      contactHeading: text(),
-      contactName: text(),
-    })
-    .meta({ graphqlType: "CapabilityStatement" }),
-});
+  })
+  .meta({
+    title: "Certifications",
+    description:
+      "The certifications page and the capability statement: identifiers, codes, contract vehicles and compliance marks.",
+  });
 
 /** A page that introduces the inquiry form; the contact and the quote page share it. */
 const contactPageSchema = z
   .strictObject({ seo: seoSchema, heading: text(), intro: text() })
   .meta({ graphqlType: "ContactPageContent" });
 
-export const sitePagesSchema = z.strictObject({
-  products: z
-    .strictObject({
-      seo: seoSchema,
-      heading: text(),
-      intro: text(),
-      cardActionLabel: text().regex(/\{title\}/, { error: "must contain {title}" }),
-      overviewHeading: text(),
-      linesHeading: text(),
-      complianceHeading: text(),
-    })
-    .meta({ graphqlType: "ProductsPageContent" }),
-  contact: contactPageSchema,
-  quote: contactPageSchema,
-  clients: z
-    .strictObject({
-      seo: seoSchema,
-      heading: text(),
-      intro: text(),
-      sectorsHeading: text(),
-      sectors: z
-        .array(
-          z
-            .strictObject({
-              name: text(),
-              description: text(),
-              icon: iconName,
-            })
-            .meta({ graphqlType: "Sector" }),
-        )
-        .min(1),
-      agenciesHeading: text(),
-    })
-    .meta({ graphqlType: "ClientsPageContent" }),
-});
+export const sitePagesSchema = z
+  .strictObject({
+    products: z
+      .strictObject({
+        seo: seoSchema,
+        heading: text(),
+        intro: text(),
+        cardActionLabel: text().regex(/\{title\}/, { error: "must contain {title}" }),
+        overviewHeading: text(),
+        linesHeading: text(),
+        complianceHeading: text(),
+      })
+      .meta({ graphqlType: "ProductsPageContent", title: "Products page" }),
+    contact: contactPageSchema.meta({ title: "Contact page" }),
+    quote: contactPageSchema.meta({ title: "Quote page" }),
+    clients: z
+      .strictObject({
+        seo: seoSchema,
+        heading: text(),
+        intro: text(),
+        sectorsHeading: text(),
+        sectors: z
+          .array(
+            z
+              .strictObject({
+                name: text(),
+                description: text(),
+                icon: iconName,
+              })
+              .meta({ graphqlType: "Sector" }),
+          )
+          .min(1),
+        agenciesHeading: text(),
+      })
+      .meta({ graphqlType: "ClientsPageContent", title: "Clients page" }),
+  })
+  .meta({
+    title: "Products, contact, quote and clients pages",
+    description: "The texts of the pages whose content comes from other files.",
+  });
 
 export const singleFileSchemas = (ctx: ContentContext): Record<SingleFileName, z.ZodType> => ({
   "company.json": companySchema(ctx),
