@@ -15,6 +15,7 @@ export default defineConfig(
   globalIgnores([
     "public/",
     ".cache/",
+    ".netlify/",
     "node_modules/",
     "src/gatsby-types.d.ts",
     "schemas/",
