@@ -1,0 +1,482 @@
+/**
+ * @jest-environment node
+ */
+/**
+ * The Netlify deploy, as the adapter built it, held against the single server (server/app.ts).
+ *
+ * Not a *.test.ts file: a plain `jest` run would find whatever public/ holds, usually a plain build.
+ * `npm run test:netlify` runs it by name right after `npm run build:netlify`, and it fails when there is
+ * no Netlify build to test. Netlify's own parsers read the rules (scripts/netlify-local.ts rules), and
+ * the inquiry function runs in a Node process of its own, called with Lambda events as Netlify calls
+ * it (scripts/netlify-local.ts invoke), one process for all the posts: one warm instance.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { FunctionAnswer, FunctionEvent, RedirectRule, Rules } from "../scripts/netlify-local";
+import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../server/netlify-adapter";
+import { commonHeaders, inlineScriptHashes, pagePathOf, pagePolicy } from "../server/security-headers";
+import { readInquiryConfig } from "../src/inquiry/server/config";
+import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
+import { startInquiryApp } from "./support/inquiry-app";
+import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
+
+const root = path.resolve(__dirname, "..");
+const publicDir = path.join(root, "public");
+const functionsDir = path.join(root, ".netlify/functions-internal");
+const ADAPTER_MARK = "# gatsby-adapter-netlify start";
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/** Stops every test with the reason when the files under test are not a Netlify build. */
+const requireNetlifyBuild = () => {
+  const missing = [
+    existsSync(functionsDir) ? null : ".netlify/functions-internal/",
+    existsSync(path.join(publicDir, "_redirects")) ? null : "public/_redirects",
+    existsSync(path.join(publicDir, "_headers")) &&
+    readFileSync(path.join(publicDir, "_headers"), "utf8").includes(ADAPTER_MARK)
+      ? null
+      : "the adapter's rules in public/_headers",
+  ].filter((item) => item !== null);
+  if (missing.length > 0) {
+    throw new Error(`No Netlify build to test (missing ${missing.join(", ")}): run npm run build:netlify first.`);
+  }
+};
+
+const runLocal = (args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) => {
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", path.join(root, "scripts/netlify-local.ts"), ...args],
+    {
+      cwd: root,
+      input: options.input,
+      // Only what a function on Netlify would have: no developer's variables leak into it.
+      env: { PATH: process.env.PATH, ...options.env },
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+const content = readInquiryContent(path.join(root, "content"));
+const rateLimit = { requests: 3, windowSeconds: 600 };
+const inquiryEnv = (dataDir: string): NodeJS.ProcessEnv => ({
+  INQUIRY_DATA_DIR: dataDir,
+  INQUIRY_RATE_LIMIT_REQUESTS: String(rateLimit.requests),
+  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: String(rateLimit.windowSeconds),
+  INQUIRY_CLIENT_IP_HEADER: "x-nf-client-connection-ip",
+});
+
+// ---- the rules, as Netlify reads them ----
+
+const builtFiles = (): string[] =>
+  readdirSync(publicDir, { recursive: true, encoding: "utf8" })
+    .map((file) => file.split(path.sep).join("/"))
+    .filter((file) => statSync(path.join(publicDir, file)).isFile())
+    .filter((file) => file !== "_headers" && file !== "_redirects")
+    .sort();
+
+const builtPages = () => builtFiles().filter((file) => file.endsWith(".html") && !file.startsWith("_gatsby/"));
+
+/** Every header the rules give a path, by lower-case name, with one value per rule that sets it. */
+const headersAt = (rules: Rules, urlPath: string): Map<string, string[]> => {
+  const found = new Map<string, string[]>();
+  for (const rule of rules.headers.filter(({ pattern }) => new RegExp(pattern).test(urlPath))) {
+    for (const [name, value] of Object.entries(rule.values)) {
+      found.set(name.toLowerCase(), [...(found.get(name.toLowerCase()) ?? []), value]);
+    }
+  }
+  return found;
+};
+
+/** Whether a redirect rule's `from` matches a path the way Netlify matches it (trailing slash optional). */
+const redirectMatches = (rule: RedirectRule, urlPath: string): boolean => {
+  const strip = (value: string) => (value.length > 1 ? value.replace(/\/+$/, "") : value);
+  if (rule.from.endsWith("/*"))
+    return urlPath.startsWith(rule.from.slice(0, -1)) || strip(urlPath) === rule.from.slice(0, -2);
+  if (rule.from.includes(":") || rule.from.includes("*"))
+    return new RegExp(`^${rule.from.replace(/:[^/]+/g, "[^/]+")}/?$`).test(urlPath);
+  return strip(rule.from) === strip(urlPath);
+};
+
+// ---- the posts, sent to both ----
+
+interface Post {
+  readonly client: string;
+  readonly method?: string;
+  readonly contentType?: string;
+  readonly body?: string;
+  readonly site?: "same-origin" | "cross-site";
+}
+
+const json = (value: unknown) => ({ contentType: "application/json", body: JSON.stringify(value) });
+const form = (value: Record<string, string | number | readonly string[]>) => {
+  const params = new URLSearchParams();
+  for (const [name, item] of Object.entries(value)) {
+    for (const one of typeof item === "object" ? item : [String(item)]) params.append(name, one);
+  }
+  return { contentType: "application/x-www-form-urlencoded", body: params.toString() };
+};
+
+const idempotencyKey = "netlify-output-0123456789";
+const cases: readonly (readonly [string, readonly Post[]])[] = [
+  ["valid JSON", [{ client: "192.0.2.11", ...json(validInquiry) }]],
+  ["valid urlencoded (the form without JavaScript)", [{ client: "192.0.2.12", ...form(quoteInquiry) }]],
+  [
+    "oversize JSON",
+    [
+      {
+        client: "192.0.2.13",
+        ...json({ ...validInquiry, message: "x".repeat(content.form.delivery.maxBodyKilobytes * 1024) }),
+      },
+    ],
+  ],
+  ["a GET", [{ client: "192.0.2.14", method: "GET" }]],
+  ["a cross-site JSON post", [{ client: "192.0.2.15", site: "cross-site", ...json(validInquiry) }]],
+  ["a cross-site form post", [{ client: "192.0.2.16", site: "cross-site", ...form(quoteInquiry) }]],
+  ["malformed JSON", [{ client: "192.0.2.17", contentType: "application/json", body: '{"fullName": "Pat' }]],
+  ["invalid fields, JSON", [{ client: "192.0.2.18", ...json({ ...validInquiry, email: "not an address" }) }]],
+  ["invalid fields, urlencoded", [{ client: "192.0.2.19", ...form({ ...quoteInquiry, email: "not an address" }) }]],
+  ["a type it does not take (text/plain)", [{ client: "192.0.2.20", contentType: "text/plain", body: "hello" }]],
+  [
+    "the honeypot filled",
+    [{ client: "192.0.2.21", ...json({ ...validInquiry, [honeypotField]: "https://spam.example" }) }],
+  ],
+  [
+    "one inquiry sent twice with its idempotency key",
+    [1, 2].map(() => ({ client: "192.0.2.22", ...json({ ...validInquiry, [idempotencyKeyField]: idempotencyKey }) })),
+  ],
+  [
+    `${rateLimit.requests + 1} posts from one visitor`,
+    Array.from({ length: rateLimit.requests + 1 }, (_, index) => ({
+      client: "192.0.2.30",
+      ...json({ ...validInquiry, message: `Inquiry number ${index + 1} about forty duty shirts.` }),
+    })),
+  ],
+];
+
+const eventOf = (post: Post): FunctionEvent => {
+  const headers: Record<string, string> = {
+    host: "site.example",
+    "x-nf-client-connection-ip": post.client,
+    "x-forwarded-for": post.client,
+    "sec-fetch-site": post.site ?? "same-origin",
+    ...(post.contentType ? { "content-type": post.contentType } : {}),
+    ...(post.body === undefined ? {} : { "content-length": String(Buffer.byteLength(post.body)) }),
+  };
+  return {
+    path: "/api/inquiry",
+    rawUrl: "https://site.example/api/inquiry",
+    httpMethod: post.method ?? "POST",
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: {},
+    multiValueQueryStringParameters: {},
+    body: post.body ?? null,
+    isBase64Encoded: false,
+  };
+};
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+const REFERENCE = /\b[A-Z]{2,5}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}\b/g;
+
+/** What must be the same on both: the status, the headers that say what the answer is, the body. */
+const comparable = (answer: Answer) => {
+  const retryAfter = answer.headers["retry-after"];
+  // Each counts its own window from the first post; the two may be a second apart.
+  const seconds = (value: string | undefined) =>
+    value !== undefined && Number(value) > rateLimit.windowSeconds - 60 && Number(value) <= rateLimit.windowSeconds
+      ? "<seconds>"
+      : value;
+  return {
+    status: answer.status,
+    "content-type": answer.headers["content-type"],
+    "cache-control": answer.headers["cache-control"],
+    allow: answer.headers.allow,
+    "retry-after": seconds(retryAfter),
+    "content-security-policy": answer.headers["content-security-policy"],
+    body: answer.body
+      .replace(REFERENCE, "<reference>")
+      .replace(
+        /"retryAfterSeconds":(\d+)/,
+        (_match, value: string) => `"retryAfterSeconds":"${seconds(value) ?? value}"`,
+      ),
+  };
+};
+
+const storedRecords = (dataDir: string): Record<string, unknown>[] => {
+  const file = path.join(dataDir, "inquiries.ndjson");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const { receivedAt: _receivedAt, ...record } = JSON.parse(line.replace(REFERENCE, "<reference>")) as Record<
+        string,
+        unknown
+      >;
+      return record;
+    });
+};
+
+// ---- the run ----
+
+/** The one function the adapter built (src/api/inquiry.ts); the routing test checks that it is the only one. */
+const functionNameOf = (): string => {
+  const name = readdirSync(functionsDir).find((entry) => existsSync(path.join(functionsDir, entry, `${entry}.js`)));
+  if (!name) throw new Error("The adapter built no function under .netlify/functions-internal/");
+  return name;
+};
+
+let rules: Rules;
+let server: Awaited<ReturnType<typeof startInquiryApp>>;
+let serverData: string;
+let functionData: string;
+const serverAnswers = new Map<string, Answer[]>();
+const functionAnswers = new Map<string, Answer[]>();
+let functionLog = "";
+
+const get = async (urlPath: string) => {
+  const response = await fetch(`${server.origin}${urlPath}`, { redirect: "manual" });
+  return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+};
+
+beforeAll(async () => {
+  requireNetlifyBuild();
+  const read = runLocal(["rules"]);
+  if (read.status !== 0) throw new Error(`scripts/netlify-local.ts rules failed:\n${read.stderr}`);
+  rules = JSON.parse(read.stdout) as Rules;
+
+  serverData = mkdtempSync(path.join(tmpdir(), "netlify-output-server-"));
+  functionData = mkdtempSync(path.join(tmpdir(), "netlify-output-function-"));
+  server = await startInquiryApp({
+    publicDir,
+    content,
+    config: () => readInquiryConfig(content.form.delivery, inquiryEnv(serverData)),
+    // The visitor's address comes from X-Forwarded-For, as behind one proxy, so each case is its own visitor.
+    trustProxy: 1,
+    log: () => undefined,
+  });
+  for (const [name, posts] of cases) {
+    const answers: Answer[] = [];
+    for (const post of posts) {
+      const response = await fetch(server.url, {
+        method: post.method ?? "POST",
+        headers: {
+          "x-forwarded-for": post.client,
+          "sec-fetch-site": post.site ?? "same-origin",
+          ...(post.contentType ? { "content-type": post.contentType } : {}),
+        },
+        body: post.body,
+      });
+      answers.push({
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: await response.text(),
+      });
+    }
+    serverAnswers.set(name, answers);
+  }
+
+  const functionName = functionNameOf();
+  const events = cases.flatMap(([, posts]) => posts.map(eventOf));
+  const run = runLocal(["invoke", functionName], { input: JSON.stringify(events), env: inquiryEnv(functionData) });
+  functionLog = run.stderr;
+  if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
+  const answers = (JSON.parse(run.stdout) as FunctionAnswer[]).map((answer): Answer => ({
+    status: answer.statusCode,
+    headers: answer.headers,
+    body: answer.body,
+  }));
+  for (const [name, posts] of cases) functionAnswers.set(name, answers.splice(0, posts.length));
+}, 120_000);
+
+afterAll(async () => {
+  await server.close();
+  rmSync(serverData, { recursive: true, force: true });
+  rmSync(functionData, { recursive: true, force: true });
+});
+
+describe("the Netlify build's rules, as Netlify reads them", () => {
+  it("are read by Netlify's own parsers without an error", () => {
+    expect(rules.errors).toEqual([]);
+    expect(rules.headers.length).toBeGreaterThan(0);
+  });
+
+  it("give every page the site's security headers and its own Content-Security-Policy, each once, as the single server sends them", async () => {
+    const pages = builtPages();
+    expect(pages.length).toBeGreaterThan(10);
+    for (const file of pages) {
+      const urlPath = pagePathOf(file);
+      const headers = headersAt(rules, urlPath);
+      const repeated = [...headers].filter(([, values]) => values.length > 1).map(([name]) => name);
+      expect([urlPath, repeated]).toEqual([urlPath, []]);
+      const policy = pagePolicy(inlineScriptHashes(readFileSync(path.join(publicDir, file), "utf8")));
+      const expected = {
+        ...Object.fromEntries(Object.entries(commonHeaders).map(([name, value]) => [name.toLowerCase(), value])),
+        "content-security-policy": policy,
+      };
+      const onNetlify = Object.fromEntries(Object.keys(expected).map((name) => [name, headers.get(name)?.[0]]));
+      expect([urlPath, onNetlify]).toEqual([urlPath, expected]);
+
+      const served = await get(urlPath);
+      const fromServer = Object.fromEntries(
+        Object.keys(expected).map((name) => [name, served.headers.get(name) ?? undefined]),
+      );
+      expect([urlPath, served.status, fromServer]).toEqual([urlPath, 200, expected]);
+    }
+    console.info(
+      `${pages.length} pages: security headers and their own Content-Security-Policy once each, the same as the single server's`,
+    );
+  });
+
+  it("cache this build's scripts, stylesheets and /static/ for a year and revalidate pages, one Cache-Control per file, as the single server does", async () => {
+    const stats = JSON.parse(readFileSync(path.join(publicDir, "webpack.stats.json"), "utf8")) as {
+      assetsByChunkName: Record<string, string[]>;
+    };
+    const assets = new Set(Object.values(stats.assetsByChunkName).flat());
+    const cacheControl = new Map<string, { onNetlify: string; fromServer: string | null }>();
+    for (const file of builtFiles()) {
+      const urlPath = `/${file}`;
+      const values = headersAt(rules, urlPath).get("cache-control") ?? [];
+      expect([urlPath, values.length <= 1]).toEqual([urlPath, true]);
+      const fromServer = (await get(urlPath)).headers.get("cache-control");
+      cacheControl.set(file, { onNetlify: values[0] ?? PLATFORM_DEFAULT_CACHE_CONTROL, fromServer });
+    }
+    const immutable = (file: string) => cacheControl.get(file)?.onNetlify === IMMUTABLE;
+    const both = (file: string) => [file, cacheControl.get(file)?.onNetlify, cacheControl.get(file)?.fromServer];
+
+    expect(assets.size).toBeGreaterThan(5);
+    for (const file of [...assets].filter((asset) => cacheControl.has(asset)))
+      expect(both(file)).toEqual([file, IMMUTABLE, IMMUTABLE]);
+    expect([...assets].filter((asset) => !cacheControl.has(asset))).toEqual([]);
+    for (const file of [...cacheControl.keys()].filter((name) => name.startsWith("static/")))
+      expect(both(file)).toEqual([file, IMMUTABLE, IMMUTABLE]);
+    for (const file of [...cacheControl.keys()].filter(
+      (name) => name.endsWith(".html") || name.startsWith("page-data/"),
+    )) {
+      expect(both(file)).toEqual([file, PLATFORM_DEFAULT_CACHE_CONTROL, PLATFORM_DEFAULT_CACHE_CONTROL]);
+    }
+    // Kept for a year on Netlify only: the source maps and licence notes of this build's scripts, whose
+    // names change with the script's content as the script's own name does.
+    const onlyOnNetlify = [...cacheControl].filter(
+      ([, { onNetlify, fromServer }]) => onNetlify === IMMUTABLE && fromServer !== IMMUTABLE,
+    );
+    for (const [file] of onlyOnNetlify)
+      expect([file, assets.has(file.replace(/\.(map|LICENSE\.txt)$/, ""))]).toEqual([file, true]);
+    // Scripts of earlier builds still in public/ (a build adds to the folder): the adapter gives them no
+    // rule, so Netlify revalidates them; they are not part of this build's pages.
+    const earlier = [...cacheControl]
+      .filter(([file, { fromServer }]) => fromServer === IMMUTABLE && !immutable(file))
+      .map(([file]) => file);
+    for (const file of earlier) expect([file, assets.has(file)]).toEqual([file, false]);
+    console.info(
+      `Cache-Control: ${[...cacheControl.keys()].filter(immutable).length} of ${cacheControl.size} files in public/ immutable for a year on Netlify, ` +
+        `the same files as on the single server but for ${onlyOnNetlify.length} source maps and licence notes it revalidates; ` +
+        `${earlier.length} scripts of earlier builds revalidated on Netlify; every page and page-data file revalidated on both`,
+    );
+  });
+
+  it("leave an unknown path to public/404.html with status 404, as the single server answers it", async () => {
+    const unknown = "/no-such-page/";
+    expect(existsSync(path.join(publicDir, "404.html"))).toBe(true);
+    // Netlify answers a path no file and no rule serves with 404.html and status 404.
+    expect(rules.redirects.filter((rule) => redirectMatches(rule, unknown))).toEqual([]);
+    const headers = headersAt(rules, unknown);
+    for (const [name, value] of Object.entries(commonHeaders)) expect(headers.get(name.toLowerCase())).toEqual([value]);
+    const served = await get(unknown);
+    expect(served.status).toBe(404);
+    expect(served.body.equals(readFileSync(path.join(publicDir, "404.html")))).toBe(true);
+  });
+
+  it("route /api/inquiry, and only there, to the function the adapter built, with a rate limit counted across instances", () => {
+    const routes = rules.redirects.filter((rule) => rule.to.startsWith("/.netlify/functions/"));
+    expect(routes.map(({ from, status }) => ({ from, status }))).toEqual([{ from: "/api/inquiry", status: 200 }]);
+    const [route] = routes;
+    const name = route?.to.slice("/.netlify/functions/".length) ?? "";
+    expect(existsSync(path.join(functionsDir, name, `${name}.js`))).toBe(true);
+    expect(readdirSync(functionsDir)).toEqual([name]);
+    expect(route?.rate_limit).toEqual({ window_limit: 10, window_size: 60, aggregate_by: ["ip", "domain"] });
+    // netlify.toml's rule is read after public/_redirects: nothing there may match the endpoint first.
+    expect(readFileSync(path.join(publicDir, "_redirects"), "utf8")).not.toMatch(/\/api\/inquiry/);
+    const pagesRedirected = builtPages().filter((file) =>
+      rules.redirects.some((rule) => redirectMatches(rule, pagePathOf(file))),
+    );
+    expect(pagesRedirected).toEqual([]);
+  });
+});
+
+describe("/api/inquiry as the function Netlify runs", () => {
+  afterAll(() => {
+    const table = cases.map(([name]) => {
+      const statuses = (answers: Answer[] | undefined) => (answers ?? []).map((answer) => answer.status).join(" ");
+      return `  ${name}: function ${statuses(functionAnswers.get(name))}, single server ${statuses(serverAnswers.get(name))}`;
+    });
+    console.info(
+      [
+        "The function's answers (one warm instance), against the single server's:",
+        ...table,
+        "The function's answers in full:",
+        ...cases.flatMap(([name]) =>
+          (functionAnswers.get(name) ?? []).map(
+            (answer) =>
+              `  ${name}: ${answer.status} ${answer.headers["content-type"] ?? ""} ${answer.body.slice(0, 160)}`,
+          ),
+        ),
+        "The function's log:",
+        functionLog.trim(),
+        `Stored by the function (${storedRecords(functionData).length}):`,
+        ...storedRecords(functionData).map((record) => `  ${JSON.stringify(record)}`),
+      ].join("\n"),
+    );
+  });
+
+  it.each(cases.map(([name]) => [name]))("answers %s as the single server does", (name) => {
+    const fromFunction = (functionAnswers.get(name) ?? []).map(comparable);
+    const fromServer = (serverAnswers.get(name) ?? []).map(comparable);
+    expect(fromFunction.length).toBeGreaterThan(0);
+    expect(fromFunction).toEqual(fromServer);
+  });
+
+  it("stores the same records as the single server, each inquiry once", () => {
+    const fromFunction = storedRecords(functionData);
+    expect(fromFunction).toEqual(storedRecords(serverData));
+    // The valid posts, the quarantined one, one for the repeated key, and the posts within the limit.
+    expect(fromFunction).toHaveLength(2 + 1 + 1 + rateLimit.requests);
+    expect(fromFunction.filter((record) => "quarantine" in record)).toHaveLength(1);
+  });
+
+  it("answers where no header names the visitor's address, as the single server does", () => {
+    // INQUIRY_CLIENT_IP_HEADER left unset, as an operator may: the single server then counts the
+    // connection's address, and so must the function, whatever the platform gives it for one.
+    const dataDir = mkdtempSync(path.join(tmpdir(), "netlify-output-no-address-"));
+    const { INQUIRY_CLIENT_IP_HEADER: _unset, ...env } = inquiryEnv(dataDir);
+    const [name, posts] = cases[0] ?? ["", []];
+    const run = runLocal(["invoke", functionNameOf()], { input: JSON.stringify(posts.map(eventOf)), env });
+    rmSync(dataDir, { recursive: true, force: true });
+    const [answer] = run.status === 0 ? (JSON.parse(run.stdout) as FunctionAnswer[]) : [];
+    expect([
+      run.status,
+      answer?.statusCode,
+      run.status === 0 ? "" : run.stderr.split("\n").slice(0, 6).join("\n"),
+    ]).toEqual([0, serverAnswers.get(name)?.[0]?.status, ""]);
+  });
+
+  it("carries the site's security headers on every answer, as the single server does", () => {
+    for (const [name] of cases) {
+      for (const [index, answer] of (functionAnswers.get(name) ?? []).entries()) {
+        const security = Object.fromEntries(
+          Object.keys(commonHeaders).map((header) => [header, answer.headers[header.toLowerCase()]]),
+        );
+        expect([name, index, security]).toEqual([name, index, commonHeaders]);
+      }
+    }
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * What Netlify does with a build, as far as it can be done here, offline and without netlify-cli:
+ *
+ *   tsx scripts/netlify-local.ts rules            the rules of public/_headers, public/_redirects and
+ *                                                 netlify.toml, read by Netlify's own parsers, as JSON
+ *   tsx scripts/netlify-local.ts invoke <name>    runs .netlify/functions-internal/<name> the way Netlify's
+ *                                                 runtime calls a function: the events on stdin (a JSON
+ *                                                 array), one after another in this one process (one warm
+ *                                                 instance); prints the answers as a JSON array
+ *
+ * A process of its own, so the function runs under plain Node with only the environment it is given,
+ * as on the platform. Run after `npm run build:netlify`; __tests__/netlify-output.spec.ts uses it.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+// Netlify's own parsers, from @netlify/config, which gatsby-adapter-netlify depends on (the lockfile
+// pins them): what they accept and how they read each rule is what a deploy does with these files.
+import { parseAllHeaders } from "@netlify/headers-parser";
+import { parseAllRedirects } from "@netlify/redirect-parser";
+
+/** The part of a Netlify Functions (v1, Lambda-compatible) event that the adapter's handler reads. */
+export interface FunctionEvent {
+  readonly path: string;
+  readonly rawUrl: string;
+  readonly httpMethod: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly multiValueHeaders: Readonly<Record<string, readonly string[]>>;
+  readonly queryStringParameters: Readonly<Record<string, string>>;
+  readonly multiValueQueryStringParameters: Readonly<Record<string, readonly string[]>>;
+  readonly body: string | null;
+  readonly isBase64Encoded: boolean;
+}
+
+export interface FunctionAnswer {
+  readonly statusCode: number;
+  /** Header names in lower case, each with its one value (the function sets none twice). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface HeaderRule {
+  readonly for: string;
+  /** The path pattern as Netlify matches it, as a RegExp source. */
+  readonly pattern: string;
+  readonly values: Readonly<Record<string, string>>;
+}
+
+export interface RedirectRule {
+  readonly from: string;
+  readonly to: string;
+  readonly status?: number;
+  readonly force?: boolean;
+  readonly rate_limit?: Readonly<Record<string, unknown>>;
+}
+
+export interface Rules {
+  readonly headers: readonly HeaderRule[];
+  readonly redirects: readonly RedirectRule[];
+  readonly errors: readonly string[];
+}
+
+interface LambdaResult {
+  statusCode?: number;
+  multiValueHeaders?: Record<string, (string | number)[]>;
+  body?: string;
+  isBase64Encoded?: boolean;
+}
+
+type LambdaHandler = (event: FunctionEvent, context: Record<string, unknown>) => Promise<LambdaResult>;
+
+const root = process.cwd();
+
+const rules = async (): Promise<Rules> => {
+  const netlifyConfigPath = path.join(root, "netlify.toml");
+  const headers = await parseAllHeaders({
+    headersFiles: [path.join(root, "public/_headers")] as never[],
+    netlifyConfigPath,
+    minimal: false,
+  });
+  const redirects = await parseAllRedirects({
+    redirectsFiles: [path.join(root, "public/_redirects")],
+    netlifyConfigPath,
+    configRedirects: [],
+    minimal: true,
+  });
+  return {
+    headers: headers.headers.map((rule) => ({
+      for: rule.for,
+      pattern: rule.forRegExp?.source ?? "",
+      values: rule.values,
+    })),
+    redirects: redirects.redirects as RedirectRule[],
+    errors: [...headers.errors, ...(redirects.errors as Error[])].map((error) => error.message),
+  };
+};
+
+const answerOf = (result: LambdaResult): FunctionAnswer => ({
+  statusCode: result.statusCode ?? 0,
+  headers: Object.fromEntries(
+    Object.entries(result.multiValueHeaders ?? {}).map(([name, values]) => [name.toLowerCase(), values.join(", ")]),
+  ),
+  body: Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8").toString("utf8"),
+});
+
+const invoke = async (name: string): Promise<FunctionAnswer[]> => {
+  const events = JSON.parse(readFileSync(0, "utf8")) as FunctionEvent[];
+  // The function's log lines go where Netlify's function log would be, apart from the answers on stdout.
+  console.log = console.info = console.debug = console.error;
+  const entry = path.join(root, ".netlify/functions-internal", name, `${name}.js`);
+  const { handler } = createRequire(path.join(root, "package.json"))(entry) as { handler: LambdaHandler };
+  const answers: FunctionAnswer[] = [];
+  for (const event of events) answers.push(answerOf(await handler(event, {})));
+  return answers;
+};
+
+const main = async () => {
+  const [command, name] = process.argv.slice(2);
+  if (command === "rules") return rules();
+  if (command === "invoke" && name) return invoke(name);
+  throw new Error("usage: tsx scripts/netlify-local.ts rules | invoke <function name>");
+};
+
+main().then(
+  (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
