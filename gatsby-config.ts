@@ -45,6 +45,8 @@ const config: GatsbyConfig = {
         start_url: "/",
         background_color: colors.white,
         theme_color: colors.navy,
+        // Each page's Head (Seo) already declares the theme colour; the plugin's copy made it twice.
+        theme_color_in_head: false,
         display: "minimal-ui",
         icon: path.join(contentDir, company.icon),
         // Icons are referenced without a hash query so the HTML does not change when the icon is unchanged.

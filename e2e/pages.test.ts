@@ -76,6 +76,9 @@ test.describe("with JavaScript disabled", () => {
       await withScript.close();
 
       await page.goto(path);
+      // The head as served: one theme colour (the manifest plugin's copy is turned off), one canonical address.
+      await expect(page.locator('meta[name="theme-color"]')).toHaveCount(1);
+      await expect(page.locator('link[rel="canonical"]')).toHaveCount(1);
       const heading = await page.locator("main h1").innerText();
       const main = await page.locator("main").innerText();
       expect(heading.length).toBeGreaterThan(0);
