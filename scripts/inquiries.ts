@@ -1,6 +1,10 @@
 /**
  * The outbox, for whoever answers inquiries. Reads the same environment as the server
- * (INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...):
+ * (INQUIRY_OUTBOX, INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...).
+ * The CDN deploy's outbox is a Netlify Blobs store: give the site's ID and a personal access token,
+ * as flags or as NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN):
+ *
+ *   npm run inquiries -- --site <site ID> --token <token> [--store inquiries] ...
  *
  *   npm run inquiries                       every inquiry and where it stands
  *   npm run inquiries -- --state pending    only those in one state (pending, dead, quarantined, delivered, stored)
@@ -13,10 +17,11 @@ import { parseArgs } from "node:util";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { deliverEntries } from "../src/inquiry/server/delivery-worker";
-import { Outbox, type EntryState, type OutboxEntry } from "../src/inquiry/server/outbox";
+import { openOutbox } from "../src/inquiry/server/open-outbox";
+import type { EntryState, OutboxEntry } from "../src/inquiry/server/outbox";
 
 const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
-// The server's worker may be in the middle of a pass; a retry waits this long for its turn.
+// The server's worker or a scheduled delivery may be in the middle of a pass; a retry waits this long for its turn.
 const LOCK_WAIT_MS = 60_000;
 
 const { values: options } = parseArgs({
@@ -26,6 +31,9 @@ const { values: options } = parseArgs({
     pending: { type: "boolean", default: false },
     show: { type: "string" },
     release: { type: "string", multiple: true },
+    site: { type: "string" },
+    token: { type: "string" },
+    store: { type: "string" },
   },
 });
 
@@ -49,11 +57,23 @@ const describe = (entry: OutboxEntry) => {
 
 const main = async (): Promise<number> => {
   const content = readInquiryContent(path.resolve("content"));
-  const config = readInquiryConfig(content.form.delivery);
-  const outbox = new Outbox(config.dataDir);
+  // A site named on the command line means its Blobs store, whatever the environment says.
+  const blobs = options.site ?? options.token ?? options.store;
+  const config = readInquiryConfig(content.form.delivery, {
+    ...process.env,
+    ...(blobs ? { INQUIRY_OUTBOX: "blobs" } : {}),
+    ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
+    ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
+    ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
+  });
+  if (config.outbox === "blobs" && !(config.blobs.siteID && config.blobs.token)) {
+    console.error("The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.");
+    return 1;
+  }
+  const outbox = openOutbox(config);
   const read = async () => {
     const { entries, damagedLines } = await outbox.entries(config.delivery.maxAttempts);
-    if (damagedLines > 0) console.warn(`${damagedLines} damaged line(s) in ${config.dataDir} were skipped.`);
+    if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
     return entries;
   };
   const entries = await read();
@@ -61,7 +81,7 @@ const main = async (): Promise<number> => {
   if (options.show) {
     const entry = entries.find((candidate) => candidate.record.reference === options.show);
     if (!entry) {
-      console.error(`No inquiry ${options.show} in ${outbox.inquiriesFile}.`);
+      console.error(`No inquiry ${options.show} in ${outbox.location}.`);
       return 1;
     }
     console.log(describe(entry));
@@ -73,11 +93,11 @@ const main = async (): Promise<number> => {
     for (const reference of options.release) {
       const entry = entries.find((candidate) => candidate.record.reference === reference);
       if (entry?.state !== "quarantined") {
-        console.error(`${reference} is not a quarantined inquiry in ${outbox.inquiriesFile}.`);
+        console.error(`${reference} is not a quarantined inquiry in ${outbox.location}.`);
         return 1;
       }
       await outbox.release(reference);
-      console.log(`${reference} released: the server delivers it on its next pass (or run --retry).`);
+      console.log(`${reference} released: the next delivery pass delivers it (or run --retry).`);
     }
     return 0;
   }
@@ -89,7 +109,7 @@ const main = async (): Promise<number> => {
       return 1;
     }
     const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
-    console.log(`${entries.length} inquiries in ${outbox.inquiriesFile}: ${counts.join(", ")}.`);
+    console.log(`${entries.length} inquiries in ${outbox.location}: ${counts.join(", ")}.`);
     for (const entry of entries.filter((candidate) => !wanted || candidate.state === wanted)) {
       console.log(describe(entry));
     }
@@ -100,11 +120,12 @@ const main = async (): Promise<number> => {
     console.error(`Cannot retry: ${config.problems.join("; ")}.`);
     return 1;
   }
-  const outcome = await outbox.whileDelivering(async () => {
+  const outcome = await outbox.whileDelivering(async (lease) => {
     // Read again under the lock: the server may have delivered some meanwhile.
     const undelivered = (await read()).filter((entry) => entry.state === "pending" || entry.state === "dead");
     const summary = await deliverEntries(undelivered, outbox, config, (line) => console.log(line), () => new Date(), {
       retryDead: true,
+      stopping: () => !lease.mayStart(),
     });
     return { tried: undelivered.length, ...summary };
   }, LOCK_WAIT_MS, (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`));
@@ -114,7 +135,10 @@ const main = async (): Promise<number> => {
   }
   const { tried, delivered, failed } = outcome.value;
   console.log(`Retried ${tried} undelivered inquiries: ${delivered} delivered, ${failed} still undelivered.`);
-  return failed > 0 ? 1 : 0;
+  // Only a lease that ran short (a stalled or very long run) leaves some untried.
+  const untried = tried - delivered - failed;
+  if (untried > 0) console.log(`${untried} were not tried this time: run --retry again.`);
+  return failed > 0 || untried > 0 ? 1 : 0;
 };
 
 main().then(

@@ -10,7 +10,7 @@ import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/con
 import type { InquiryContent } from "../src/inquiry/server/content";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
-import { Outbox } from "../src/inquiry/server/outbox";
+import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { pagePathOf, readHeadersFile, type HeaderRules } from "./security-headers";
 
@@ -127,7 +127,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   const notFoundPage = await fs.readFile(path.join(options.publicDir, "404.html"));
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
   const startConfig = readConfig();
-  const worker = new DeliveryWorker({ outbox: new Outbox(startConfig.dataDir), config: readConfig, log, now: options.now });
+  const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
 
   const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
   const app = Fastify({

@@ -31,8 +31,29 @@ export interface DeliveryPolicy {
   readonly maxDelayMs: number;
 }
 
+/** Where inquiries are kept: NDJSON files in `dataDir`, or a Netlify Blobs store (the CDN deploy). */
+export type OutboxKind = "file" | "blobs";
+
+export interface BlobsSettings {
+  readonly store: string;
+  /**
+   * The site and a Netlify personal access token, for reaching the store through the Netlify API from
+   * outside the site's functions (`npm run inquiries`, a server). Inside a function, the platform's own
+   * credentials are used and these may stay unset.
+   */
+  readonly siteID: string | null;
+  readonly token: string | null;
+  /**
+   * A Blobs server to reach directly with the site ID and token, instead of through the Netlify API:
+   * only a local Blobs server (tests, the load bench) is reached this way.
+   */
+  readonly serverURL: string | null;
+}
+
 export interface InquiryConfig {
+  readonly outbox: OutboxKind;
   readonly dataDir: string;
+  readonly blobs: BlobsSettings;
   /** False where the outbox does not survive the request (a serverless function's /tmp). */
   readonly durableOutbox: boolean;
   readonly email: EmailSettings | null;
@@ -83,6 +104,11 @@ export const readInquiryConfig = (
   cwd: string = process.cwd(),
 ): InquiryConfig => {
   const settings = {
+    INQUIRY_OUTBOX: setting(env, "INQUIRY_OUTBOX"),
+    INQUIRY_BLOBS_STORE: setting(env, "INQUIRY_BLOBS_STORE"),
+    INQUIRY_BLOBS_SERVER_URL: setting(env, "INQUIRY_BLOBS_SERVER_URL"),
+    NETLIFY_SITE_ID: setting(env, "NETLIFY_SITE_ID"),
+    NETLIFY_BLOBS_TOKEN: setting(env, "NETLIFY_BLOBS_TOKEN") ?? setting(env, "NETLIFY_AUTH_TOKEN"),
     INQUIRY_DATA_DIR: setting(env, "INQUIRY_DATA_DIR"),
     INQUIRY_OUTBOX_EPHEMERAL: setting(env, "INQUIRY_OUTBOX_EPHEMERAL"),
     SMTP_URL: setting(env, "SMTP_URL"),
@@ -100,6 +126,13 @@ export const readInquiryConfig = (
     INQUIRY_RETRY_DELAY_SECONDS: numberSetting(env, "INQUIRY_RETRY_DELAY_SECONDS", (value) => value > 0),
   };
   const problems: string[] = [];
+  const outbox = settings.INQUIRY_OUTBOX?.toLowerCase() ?? "file";
+  // Refused rather than defaulted: a typo must not send inquiries to a folder that vanishes with the instance.
+  if (outbox !== "file" && outbox !== "blobs") throw new Error(`INQUIRY_OUTBOX must be file or blobs: ${outbox}`);
+  const store = settings.INQUIRY_BLOBS_STORE ?? "inquiries";
+  if (store.includes("/") || Buffer.byteLength(store) > 64) {
+    throw new Error(`INQUIRY_BLOBS_STORE must be at most 64 bytes, without a slash: ${store}`);
+  }
 
   let email: EmailSettings | null = null;
   if (settings.SMTP_URL) {
@@ -122,8 +155,16 @@ export const readInquiryConfig = (
   }
 
   return {
+    outbox,
     dataDir: path.resolve(cwd, settings.INQUIRY_DATA_DIR ?? ".data"),
-    durableOutbox: !isYes(settings.INQUIRY_OUTBOX_EPHEMERAL),
+    blobs: {
+      store,
+      siteID: settings.NETLIFY_SITE_ID ?? null,
+      token: settings.NETLIFY_BLOBS_TOKEN ?? null,
+      serverURL: settings.INQUIRY_BLOBS_SERVER_URL ?? null,
+    },
+    // A Blobs store outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
+    durableOutbox: outbox === "blobs" || !isYes(settings.INQUIRY_OUTBOX_EPHEMERAL),
     email,
     webhook,
     problems,

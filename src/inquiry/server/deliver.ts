@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { DeliveryPolicy, InquiryConfig, TransportName } from "./config";
 import { emailBody, webhookPayload } from "./message";
-import type { Outbox, OutboxRecord } from "./outbox";
+import type { InquiryOutbox, OutboxRecord } from "./outbox";
 
 export interface DeliveryResult {
   readonly transport: TransportName;
@@ -125,7 +125,7 @@ export const deliver = async (
   record: OutboxRecord,
   transports: readonly TransportName[],
   config: InquiryConfig,
-  outbox: Outbox,
+  outbox: Pick<InquiryOutbox, "recordAttempt">,
   attemptsSoFar: Readonly<Partial<Record<TransportName, number>>> = {},
   now: () => Date = () => new Date(),
 ): Promise<DeliveryResult[]> =>

@@ -1,9 +1,9 @@
 import type { InquiryConfig } from "./config";
 import { deliver } from "./deliver";
-import { Outbox, type OutboxEntry } from "./outbox";
+import type { InquiryOutbox, OutboxEntry } from "./outbox";
 
 export interface DeliveryWorkerOptions {
-  readonly outbox: Outbox;
+  readonly outbox: InquiryOutbox;
   readonly config: () => InquiryConfig;
   readonly log: (line: string) => void;
   readonly now?: () => Date;
@@ -75,7 +75,7 @@ const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =
  */
 export const deliverEntries = async (
   entries: readonly OutboxEntry[],
-  outbox: Outbox,
+  outbox: InquiryOutbox,
   config: InquiryConfig,
   log: (line: string) => void,
   now: () => Date,
@@ -191,43 +191,94 @@ export class DeliveryWorker {
   private async pass(): Promise<number> {
     const config = this.options.config();
     const { outbox, log } = this.options;
-    const outcome = await outbox.whileDelivering(async () => {
-      const { entries } = await outbox.entries(config.delivery.maxAttempts);
-      const due = dueEntries(entries, this.now());
-      if (due.length > 0) await deliverEntries(due, outbox, config, log, this.now, { stopping: () => this.stopped });
-      // Read again: this pass's failures set new due times.
-      const after = due.length > 0 ? (await outbox.entries(config.delivery.maxAttempts)).entries : entries;
-      const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
-      this.lastStatus = {
-        lastPassAt: this.now().toISOString(),
-        lastPassFailed: false,
-        pending: count("pending"),
-        dead: count("dead"),
-        quarantined: count("quarantined"),
-      };
-      const nextDue = after
-        .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
-        .sort((a, b) => a - b)[0];
-      return nextDue === undefined ? this.idleMs : Math.min(this.idleMs, Math.max(0, nextDue - this.now().getTime()));
-    }, 0, (error) => log(`delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`));
-    return outcome ? outcome.value : LOCKED_RETRY_MS;
+    const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped);
+    if (!outcome) return LOCKED_RETRY_MS;
+    this.lastStatus = {
+      lastPassAt: this.now().toISOString(),
+      lastPassFailed: false,
+      pending: outcome.pending,
+      dead: outcome.dead,
+      quarantined: outcome.quarantined,
+    };
+    const { nextDueAt } = outcome;
+    return nextDueAt === null ? this.idleMs : Math.min(this.idleMs, Math.max(0, nextDueAt - this.now().getTime()));
   }
 }
 
+/** What one delivery pass did, and what it left. */
+export interface PassOutcome extends DeliverySummary {
+  /** Inquiries that were due and tried. */
+  readonly tried: number;
+  readonly pending: number;
+  readonly dead: number;
+  readonly quarantined: number;
+  /** When the next pending inquiry falls due (ms since the epoch); null when none is pending. */
+  readonly nextDueAt: number | null;
+}
+
 /**
- * Delivers one stored inquiry straight away, for a platform with no worker between requests.
- * Resolves to whether at least one transport took it.
+ * One pass over an outbox while holding its delivery lock: every inquiry due at `now` is delivered
+ * through each transport it still needs. Null when another process holds the lock. Deliveries stop
+ * being started once `stopping` says so or the lock no longer allows it. The server's worker runs a
+ * pass whenever something is due; the scheduled function on the CDN deploy runs one every few minutes.
+ */
+export const deliveryPass = async (
+  outbox: InquiryOutbox,
+  config: InquiryConfig,
+  log: (line: string) => void,
+  now: () => Date,
+  stopping: () => boolean = () => false,
+): Promise<PassOutcome | null> => {
+  const outcome = await outbox.whileDelivering(
+    async (lease) => {
+      const { entries } = await outbox.entries(config.delivery.maxAttempts, "open");
+      const due = dueEntries(entries, now());
+      const summary =
+        due.length > 0
+          ? await deliverEntries(due, outbox, config, log, now, { stopping: () => stopping() || !lease.mayStart() })
+          : { delivered: 0, failed: 0, reached: 0 };
+      // Read again: this pass's failures set new due times.
+      const after = due.length > 0 ? (await outbox.entries(config.delivery.maxAttempts, "open")).entries : entries;
+      const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
+      const nextDue = after
+        .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
+        .sort((a, b) => a - b)[0];
+      return {
+        ...summary,
+        tried: due.length,
+        pending: count("pending"),
+        dead: count("dead"),
+        quarantined: count("quarantined"),
+        nextDueAt: nextDue ?? null,
+      };
+    },
+    0,
+    (error) => log(`delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`),
+  );
+  return outcome ? outcome.value : null;
+};
+
+/** How long a function with an outbox that does not outlive it waits for the delivery lock. */
+const EPHEMERAL_LOCK_WAIT_MS = 5_000;
+
+/**
+ * Delivers one stored inquiry straight away, for a platform with no worker between requests, while
+ * holding the outbox's delivery lock. Resolves to whether at least one transport took it. Where the
+ * outbox is durable, a lock held elsewhere (a scheduled pass) is not waited for: that pass, or the
+ * next, delivers it.
  */
 export const deliverNow = async (
+  outbox: InquiryOutbox,
   config: InquiryConfig,
   reference: string,
   log: (line: string) => void,
   now: () => Date = () => new Date(),
 ): Promise<boolean> => {
-  const outbox = new Outbox(config.dataDir);
-  const { entries } = await outbox.entries(config.delivery.maxAttempts);
-  const entry = entries.find((candidate) => candidate.record.reference === reference);
-  if (entry?.state !== "pending") return false;
-  const { reached } = await deliverEntries([entry], outbox, config, log, now);
-  return reached > 0;
+  const outcome = await outbox.whileDelivering(async (lease) => {
+    const entry = await outbox.entry(reference, config.delivery.maxAttempts);
+    if (entry?.state !== "pending") return false;
+    const { reached } = await deliverEntries([entry], outbox, config, log, now, { stopping: () => !lease.mayStart() });
+    return reached > 0;
+  }, config.durableOutbox ? 0 : EPHEMERAL_LOCK_WAIT_MS);
+  return outcome?.value ?? false;
 };

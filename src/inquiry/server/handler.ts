@@ -1,7 +1,8 @@
 import { configuredTransports, readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { outboxRecord } from "./message";
-import { DuplicateReferenceError, Outbox } from "./outbox";
+import { openOutbox } from "./open-outbox";
+import { DuplicateReferenceError, type InquiryOutbox } from "./outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
 import { renderResultPage, resultPagePolicy, type ResultPage } from "./result-page";
@@ -57,8 +58,15 @@ export interface InquiryHandler {
    * post comes from, and the rate limit, which counts every POST. Null: read the body, then `accept`.
    */
   screen(request: InquiryRequest): Promise<InquiryReply | null>;
-  /** Checks the parsed body, stores the inquiry durably, and answers. */
-  accept(request: InquiryRequest, body: unknown): Promise<{ reply: InquiryReply; stored: StoredInquiry | null }>;
+  /**
+   * Checks the parsed body, stores the inquiry durably, and answers. `outbox` is the configured one
+   * unless the adapter opens it itself (a function with store credentials of its own invocation).
+   */
+  accept(
+    request: InquiryRequest,
+    body: unknown,
+    outbox?: (config: InquiryConfig) => InquiryOutbox,
+  ): Promise<{ reply: InquiryReply; stored: StoredInquiry | null }>;
   /** The answer for a body over the size limit (the adapter stops reading it). */
   tooLarge(request: InquiryRequest): InquiryReply;
   /** The answer for a body that is not the JSON or form encoding it claims to be. */
@@ -210,6 +218,7 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
   const accept = async (
     request: InquiryRequest,
     raw: unknown,
+    openConfiguredOutbox: (config: InquiryConfig) => InquiryOutbox = openOutbox,
   ): Promise<{ reply: InquiryReply; stored: StoredInquiry | null }> => {
     const config = readConfigOrLog();
     if (!config) return { reply: failure(request, 503, "Inquiries cannot be accepted right now."), stored: null };
@@ -226,7 +235,6 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
     // Kept, never dropped: an inquiry that looks automated waits in quarantine for a person to judge it,
     // and its sender gets the same answer as anyone else, so it learns nothing to work around.
     const automated = looksAutomated(body, config.minFillSeconds);
-    const outbox = new Outbox(config.dataDir);
     const idempotencyKey = idempotencyKeyOf(body);
     let record = {
       ...outboxRecord(
@@ -241,7 +249,7 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
     };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const { reference, created } = await outbox.add(record);
+        const { reference, created } = await openConfiguredOutbox(config).add(record);
         const stored: StoredInquiry = { reference, created, quarantined: created && Boolean(automated) };
         log(
           created

@@ -227,17 +227,82 @@ export interface AddResult {
   readonly created: boolean;
 }
 
+/** Every inquiry of `contents` with where it stands, in the order of its records. */
+export const entriesOf = (
+  { records, attempts, releases }: Pick<OutboxContents, "records" | "attempts" | "releases">,
+  maxAttempts: number,
+): OutboxEntry[] => {
+  const byReference = new Map<string, DeliveryAttempt[]>();
+  for (const attempt of attempts) {
+    const list = byReference.get(attempt.reference) ?? [];
+    list.push(attempt);
+    byReference.set(attempt.reference, list);
+  }
+  const released = new Set(releases.map((release) => release.reference));
+  return records.map((record) =>
+    entryOf(record, byReference.get(record.reference) ?? [], released.has(record.reference), maxAttempts),
+  );
+};
+
+/** What a delivery run may still do while it holds the outbox's delivery lock. */
+export interface DeliveryLease {
+  /**
+   * Whether a delivery started now ends before the lock can pass to another process. False once the lock
+   * is lost, or (for a lease that expires) too close to its expiry: the run then starts no more.
+   */
+  mayStart(): boolean;
+}
+
 /**
- * An append-only store of inquiries and what became of them: NDJSON files in one folder, each line
- * synced to disk before the call that wrote it returns. One process writes; others (the
- * `npm run inquiries` command) read, and deliver only while holding the delivery lock.
+ * Which inquiries `entries` must return: all of them, or at least every one not yet delivered (a store
+ * may then leave out those it knows to be delivered, so that a delivery pass does not read the whole history).
  */
+export type EntryScope = "all" | "open";
+
+/**
+ * An append-only store of inquiries and what became of them, whichever medium holds it: the file outbox
+ * below (one server's disk) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
+ */
+export interface InquiryOutbox {
+  /** Where it is, in words for an operator: a folder, or a store of a site. */
+  readonly location: string;
+  /**
+   * Stores an accepted inquiry and resolves once it is durable. An inquiry whose idempotency key was
+   * stored before (or is being stored now) is not stored again: the first one's reference comes back.
+   * A reference the outbox already holds is refused with DuplicateReferenceError.
+   */
+  add(record: OutboxRecord): Promise<AddResult>;
+  recordAttempt(attempt: DeliveryAttempt): Promise<void>;
+  release(reference: string, at?: Date): Promise<void>;
+  read(): Promise<OutboxContents>;
+  /** Every inquiry with where it stands, oldest first. */
+  entries(maxAttempts: number, scope?: EntryScope): Promise<{ entries: OutboxEntry[]; damagedLines: number }>;
+  /** One inquiry with where it stands; null when the outbox has no such reference. */
+  entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null>;
+  /**
+   * Runs `work` while this process alone may deliver from this outbox, so that no inquiry is delivered
+   * twice at once. Resolves to null when another process holds the lock for longer than `waitMs`.
+   * Losing the lock while `work` runs is told to `onLost`; `work` goes on to its end, but the lease it
+   * was given says no more deliveries may start.
+   */
+  whileDelivering<T>(
+    work: (lease: DeliveryLease) => Promise<T>,
+    waitMs?: number,
+    onLost?: (error: Error) => void,
+  ): Promise<{ value: T } | null>;
+}
+
 export interface OutboxOptions {
   /** How often the delivery lock is refreshed while it is held (at least 1 s); 5 s by default. */
   readonly lockUpdateMs?: number;
 }
 
-export class Outbox {
+/**
+ * The outbox as NDJSON files in one folder, each line synced to disk before the call that wrote it
+ * returns. One process writes; others (the `npm run inquiries` command) read, and deliver only while
+ * holding the delivery lock.
+ */
+export class Outbox implements InquiryOutbox {
   readonly inquiriesFile: string;
   readonly deliveriesFile: string;
   readonly releasesFile: string;
@@ -249,6 +314,10 @@ export class Outbox {
     this.inquiriesFile = path.join(dir, INQUIRIES_FILE);
     this.deliveriesFile = path.join(dir, DELIVERIES_FILE);
     this.releasesFile = path.join(dir, RELEASES_FILE);
+  }
+
+  get location(): string {
+    return this.dir;
   }
 
   private async ensureFolder(): Promise<void> {
@@ -308,10 +377,7 @@ export class Outbox {
     return index;
   }
 
-  /**
-   * Stores an accepted inquiry and resolves once it is on disk. An inquiry whose idempotency key was
-   * stored before (or is being stored now) is not stored again: the first one's reference comes back.
-   */
+  /** Resolves once the inquiry is on disk (see InquiryOutbox.add). */
   async add(record: OutboxRecord): Promise<AddResult> {
     const { references, keys } = await this.index();
     const key = record.idempotencyKey;
@@ -353,34 +419,27 @@ export class Outbox {
     };
   }
 
-  /** Every inquiry with where it stands, oldest first. */
+  /** Every inquiry, whatever the scope: the files are read whole anyway. */
   async entries(maxAttempts: number): Promise<{ entries: OutboxEntry[]; damagedLines: number }> {
-    const { records, attempts, releases, damagedLines } = await this.read();
-    const byReference = new Map<string, DeliveryAttempt[]>();
-    for (const attempt of attempts) {
-      const list = byReference.get(attempt.reference) ?? [];
-      list.push(attempt);
-      byReference.set(attempt.reference, list);
-    }
-    const released = new Set(releases.map((release) => release.reference));
-    const entries = records.map((record) =>
-      entryOf(record, byReference.get(record.reference) ?? [], released.has(record.reference), maxAttempts),
-    );
-    return { entries, damagedLines };
+    const contents = await this.read();
+    return { entries: entriesOf(contents, maxAttempts), damagedLines: contents.damagedLines };
+  }
+
+  async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
+    const { entries } = await this.entries(maxAttempts);
+    return entries.find((candidate) => candidate.record.reference === reference) ?? null;
   }
 
   /**
-   * Runs `work` while this process alone may deliver from this outbox: the server's worker and any
-   * number of `npm run inquiries -- --retry` runs take turns, so no inquiry is delivered twice at once.
-   * A lock left by a process that died is taken over once it is stale. Resolves to null when another
-   * process holds the lock for longer than `waitMs`.
+   * The server's worker and any number of `npm run inquiries -- --retry` runs take turns through a
+   * lock file (proper-lockfile). A lock left by a process that died is taken over once it is stale.
    *
    * A lock can be lost while it is held (its folder removed, or taken over as stale after the process
    * stalled): `onLost` hears of it and the work goes on to its end. proper-lockfile's default would
    * throw from a timer, which ends the process: the whole site, for a lock.
    */
   async whileDelivering<T>(
-    work: () => Promise<T>,
+    work: (lease: DeliveryLease) => Promise<T>,
     waitMs = 0,
     onLost: (error: Error) => void = () => undefined,
   ): Promise<{ value: T } | null> {
@@ -404,7 +463,7 @@ export class Outbox {
       throw error;
     }
     try {
-      return { value: await work() };
+      return { value: await work({ mayStart: () => !lock.lost }) };
     } finally {
       // A lost lock is no longer ours to remove (another process may hold it now).
       if (!lock.lost) await unlock();
