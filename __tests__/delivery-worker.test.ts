@@ -1,33 +1,22 @@
 /**
  * @jest-environment node
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { backoffMs } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
-import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
-import { emptyInquiry } from "../src/inquiry/values";
+import { Outbox } from "../src/inquiry/server/outbox";
 import { startMailServer } from "./support/loopback-servers";
+import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 
 const content = readInquiryContent(path.resolve("content"));
-const root = path.resolve(__dirname, "..");
 
-const record = (reference: string, transports: OutboxRecord["transports"] = ["webhook"]): OutboxRecord => ({
-  reference,
-  receivedAt: "2026-11-22T10:00:00.000Z",
-  transports,
-  subject: `Website inquiry ${reference}`,
-  replyTo: { address: "pat@example.gov" },
-  fields: [{ name: "fullName", label: "Full name", value: "Pat Buyer" }],
-  values: { ...emptyInquiry("general"), fullName: "Pat Buyer", email: "pat@example.gov" },
-});
+const record = sampleRecord;
 
 interface HeldRequest {
   readonly reference: string;
@@ -413,24 +402,9 @@ describe("backoffMs", () => {
   });
 });
 
-const run = promisify(execFile);
-/** `npm run inquiries -- <args>`, as cron or an operator would run it, against this test's outbox. */
-const inquiries = async (args: readonly string[], env: NodeJS.ProcessEnv) => {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ["--import", "tsx", path.join(root, "scripts/inquiries.ts"), ...args],
-      {
-        cwd: root,
-        env: { ...process.env, INQUIRY_DATA_DIR: dir, ...env },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-};
+/** `npm run inquiries -- <args>` against this test's outbox. */
+const inquiries = (args: readonly string[], env: NodeJS.ProcessEnv) =>
+  runInquiries(args, { INQUIRY_DATA_DIR: dir, ...env });
 
 describe("npm run inquiries", () => {
   it("delivers each pending inquiry exactly once when two --retry runs start together", async () => {

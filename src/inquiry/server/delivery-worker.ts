@@ -207,8 +207,8 @@ export class DeliveryWorker {
 
 /** What one delivery pass did, and what it left. */
 export interface PassOutcome extends DeliverySummary {
-  /** Inquiries that were due and tried. */
-  readonly tried: number;
+  /** Inquiries that were due (one a stopping pass did not start counts as neither delivered nor failed). */
+  readonly due: number;
   readonly pending: number;
   readonly dead: number;
   readonly quarantined: number;
@@ -245,7 +245,7 @@ export const deliveryPass = async (
         .sort((a, b) => a - b)[0];
       return {
         ...summary,
-        tried: due.length,
+        due: due.length,
         pending: count("pending"),
         dead: count("dead"),
         quarantined: count("quarantined"),

@@ -1,0 +1,72 @@
+import { readInquiryConfig, type InquiryConfig } from "./config";
+import type { InquiryContent } from "./content";
+import { deliveryPass, type PassOutcome } from "./delivery-worker";
+import { openOutbox } from "./open-outbox";
+import type { InquiryOutbox } from "./outbox";
+
+/** How long Netlify lets a scheduled function run. */
+export const SCHEDULED_RUN_LIMIT_MS = 30_000;
+/** Kept free at the end of a run for recording the last outcomes and answering. */
+const END_MARGIN_MS = 3_000;
+
+export interface ScheduledDeliveryOptions {
+  readonly config?: () => InquiryConfig;
+  /** Opens the outbox; the configured one by default (tests give their own lease timings). */
+  readonly outbox?: (config: InquiryConfig) => InquiryOutbox;
+  readonly log?: (line: string) => void;
+  readonly now?: () => Date;
+  /** How long one run may take in all; the platform's limit by default. */
+  readonly runLimitMs?: number;
+}
+
+/** What one scheduled run reports: its pass, or why it made none. */
+export type ScheduledOutcome =
+  ({ readonly ran: true } & PassOutcome) | { readonly ran: false; readonly reason: "not-blobs" | "locked" };
+
+/**
+ * One run of the scheduled delivery on the CDN deploy (netlify/functions/deliver-inquiries.mts): the
+ * same pass as the single server's worker (deliveryPass: the same backoff, attempt limit and dead
+ * letters), over the Blobs outbox, under its lease. A run starts deliveries only while each can still
+ * end within the platform's time limit; what it leaves, the next run takes up.
+ */
+export const runScheduledDelivery = async (
+  delivery: InquiryContent["form"]["delivery"],
+  options: ScheduledDeliveryOptions = {},
+): Promise<ScheduledOutcome> => {
+  const startedAt = Date.now();
+  const config = (options.config ?? (() => readInquiryConfig(delivery)))();
+  const log = options.log ?? ((line: string) => console.info(`[deliver-inquiries] ${line}`));
+  const now = options.now ?? (() => new Date());
+  if (config.outbox !== "blobs") {
+    // A function's own folder holds nothing another invocation wrote.
+    log("INQUIRY_OUTBOX is not blobs: there is no shared outbox to deliver from");
+    return { ran: false, reason: "not-blobs" };
+  }
+  const lastStart =
+    startedAt + (options.runLimitMs ?? SCHEDULED_RUN_LIMIT_MS) - config.delivery.attemptTimeoutMs - END_MARGIN_MS;
+  const outbox = (options.outbox ?? openOutbox)(config);
+  const outcome = await deliveryPass(outbox, config, log, now, () => Date.now() > lastStart);
+  if (!outcome) {
+    log("another delivery run holds the lease; this run delivers nothing");
+    return { ran: false, reason: "locked" };
+  }
+  log(
+    `${outcome.due} due: ${outcome.delivered} delivered, ${outcome.failed} failed; ` +
+      `${outcome.pending} pending, ${outcome.dead} dead, ${outcome.quarantined} quarantined`,
+  );
+  return { ran: true, ...outcome };
+};
+
+/** The scheduled function itself: a modern Netlify function (a Request in, a Response out). */
+export const createScheduledDelivery =
+  (delivery: InquiryContent["form"]["delivery"], options: ScheduledDeliveryOptions = {}) =>
+  async (): Promise<Response> => {
+    try {
+      return Response.json(await runScheduledDelivery(delivery, options));
+    } catch (error) {
+      // Nothing is lost: the inquiries stay in the store for the next run.
+      const log = options.log ?? ((line: string) => console.error(`[deliver-inquiries] ${line}`));
+      log(`run failed: ${(error as Error).name}: ${(error as Error).message}`);
+      return Response.json({ ran: false, reason: "failed" }, { status: 500 });
+    }
+  };
