@@ -2,6 +2,7 @@
 // copies into the README.
 import fs from "node:fs";
 import path from "node:path";
+import type { BlobsLoadFigures } from "./blobs-load";
 import type { InquiryLoadFigures } from "./inquiry-load";
 import type { LighthouseFigures } from "./lighthouse";
 
@@ -13,7 +14,22 @@ export interface BenchReport {
   buildSeconds: number;
   lighthouse: LighthouseFigures;
   inquiryLoad: InquiryLoadFigures;
+  /** The CDN deploy's inquiry function on its Blobs outbox: npm run bench:blobs adds it after npm run bench. */
+  blobs?: BlobsLoadFigures;
 }
+
+/**
+ * Adds the figures of a bench that runs on its own (npm run bench:blobs) to the report, keeping the
+ * rest of it; starts a report of those figures alone where there is none yet. Returns its path.
+ */
+export const addToReport = <K extends keyof BenchReport>(key: K, figures: BenchReport[K]): string => {
+  const existing: Partial<BenchReport> = fs.existsSync(reportPath)
+    ? (JSON.parse(fs.readFileSync(reportPath, "utf8")) as Partial<BenchReport>)
+    : {};
+  fs.mkdirSync(path.dirname(reportPath), { recursive: true });
+  fs.writeFileSync(reportPath, `${JSON.stringify({ ...existing, [key]: figures }, null, 2)}\n`);
+  return reportPath;
+};
 
 export const readReport = (): BenchReport => {
   if (!fs.existsSync(reportPath)) throw new Error("No reports/bench.json: run npm run bench first.");
