@@ -10,6 +10,7 @@ import {
   type EntryScope,
   type InquiryOutbox,
   type OutboxContents,
+  type OutboxEntries,
   type OutboxEntry,
   type OutboxRecord,
   type QuarantineRelease,
@@ -23,6 +24,7 @@ import { processWide } from "./process-wide";
  *   attempts/<reference>/<time>-...   one delivery attempt
  *   releases/<reference>/<time>-...   a quarantined inquiry let through
  *   delivered/<reference>             a mark that every transport has it: a delivery pass skips it unread
+ *   quarantined/<reference>           a mark that it is held in quarantine: skipped unread until released
  *   lease/delivery                    the delivery lock (blobs-lease.ts)
  */
 const INQUIRIES = "inquiries/";
@@ -30,6 +32,7 @@ const KEYS = "keys/";
 const ATTEMPTS = "attempts/";
 const RELEASES = "releases/";
 const DELIVERED = "delivered/";
+const QUARANTINED = "quarantined/";
 const LEASE_KEY = "lease/delivery";
 
 /** Blobs read at once; a store holds hundreds or thousands of small blobs. */
@@ -116,6 +119,7 @@ export class BlobsOutbox implements InquiryOutbox {
     if (!key) {
       const stored = await this.blobs.write(INQUIRIES + record.reference, record, { onlyIfNew: true });
       if (!stored.written) throw new DuplicateReferenceError(record.reference);
+      await this.markHeld(record);
       return { reference: record.reference, created: true };
     }
     const { adding } = processState();
@@ -151,7 +155,18 @@ export class BlobsOutbox implements InquiryOutbox {
       // Only two inquiries drawing the same random reference at the same moment end here.
       if (existing?.idempotencyKey !== key) throw new Error(`${claimed.reference} is held by another inquiry`);
     }
+    await this.markHeld(claimed);
     return { reference: claimed.reference, created: claim.written };
+  }
+
+  /**
+   * Marks a quarantined inquiry, after it is stored, so that delivery passes need not read it while it is
+   * held; without the mark (its writer died first) it is read like any other.
+   */
+  private async markHeld(record: OutboxRecord): Promise<void> {
+    if (record.quarantine) {
+      await this.blobs.write(QUARANTINED + record.reference, { reason: record.quarantine.reason }, { onlyIfNew: true });
+    }
   }
 
   /** Appends a blob under a new key; a clash of the random part (never expected) just draws again. */
@@ -221,12 +236,22 @@ export class BlobsOutbox implements InquiryOutbox {
     };
   }
 
-  /** The inquiries not marked delivered, with what happened to them: what a delivery pass needs. */
-  private async readOpen(delivered: ReadonlySet<string>): Promise<OutboxContents> {
-    const [inquiryKeys, releaseKeys] = await Promise.all([this.keys(INQUIRIES), this.keys(RELEASES)]);
-    const open = new Set(
-      inquiryKeys.map((key) => referenceOf(key, INQUIRIES)).filter((reference) => !delivered.has(reference)),
+  /**
+   * The inquiries neither marked delivered nor held in quarantine, with what happened to them: what a
+   * delivery pass needs. Also how many were left out as held.
+   */
+  private async readOpen(delivered: ReadonlySet<string>): Promise<OutboxContents & { heldUnread: number }> {
+    const [inquiryKeys, releaseKeys, heldKeys] = await Promise.all([
+      this.keys(INQUIRIES),
+      this.keys(RELEASES),
+      this.keys(QUARANTINED),
+    ]);
+    const released = new Set(releaseKeys.map((key) => referenceOf(key, RELEASES)));
+    const held = new Set(
+      heldKeys.map((key) => referenceOf(key, QUARANTINED)).filter((reference) => !released.has(reference)),
     );
+    const references = inquiryKeys.map((key) => referenceOf(key, INQUIRIES));
+    const open = new Set(references.filter((reference) => !delivered.has(reference) && !held.has(reference)));
     const attemptKeys = (
       await mapLimited([...open], READ_CONCURRENCY, (reference) => this.keys(`${ATTEMPTS}${reference}/`))
     ).flat();
@@ -244,20 +269,19 @@ export class BlobsOutbox implements InquiryOutbox {
       attempts: attempts.items,
       releases: releases.items,
       damagedLines: records.damaged + attempts.damaged + releases.damaged,
+      heldUnread: references.filter((reference) => held.has(reference)).length,
     };
   }
 
   /**
-   * With scope "open", inquiries marked delivered are left out unread. The marks are written here, for
-   * every inquiry found delivered (or stored with no transport): they only save reading, and a mark
-   * missing is written by the next call.
+   * With scope "open", inquiries marked delivered, and those marked quarantined and not released, are
+   * left out unread. The delivered marks are written here, for every inquiry found delivered (or stored
+   * with no transport): they only save reading, and a mark missing is written by the next call.
    */
-  async entries(
-    maxAttempts: number,
-    scope: EntryScope = "all",
-  ): Promise<{ entries: OutboxEntry[]; damagedLines: number }> {
+  async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
     const delivered = new Set((await this.keys(DELIVERED)).map((key) => referenceOf(key, DELIVERED)));
-    const contents = scope === "open" ? await this.readOpen(delivered) : await this.read();
+    const contents: OutboxContents & { heldUnread?: number } =
+      scope === "open" ? await this.readOpen(delivered) : await this.read();
     const entries = entriesOf(contents, maxAttempts);
     const finished = entries.filter(
       (entry) => (entry.state === "delivered" || entry.state === "stored") && !delivered.has(entry.record.reference),
@@ -265,7 +289,11 @@ export class BlobsOutbox implements InquiryOutbox {
     await mapLimited(finished, READ_CONCURRENCY, (entry) =>
       this.blobs.write(DELIVERED + entry.record.reference, { at: new Date().toISOString() }, { onlyIfNew: true }),
     );
-    return { entries, damagedLines: contents.damagedLines };
+    return {
+      entries,
+      damagedLines: contents.damagedLines,
+      ...(contents.heldUnread === undefined ? {} : { heldUnread: contents.heldUnread }),
+    };
   }
 
   async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {

@@ -231,14 +231,15 @@ export const deliveryPass = async (
 ): Promise<PassOutcome | null> => {
   const outcome = await outbox.whileDelivering(
     async (lease) => {
-      const { entries } = await outbox.entries(config.delivery.maxAttempts, "open");
-      const due = dueEntries(entries, now());
+      const before = await outbox.entries(config.delivery.maxAttempts, "open");
+      const due = dueEntries(before.entries, now());
       const summary =
         due.length > 0
           ? await deliverEntries(due, outbox, config, log, now, { stopping: () => stopping() || !lease.mayStart() })
           : { delivered: 0, failed: 0, reached: 0 };
       // Read again: this pass's failures set new due times.
-      const after = due.length > 0 ? (await outbox.entries(config.delivery.maxAttempts, "open")).entries : entries;
+      const { entries: after, heldUnread = 0 } =
+        due.length > 0 ? await outbox.entries(config.delivery.maxAttempts, "open") : before;
       const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
       const nextDue = after
         .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
@@ -248,7 +249,7 @@ export const deliveryPass = async (
         due: due.length,
         pending: count("pending"),
         dead: count("dead"),
-        quarantined: count("quarantined"),
+        quarantined: count("quarantined") + heldUnread,
         nextDueAt: nextDue ?? null,
       };
     },

@@ -254,10 +254,18 @@ export interface DeliveryLease {
 }
 
 /**
- * Which inquiries `entries` must return: all of them, or at least every one not yet delivered (a store
- * may then leave out those it knows to be delivered, so that a delivery pass does not read the whole history).
+ * Which inquiries `entries` must return: all of them, or at least every one that may be due for delivery.
+ * With "open" a store may leave out those it knows to be delivered, and those held in quarantine (which
+ * it then counts in `heldUnread`), so that a delivery pass does not read the whole history.
  */
 export type EntryScope = "all" | "open";
+
+export interface OutboxEntries {
+  readonly entries: OutboxEntry[];
+  readonly damagedLines: number;
+  /** Quarantined inquiries left out, unread, of an "open" listing. */
+  readonly heldUnread?: number;
+}
 
 /**
  * An append-only store of inquiries and what became of them, whichever medium holds it: the file outbox
@@ -275,8 +283,8 @@ export interface InquiryOutbox {
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;
   release(reference: string, at?: Date): Promise<void>;
   read(): Promise<OutboxContents>;
-  /** Every inquiry with where it stands, oldest first. */
-  entries(maxAttempts: number, scope?: EntryScope): Promise<{ entries: OutboxEntry[]; damagedLines: number }>;
+  /** Every inquiry (in the scope) with where it stands, oldest first. */
+  entries(maxAttempts: number, scope?: EntryScope): Promise<OutboxEntries>;
   /** One inquiry with where it stands; null when the outbox has no such reference. */
   entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null>;
   /**
@@ -420,7 +428,7 @@ export class Outbox implements InquiryOutbox {
   }
 
   /** Every inquiry, whatever the scope: the files are read whole anyway. */
-  async entries(maxAttempts: number): Promise<{ entries: OutboxEntry[]; damagedLines: number }> {
+  async entries(maxAttempts: number): Promise<OutboxEntries> {
     const contents = await this.read();
     return { entries: entriesOf(contents, maxAttempts), damagedLines: contents.damagedLines };
   }
