@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { FunctionAnswer, FunctionEvent, RedirectRule, Rules } from "../scripts/netlify-local";
+import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
 import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../server/netlify-adapter";
 import { commonHeaders, inlineScriptHashes, pagePathOf, pagePolicy } from "../server/security-headers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
@@ -290,7 +290,7 @@ beforeAll(async () => {
   const run = runLocal(["invoke", functionName], { input: JSON.stringify(events), env: inquiryEnv(functionData) });
   functionLog = run.stderr;
   if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
-  const answers = (JSON.parse(run.stdout) as FunctionAnswer[]).map((answer): Answer => ({
+  const answers = (JSON.parse(run.stdout) as Invocation).answers.map((answer): Answer => ({
     status: answer.statusCode,
     headers: answer.headers,
     body: answer.body,
@@ -461,7 +461,7 @@ describe("/api/inquiry as the function Netlify runs", () => {
     const [name, posts] = cases[0] ?? ["", []];
     const run = runLocal(["invoke", functionNameOf()], { input: JSON.stringify(posts.map(eventOf)), env });
     rmSync(dataDir, { recursive: true, force: true });
-    const [answer] = run.status === 0 ? (JSON.parse(run.stdout) as FunctionAnswer[]) : [];
+    const [answer] = run.status === 0 ? (JSON.parse(run.stdout) as Invocation).answers : [];
     expect([
       run.status,
       answer?.statusCode,
@@ -478,5 +478,72 @@ describe("/api/inquiry as the function Netlify runs", () => {
         expect([name, index, security]).toEqual([name, index, commonHeaders]);
       }
     }
+  });
+});
+
+describe("/api/inquiry as the function Netlify runs, with a Netlify Blobs outbox", () => {
+  let invocation: Invocation;
+  let log = "";
+
+  /**
+   * The inquiries in the store, one per reference: every entry that is a whole inquiry, whatever else the
+   * outbox keeps and wherever (an idempotency key's claim holds a copy of its inquiry, which must be the
+   * same inquiry to the letter).
+   */
+  const inquiriesIn = (stored: Readonly<Record<string, unknown>>) => {
+    const byReference = new Map<string, Record<string, unknown>[]>();
+    for (const value of Object.values(stored)) {
+      if (typeof value !== "object" || value === null || !("values" in value) || !("reference" in value)) continue;
+      const { receivedAt: _receivedAt, ...record } = value as Record<string, unknown>;
+      const reference = String(record.reference);
+      byReference.set(reference, [...(byReference.get(reference) ?? []), record]);
+    }
+    return [...byReference.values()].map(([first = {}, ...copies]) => {
+      for (const copy of copies) expect(copy).toEqual(first);
+      return JSON.parse(JSON.stringify(first).replace(REFERENCE, "<reference>")) as Record<string, unknown>;
+    });
+  };
+
+  beforeAll(() => {
+    // @netlify/blobs' local server inside the function's process, its access in every event as Netlify
+    // gives it (scripts/netlify-local.ts invoke --blobs); no network.
+    const env = { ...inquiryEnv(functionData), INQUIRY_OUTBOX: "blobs", INQUIRY_BLOBS_STORE: "inquiries" };
+    const events = cases.flatMap(([, posts]) => posts.map(eventOf));
+    const run = runLocal(["invoke", functionNameOf(), "--blobs"], { input: JSON.stringify(events), env });
+    log = run.stderr;
+    if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
+    invocation = JSON.parse(run.stdout) as Invocation;
+  }, 120_000);
+
+  afterAll(() => {
+    const stored = invocation.stored ?? {};
+    const kinds = new Map<string, number>();
+    for (const key of Object.keys(stored))
+      kinds.set(key.split("/")[0] ?? key, (kinds.get(key.split("/")[0] ?? key) ?? 0) + 1);
+    console.info(
+      [
+        `With Blobs: ${invocation.answers.map((answer) => answer.statusCode).join(" ")}`,
+        `The store held ${Object.keys(stored).length} entries (${[...kinds].map(([kind, count]) => `${kind}: ${count}`).join(", ")}), ${inquiriesIn(stored).length} of them inquiries`,
+        "The function's log:",
+        log.trim(),
+      ].join("\n"),
+    );
+  });
+
+  it("answers every post as it does with the file outbox", () => {
+    const withFiles = cases.flatMap(([name]) => (functionAnswers.get(name) ?? []).map(comparable));
+    const withBlobs = invocation.answers.map((answer) =>
+      comparable({ status: answer.statusCode, headers: answer.headers, body: answer.body }),
+    );
+    expect(withBlobs.length).toBe(withFiles.length);
+    expect(withBlobs).toEqual(withFiles);
+  });
+
+  it("keeps in the store the inquiries the single server keeps in its outbox, each once", () => {
+    const inStore = inquiriesIn(invocation.stored ?? {});
+    const inOutbox = storedRecords(serverData);
+    expect(inStore.length).toBe(inOutbox.length);
+    // The same records in any order (the store lists them by key).
+    expect(inStore).toEqual(expect.arrayContaining(inOutbox));
   });
 });

@@ -6,14 +6,22 @@
  *   tsx scripts/netlify-local.ts invoke <name>    runs .netlify/functions-internal/<name> the way Netlify's
  *                                                 runtime calls a function: the events on stdin (a JSON
  *                                                 array), one after another in this one process (one warm
- *                                                 instance); prints the answers as a JSON array
+ *                                                 instance); prints the answers
+ *   ... invoke <name> --blobs                     the same with a Netlify Blobs store: @netlify/blobs' own
+ *                                                 local server in this process, on loopback, whose access
+ *                                                 every event carries as Netlify's do; prints the answers
+ *                                                 and what the store holds afterwards
  *
  * A process of its own, so the function runs under plain Node with only the environment it is given,
  * as on the platform. Run after `npm run build:netlify`; __tests__/netlify-output.spec.ts uses it.
  */
-import { readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { getStore } from "@netlify/blobs";
+import { BlobsServer } from "@netlify/blobs/server";
 // Netlify's own parsers, from @netlify/config, which gatsby-adapter-netlify depends on (the lockfile
 // pins them): what they accept and how they read each rule is what a deploy does with these files.
 import { parseAllHeaders } from "@netlify/headers-parser";
@@ -30,6 +38,8 @@ export interface FunctionEvent {
   readonly multiValueQueryStringParameters: Readonly<Record<string, readonly string[]>>;
   readonly body: string | null;
   readonly isBase64Encoded: boolean;
+  /** The Blobs access of the invocation (Base64 JSON), as Netlify passes it to a Lambda-compatible function. */
+  readonly blobs?: string;
 }
 
 export interface FunctionAnswer {
@@ -37,6 +47,12 @@ export interface FunctionAnswer {
   /** Header names in lower case, each with its one value (the function sets none twice). */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+}
+
+export interface Invocation {
+  readonly answers: readonly FunctionAnswer[];
+  /** With --blobs: every entry of the store afterwards, by key. */
+  readonly stored: Readonly<Record<string, unknown>> | null;
 }
 
 export interface HeaderRule {
@@ -103,22 +119,63 @@ const answerOf = (result: LambdaResult): FunctionAnswer => ({
   body: Buffer.from(result.body ?? "", result.isBase64Encoded ? "base64" : "utf8").toString("utf8"),
 });
 
-const invoke = async (name: string): Promise<FunctionAnswer[]> => {
+const SITE_ID = "local-site";
+
+/** A Blobs store as a deployed function reaches it: the access in each event, the site in a header. */
+const startBlobs = async () => {
+  const directory = mkdtempSync(path.join(tmpdir(), "netlify-local-blobs-"));
+  const token = randomUUID();
+  const server = new BlobsServer({ directory, token, logger: () => undefined });
+  const { port } = await server.start();
+  const url = `http://127.0.0.1:${port}`;
+  const access = Buffer.from(JSON.stringify({ url, url_uncached: url, token, primary_region: "local" })).toString(
+    "base64",
+  );
+  return {
+    withAccess: (event: FunctionEvent): FunctionEvent => ({
+      ...event,
+      blobs: access,
+      headers: { ...event.headers, "x-nf-site-id": SITE_ID },
+      multiValueHeaders: { ...event.multiValueHeaders, "x-nf-site-id": [SITE_ID] },
+    }),
+    contents: async (storeName: string): Promise<Record<string, unknown>> => {
+      const store = getStore({ name: storeName, siteID: SITE_ID, token, edgeURL: url, uncachedEdgeURL: url });
+      const { blobs } = await store.list();
+      return Object.fromEntries(
+        await Promise.all(blobs.map(async ({ key }) => [key, await store.get(key, { type: "json" })] as const)),
+      );
+    },
+    stop: async () => {
+      await server.stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+};
+
+const invoke = async (name: string, withBlobs: boolean): Promise<Invocation> => {
   const events = JSON.parse(readFileSync(0, "utf8")) as FunctionEvent[];
   // The function's log lines go where Netlify's function log would be, apart from the answers on stdout.
   console.log = console.info = console.debug = console.error;
   const entry = path.join(root, ".netlify/functions-internal", name, `${name}.js`);
   const { handler } = createRequire(path.join(root, "package.json"))(entry) as { handler: LambdaHandler };
-  const answers: FunctionAnswer[] = [];
-  for (const event of events) answers.push(answerOf(await handler(event, {})));
-  return answers;
+  const blobs = withBlobs ? await startBlobs() : null;
+  try {
+    const answers: FunctionAnswer[] = [];
+    for (const event of events) answers.push(answerOf(await handler(blobs ? blobs.withAccess(event) : event, {})));
+    const stored = blobs ? await blobs.contents(process.env.INQUIRY_BLOBS_STORE ?? "inquiries") : null;
+    return { answers, stored };
+  } finally {
+    await blobs?.stop();
+  }
 };
 
 const main = async () => {
-  const [command, name] = process.argv.slice(2);
+  const [command, name, option] = process.argv.slice(2);
   if (command === "rules") return rules();
-  if (command === "invoke" && name) return invoke(name);
-  throw new Error("usage: tsx scripts/netlify-local.ts rules | invoke <function name>");
+  if (command === "invoke" && name && (option === undefined || option === "--blobs")) {
+    return invoke(name, option === "--blobs");
+  }
+  throw new Error("usage: tsx scripts/netlify-local.ts rules | invoke <function name> [--blobs]");
 };
 
 main().then(
