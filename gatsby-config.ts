@@ -56,8 +56,8 @@ const config: GatsbyConfig = {
     {
       resolve: "gatsby-plugin-sitemap",
       options: {
-        // The 404 page is not a destination.
-        excludes: ["/404/", "/404.html", "/dev-404-page/"],
+        // The 404 page is not a destination, and the editing screen is for the company's editors only.
+        excludes: ["/404/", "/404.html", "/dev-404-page/", "/admin/"],
       },
     },
     {

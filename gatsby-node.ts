@@ -1,5 +1,7 @@
 import path from "node:path";
 import { writeHeadersFile } from "./server/security-headers";
+import { ADMIN_PATH, serveEditingScreen, writeEditingScreen } from "./src/admin/editing-screen";
+import type { Application } from "express";
 import type { GatsbyNode, Reporter } from "gatsby";
 import {
   contentPageRoute,
@@ -61,7 +63,17 @@ let bootstrapped = false;
  * build but only reports during develop, which keeps the dev server up while
  * the editor fixes the file.
  */
-export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = ({ reporter }) => checkContent(reporter);
+export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = ({ reporter }) => {
+  checkContent(reporter);
+  const files = writeEditingScreen(path.resolve("public"));
+  reporter.info(`Editing screen written to public${ADMIN_PATH} (${files} files)`);
+};
+
+/** `gatsby develop` answers /admin/ too, so that `npm run edit` has the editing screen next to the site. */
+export const onCreateDevServer: GatsbyNode["onCreateDevServer"] = ({ app }) => {
+  // Gatsby's types leave the develop server's express app untyped.
+  serveEditingScreen(app as Application, path.resolve("public"));
+};
 
 export const onPostBootstrap: GatsbyNode["onPostBootstrap"] = () => {
   bootstrapped = true;

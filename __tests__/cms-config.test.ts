@@ -11,7 +11,7 @@ const [site, ...folders] = config.collections;
 /** Every field of the CMS config with its key path (list items looked through) and whether it is required. */
 const configFields = (fields: readonly CmsField[], prefix: readonly string[] = []): ContractField[] =>
   fields.flatMap((field) => [
-    { path: [...prefix, field.name], required: field.required !== false },
+    { path: [...prefix, field.name], required: field.optional !== true },
     ...(field.fields ? configFields(field.fields, [...prefix, field.name]) : []),
   ]);
 
@@ -115,15 +115,34 @@ it("matches each pattern the way zod does, over every text value in content/", (
   }
 });
 
+it("requires a value where the contract refuses an empty one, and marks the keys a file may leave out", () => {
+  expect(fieldAt("home", "hero.headline")).not.toHaveProperty("required");
+  // Required key, empty allowed: a decorative picture has no description.
+  expect(fieldAt("home", "hero.imageAlt")).toMatchObject({ required: false, empty_value: "" });
+  expect(fieldAt("home", "hero.imageAlt")).not.toHaveProperty("optional");
+  expect(fieldAt("pages", "updated")).toMatchObject({ required: false, optional: true });
+  expect(fieldAt("pages", "cta")).toMatchObject({ required: false, optional: true });
+  expect(fieldAt("products", "lines").fields!.find((field) => field.name === "compliance")).toMatchObject({
+    required: false,
+    empty_value: [],
+  });
+  expect(fieldAt("company", "hours.days")).not.toHaveProperty("required");
+});
+
 it("chooses widgets from the contract's types", () => {
   expect(fieldAt("company", "hours.days")).toMatchObject({ widget: "select", multiple: true, min: 1 });
   expect(fieldAt("company", "hours.days").options).toContain("Monday");
-  expect(fieldAt("home", "solutions.cards")).toMatchObject({ widget: "list", min: 1, summary: "{{fields.title}}" });
+  expect(fieldAt("home", "solutions.cards")).toMatchObject({
+    widget: "list",
+    label_singular: "solution card",
+    min: 1,
+    summary: "{{fields.title}}",
+  });
   expect(fieldAt("products", "order")).toMatchObject({ widget: "number", value_type: "int", min: 0 });
   expect(fieldAt("inquiry", "delivery.minFillSeconds")).toMatchObject({ value_type: "float", min: 0, max: 60 });
   expect(fieldAt("products", "overview")).toMatchObject({ widget: "list", field: { widget: "text" } });
-  expect(fieldAt("pages", "updated")).toMatchObject({ widget: "datetime", required: false, format: "YYYY-MM-DD" });
-  expect(fieldAt("pages", "cta")).toMatchObject({ widget: "object", required: false });
+  expect(fieldAt("pages", "updated")).toMatchObject({ widget: "datetime", format: "YYYY-MM-DD" });
+  expect(fieldAt("pages", "cta")).toMatchObject({ widget: "object" });
   expect(fieldAt("agencies", "agencies").fields!.find((field) => field.name === "showLogo")).toMatchObject({
     widget: "boolean",
     default: false,

@@ -106,19 +106,21 @@ describe.each(contentFiles.map((file, index) => [file, texts[index]!, formattedT
 describe("tidyObject", () => {
   const fields: CmsField[] = [
     { name: "title", label: "Title", widget: "string" },
-    { name: "updated", label: "Updated", widget: "datetime", required: false },
+    { name: "updated", label: "Updated", widget: "datetime", optional: true },
+    // The contract requires the key but takes it empty (a decorative picture's description).
+    { name: "imageAlt", label: "Picture description", widget: "string", required: false, empty_value: "" },
     {
       name: "sections",
       label: "Sections",
       widget: "list",
       fields: [
         { name: "heading", label: "Heading", widget: "string" },
-        { name: "icon", label: "Icon", widget: "select", required: false },
+        { name: "icon", label: "Icon", widget: "select", optional: true },
         {
           name: "items",
           label: "Items",
           widget: "list",
-          required: false,
+          optional: true,
           field: { name: "items", label: "Items", widget: "string" },
         },
       ],
@@ -127,8 +129,8 @@ describe("tidyObject", () => {
       name: "cta",
       label: "Call to action",
       widget: "object",
-      required: false,
-      fields: [{ name: "label", label: "Label", widget: "string", required: false }],
+      optional: true,
+      fields: [{ name: "label", label: "Label", widget: "string", optional: true }],
     },
   ];
 
@@ -146,13 +148,26 @@ describe("tidyObject", () => {
         },
         fields,
       ),
-    ).toEqual({ title: "About", sections: [{ heading: "Hours" }, { heading: "Phone", items: ["Call"] }] });
+    ).toEqual({
+      title: "About",
+      imageAlt: "",
+      sections: [{ heading: "Hours" }, { heading: "Phone", items: ["Call"] }],
+    });
   });
 
-  it("keeps a required field that is empty, for the contract to refuse, and keys no field names at the end", () => {
-    const tidied = tidyObject({ extra: 1, title: "", sections: [] }, fields);
+  it("gives a new entry the keys it must have that the editor left untouched, empty as the contract takes them", () => {
+    expect(tidyObject({ sections: [{ heading: "Hours" }], title: "About" }, fields)).toEqual({
+      title: "About",
+      imageAlt: "",
+      sections: [{ heading: "Hours" }],
+    });
+  });
+
+  it("keeps a field the contract requires, empty or not, and keys no field names at the end", () => {
+    const tidied = tidyObject({ extra: 1, imageAlt: "", title: "", sections: [] }, fields);
     expect(Object.entries(tidied)).toEqual([
       ["title", ""],
+      ["imageAlt", ""],
       ["sections", []],
       ["extra", 1],
     ]);

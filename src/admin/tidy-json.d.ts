@@ -3,8 +3,10 @@
 /** The part of a CMS field that says how its value is laid out. */
 export interface TidyField {
   readonly name: string;
-  /** False for a field the contract lets be left out. */
-  readonly required?: boolean;
+  /** True for a field the contract lets a file leave out. */
+  readonly optional?: boolean;
+  /** What a file gets for a key it must have when the editor left it untouched or cleared a choice. */
+  readonly empty_value?: unknown;
   /** An object's fields, or the fields of each object in a list. */
   readonly fields?: readonly TidyField[];
   /** The single field of each item in a list of plain values. */

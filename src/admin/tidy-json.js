@@ -22,9 +22,11 @@
     (isPlainObject(value) && Object.keys(value).length === 0);
 
   /**
-   * The value with every object's keys in the order of its fields, and every optional field whose value
-   * was cleared (empty text, no choice, an empty list or an object with nothing left) taken out. Keys no
-   * field names keep their place after the named ones, for the content check to report.
+   * The value with every object's keys in the order of its fields, and every optional field (one the
+   * contract lets a file leave out) whose value was cleared taken out: Decap keeps a cleared field as
+   * empty text, no choice, an empty list or an object with nothing left, which the contract refuses.
+   * A field the contract requires stays, empty or not. Keys no field names keep their place after the
+   * named ones, for the content check to report.
    */
   const tidyValue = (value, field) => {
     if (field.fields && isPlainObject(value)) return tidyObject(value, field.fields);
@@ -38,9 +40,16 @@
   const tidyObject = (object, fields) => {
     const result = {};
     for (const field of fields) {
-      if (!Object.prototype.hasOwnProperty.call(object, field.name)) continue;
-      const value = tidyValue(object[field.name], field);
-      if (field.required === false && isEmpty(value)) continue;
+      const given = Object.prototype.hasOwnProperty.call(object, field.name) ? object[field.name] : undefined;
+      // A key the file must have, which Decap leaves out of a new entry until the editor fills it in
+      // and sets to null when a choice is cleared.
+      if ((given === undefined || given === null) && field.empty_value !== undefined) {
+        result[field.name] = field.empty_value;
+        continue;
+      }
+      if (given === undefined) continue;
+      const value = tidyValue(given, field);
+      if (field.optional && isEmpty(value)) continue;
       result[field.name] = value;
     }
     for (const key of Object.keys(object)) {

@@ -16,7 +16,12 @@ export interface CmsField {
   readonly name: string;
   readonly label: string;
   readonly widget: string;
+  /** Decap's rule: false when the value may be empty. */
   readonly required?: false;
+  /** The contract lets the file leave the key out; a save drops it when it is empty. */
+  readonly optional?: true;
+  /** What a save writes for a key the file must have when the editor left it untouched or empty. */
+  readonly empty_value?: unknown;
   readonly hint?: string;
   /** A regular expression the value must match, and the contract's message when it does not. */
   readonly pattern?: readonly [string, string];
@@ -218,62 +223,102 @@ const summaryOf = (fields: readonly CmsField[]) => {
   return named ? { summary: `{{fields.${named.name}}}` } : {};
 };
 
-/** The Decap field for one key of the contract: its widget from the zod type, its rules from the checks. */
+/** Whether a pattern lets a text field be left empty, as Decap tests it. */
+const acceptsEmptyText = (check: Check | null) => !check || new RegExp(check.source).test("");
+
+/** A Decap field without its required rule, and whether the contract takes the field's value empty. */
+interface Widget {
+  readonly field: CmsField;
+  readonly acceptsEmpty: boolean;
+}
+
+const widgetOf = (key: string, value: UnwrappedNode, at: string): Widget => {
+  const base = { name: key, ...labelled(key, value.meta) };
+  const definition = definitionOf(value.schema);
+  switch (definition.type) {
+    case "object":
+      return {
+        field: { ...base, widget: "object", collapsed: false, fields: cmsFields(value.schema, at) },
+        acceptsEmpty: false,
+      };
+    case "array": {
+      const element = unwrap(definition.element);
+      const elementDefinition = definitionOf(element.schema);
+      const bounds = listBounds(value.schema);
+      const acceptsEmpty = !bounds.min;
+      if (elementDefinition.type === "enum") {
+        const options = Object.values(elementDefinition.entries).map(String);
+        return { field: { ...base, widget: "select", multiple: true, options, ...bounds }, acceptsEmpty };
+      }
+      if (elementDefinition.type === "object") {
+        const fields = cmsFields(element.schema, `${at}[]`);
+        // "Add agency" rather than "Add agencies": the item's own title, or its GraphQL type's name.
+        const singular = element.meta.title ?? humanise(element.meta.graphqlType ?? "item");
+        return {
+          field: {
+            ...base,
+            widget: "list",
+            label_singular: singular.toLowerCase(),
+            collapsed: true,
+            ...summaryOf(fields),
+            fields,
+            ...bounds,
+          },
+          acceptsEmpty,
+        };
+      }
+      const item = cmsField(key, definition.element, `${at}[]`);
+      return { field: { ...base, widget: "list", field: { ...item, label: base.label }, ...bounds }, acceptsEmpty };
+    }
+    case "enum":
+      return {
+        field: { ...base, widget: "select", options: Object.values(definition.entries).map(String) },
+        acceptsEmpty: false,
+      };
+    case "boolean":
+      // Unticked is a value: Decap's required check passes false.
+      return { field: { ...base, widget: "boolean", default: false }, acceptsEmpty: false };
+    case "number":
+      return { field: { ...base, widget: "number", ...numberOptions(value.schema) }, acceptsEmpty: false };
+    case "string":
+    case "union": {
+      const check = patternOf(value, at);
+      const acceptsEmpty = acceptsEmptyText(check);
+      if ("format" in definition && definition.format === "date") {
+        const dateFormat = { date_format: "YYYY-MM-DD", time_format: false, format: "YYYY-MM-DD", picker_utc: true };
+        return { field: { ...base, widget: "datetime", ...dateFormat, ...withPattern(check) }, acceptsEmpty };
+      }
+      const widget = PROSE_FIELD.test(key) ? "text" : "string";
+      return { field: { ...base, widget, ...withPattern(check) }, acceptsEmpty };
+    }
+    default:
+      throw new Error(`${at}: the editor has no widget for a zod ${definition.type}`);
+  }
+};
+
+/**
+ * The Decap field for one key of the contract: its widget from the zod type, its rules from the checks.
+ * Decap's `required` means "not empty", so a field the contract takes empty (a decorative image's
+ * description, a product line with no compliance marks) is not required there; `optional` marks a key
+ * the file may leave out, which is what a save drops when the editor clears it (src/admin/tidy-json.js).
+ */
 export const cmsField = (key: string, schema: ContractNode, at: string): CmsField => {
   const value = unwrap(schema);
   const { meta } = value;
-  const base = {
-    name: key,
-    ...labelled(key, meta),
-    ...(value.required ? {} : { required: false as const }),
-  };
-  const definition = definitionOf(value.schema);
-  const field = ((): CmsField => {
-    switch (definition.type) {
-      case "object": {
-        const fields = cmsFields(value.schema, at);
-        return { ...base, widget: "object", collapsed: false, fields };
-      }
-      case "array": {
-        const element = unwrap(definition.element);
-        const elementDefinition = definitionOf(element.schema);
-        const bounds = listBounds(value.schema);
-        if (elementDefinition.type === "enum") {
-          const options = Object.values(elementDefinition.entries).map(String);
-          return { ...base, widget: "select", multiple: true, options, ...bounds };
-        }
-        if (elementDefinition.type === "object") {
-          const fields = cmsFields(element.schema, `${at}[]`);
-          return { ...base, widget: "list", collapsed: true, ...summaryOf(fields), fields, ...bounds };
-        }
-        const item = cmsField(key, definition.element, `${at}[]`);
-        return { ...base, widget: "list", field: { ...item, label: base.label }, ...bounds };
-      }
-      case "enum":
-        return { ...base, widget: "select", options: Object.values(definition.entries).map(String) };
-      case "boolean":
-        return { ...base, widget: "boolean", default: false };
-      case "number":
-        return { ...base, widget: "number", ...numberOptions(value.schema) };
-      case "string":
-      case "union": {
-        const prose = PROSE_FIELD.test(key);
-        if ("format" in definition && definition.format === "date") {
-          const dateFormat = { date_format: "YYYY-MM-DD", time_format: false, format: "YYYY-MM-DD", picker_utc: true };
-          return { ...base, widget: "datetime", ...dateFormat, ...withPattern(patternOf(value, at)) };
-        }
-        return { ...base, widget: prose ? "text" : "string", ...withPattern(patternOf(value, at)) };
-      }
-      default:
-        throw new Error(`${at}: the editor has no widget for a zod ${definition.type}`);
-    }
-  })();
+  const { field, acceptsEmpty } = widgetOf(key, value, at);
   // The contract's own widget options come last: an image picker for a path, a folder for uploads. A
   // widget of another kind keeps only what every field has, and the pattern its value must still match.
-  if (!meta.cms) return field;
-  if (meta.cms.widget === undefined || meta.cms.widget === field.widget) return { ...field, ...meta.cms };
-  const { pattern } = field;
-  return { ...base, ...(pattern ? { pattern } : {}), ...meta.cms, widget: meta.cms.widget };
+  const kept = !meta.cms?.widget || meta.cms.widget === field.widget;
+  const { name, label, hint, pattern } = field;
+  const common = { name, label, ...(hint ? { hint } : {}), ...(pattern ? { pattern } : {}) };
+  // CmsFieldMeta holds Decap's options by name; the widget, name and label are set either way.
+  const widget = { ...(kept ? field : common), ...meta.cms } as CmsField;
+  if (!value.required) return { ...widget, required: false, optional: true };
+  if (widget.widget === "boolean") return { ...widget, empty_value: false };
+  if (!acceptsEmpty) return widget;
+  // The file must have the key even when the editor leaves it empty. Not Decap's `default`: a default
+  // inside a list item makes Decap start a new entry's list with an item nobody added.
+  return { ...widget, required: false, empty_value: widget.multiple === true || widget.widget === "list" ? [] : "" };
 };
 
 /** The fields of an object node, in the contract's order (which is the order a saved file keeps). */

@@ -573,6 +573,7 @@ export const productCategorySchema = (ctx: ContentContext) =>
               name: text(),
               description: text(),
               compliance: z.array(text()).meta({
+                title: "Compliance marks",
                 description: "Ids of compliance marks defined in certifications.json.",
                 cms: {
                   widget: "relation",
@@ -587,7 +588,8 @@ export const productCategorySchema = (ctx: ContentContext) =>
             })
             .meta({ graphqlType: "ProductLine", title: "Product line" }),
         )
-        .min(1),
+        .min(1)
+        .meta({ title: "Product lines" }),
       cta: z.strictObject({ heading: text(), text: text(), label: text() }).meta({
         graphqlType: "ProductCallToAction",
         title: "Call to action",
@@ -601,7 +603,7 @@ export const productCategorySchema = (ctx: ContentContext) =>
         label: "Product categories",
         media_folder: "/content/images/products",
         public_folder: "images/products",
-        sortable_fields: ["order", "title"],
+        sortable_fields: [{ field: "order", default_sort: true }, "title"],
       },
     });
 

@@ -1,0 +1,61 @@
+/**
+ * @jest-environment node
+ */
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import express from "express";
+import { serveEditingScreen, writeEditingScreen } from "../src/admin/editing-screen";
+import { CMS_CONFIG_PATH } from "../src/content-contract/cms-config";
+
+const root = path.join(__dirname, "..");
+const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
+const written = writeEditingScreen(publicDir);
+const adminDir = path.join(publicDir, "admin");
+
+describe("the editing screen in public/admin/", () => {
+  it("has its page, its scripts, the configuration the contract generates and Decap's own bundle", () => {
+    expect(fs.readdirSync(adminDir).sort()).toEqual(["admin.js", "config.json", "decap", "index.html", "tidy-json.js"]);
+    expect(fs.readFileSync(path.join(adminDir, "config.json"), "utf8")).toBe(
+      fs.readFileSync(path.join(root, CMS_CONFIG_PATH), "utf8"),
+    );
+    const bundle = fs.readdirSync(path.join(adminDir, "decap"));
+    expect(bundle).toContain("decap-cms.js");
+    // The chunks Decap loads next to its entry, without the 25 MB of source maps.
+    expect(bundle.filter((file) => /^\d+\.decap-cms\.js$/.test(file)).length).toBeGreaterThan(10);
+    expect(bundle.filter((file) => file.endsWith(".map"))).toEqual([]);
+    expect(written).toBe(fs.readdirSync(adminDir).length - 1 + bundle.length);
+  });
+
+  it("asks search engines to keep out, and loads nothing but its own files", () => {
+    const html = fs.readFileSync(path.join(adminDir, "index.html"), "utf8");
+    expect(html).toContain('<meta name="robots" content="noindex, nofollow" />');
+    expect([...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((match) => match[1])).toEqual([
+      "tidy-json.js",
+      "admin.js",
+    ]);
+    expect(html).not.toMatch(/<script(?![^>]*src=)[^>]*>/);
+  });
+
+  it("is written afresh, so a previous Decap version's chunks do not linger", () => {
+    fs.writeFileSync(path.join(adminDir, "decap", "1.decap-cms.js"), "old");
+    writeEditingScreen(publicDir);
+    expect(fs.existsSync(path.join(adminDir, "decap", "1.decap-cms.js"))).toBe(false);
+  });
+});
+
+it("is answered by gatsby develop's server at /admin/, which otherwise never serves a folder's index.html", async () => {
+  const app = express();
+  serveEditingScreen(app, publicDir);
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  try {
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/admin/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await response.text()).toBe(fs.readFileSync(path.join(adminDir, "index.html"), "utf8"));
+  } finally {
+    server.close();
+  }
+});

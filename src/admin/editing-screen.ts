@@ -1,0 +1,52 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Application } from "express";
+import { cmsConfig } from "../content-contract/cms-config";
+import { toJsonText } from "./tidy-json";
+
+/**
+ * The editing screen at /admin/, written into public/ by the build and by `gatsby develop` before
+ * Gatsby starts (onPreBootstrap): the page and its two scripts from src/admin/, the configuration
+ * generated from the content contract, and Decap CMS's own prebuilt bundle from node_modules. The
+ * site's pages never reference any of it.
+ */
+
+export const ADMIN_PATH = "/admin/";
+
+const sourceDir = path.resolve("src", "admin");
+const PAGE_FILES = ["index.html", "admin.js", "tidy-json.js"] as const;
+
+/** Decap's bundle: the entry, the chunks it loads beside itself, their WebAssembly and the licences. */
+const isDecapFile = (name: string) =>
+  name === "decap-cms.js" ||
+  /^\d+\.decap-cms\.js$/.test(name) ||
+  name.endsWith(".wasm") ||
+  name === "decap-cms.js.LICENSE.txt";
+
+// From the project folder, where Gatsby runs, as the other paths here; gatsby-node is bundled by Gatsby,
+// so require.resolve would be resolved at bundle time rather than where the build runs.
+const decapDist = path.resolve("node_modules", "decap-cms", "dist");
+
+/** Writes public/admin/; returns the number of files written. */
+export const writeEditingScreen = (publicDir: string): number => {
+  const target = path.join(publicDir, ADMIN_PATH);
+  const decapTarget = path.join(target, "decap");
+  // A previous Decap version's chunks would otherwise stay next to the new ones.
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.mkdirSync(decapTarget, { recursive: true });
+  for (const file of PAGE_FILES) fs.copyFileSync(path.join(sourceDir, file), path.join(target, file));
+  fs.writeFileSync(path.join(target, "config.json"), toJsonText(cmsConfig()));
+  const decapFiles = fs.readdirSync(decapDist).filter(isDecapFile);
+  for (const file of decapFiles) fs.copyFileSync(path.join(decapDist, file), path.join(decapTarget, file));
+  return PAGE_FILES.length + 1 + decapFiles.length;
+};
+
+/**
+ * `gatsby develop` serves public/ but never a folder's index.html (it renders its own pages instead),
+ * so the editing screen's page is answered here; its scripts and configuration come from public/.
+ */
+export const serveEditingScreen = (app: Application, publicDir: string) => {
+  app.get(ADMIN_PATH, (_request, response) => {
+    response.sendFile(path.join(publicDir, ADMIN_PATH, "index.html"));
+  });
+};
