@@ -4,9 +4,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { commonHeaders } from "../server/security-headers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { createGatsbyFunction } from "../src/inquiry/server/gatsby-function";
+import { createGatsbyFunction, NETLIFY_CLIENT_IP_HEADER } from "../src/inquiry/server/gatsby-function";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
 import { startBlobsServer } from "./support/blobs-server";
@@ -27,6 +29,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
     const hook = await startWebhookReceiver(500);
     const fn = createGatsbyFunction({
       content,
+      siteHeaders: commonHeaders,
       config: () =>
         readInquiryConfig(content.form.delivery, {
           INQUIRY_DATA_DIR: dataDir,
@@ -52,6 +55,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
   it("answers a form post with the result page and its own Content-Security-Policy", async () => {
     const fn = createGatsbyFunction({
       content,
+      siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
       log: () => undefined,
     });
@@ -74,6 +78,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
     };
     const fn = createGatsbyFunction({
       content,
+      siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, env),
       log: (line) => logs.push(line),
     });
@@ -117,5 +122,134 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       await hook.close();
       await blobs.close();
     }
+  });
+});
+
+describe("/api/inquiry as a Gatsby Function, where the platform differs from a server", () => {
+  // Each test its own limit, so the process-wide counters of one never count another's posts.
+  const functionWith = (env: NodeJS.ProcessEnv, logs: string[] = []) =>
+    createGatsbyFunction({
+      content,
+      siteHeaders: commonHeaders,
+      config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir, ...env }),
+      log: (line) => logs.push(line),
+    });
+  const event = { path: "/api/inquiry", httpMethod: "POST" };
+  const post = (index: number) => ({ ...validInquiry, message: `Inquiry ${index} about forty duty shirts, please.` });
+  const statuses = async (calls: Promise<{ status: number }>[]) =>
+    (await Promise.all(calls)).map(({ status }) => status);
+
+  it("counts a visitor by Netlify's own address header on the platform, by the configured one where set, and never fails for want of an address", async () => {
+    const onNetlify = functionWith({ INQUIRY_RATE_LIMIT_REQUESTS: "1", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "7101" });
+    // As the adapter calls it: no socket, the Lambda event on the request, the address in Netlify's header.
+    const from = (address: string) => ({
+      remoteAddress: null,
+      event,
+      headers: { [NETLIFY_CLIENT_IP_HEADER]: address },
+    });
+    expect(await statuses([call(onNetlify, post(1), from("198.51.100.1"))])).toEqual([201]);
+    expect(
+      await statuses([call(onNetlify, post(2), from("198.51.100.1")), call(onNetlify, post(3), from("198.51.100.2"))]),
+    ).toEqual([429, 201]);
+
+    // Neither a header nor a socket: one fixed key for all such posts, so they share one count.
+    const nowhere = { remoteAddress: null } as const;
+    expect(await statuses([call(onNetlify, post(4), nowhere)])).toEqual([201]);
+    expect(await statuses([call(onNetlify, post(5), nowhere)])).toEqual([429]);
+
+    // INQUIRY_CLIENT_IP_HEADER names another platform's header: that one counts, Netlify's is ignored.
+    const configured = functionWith({
+      INQUIRY_RATE_LIMIT_REQUESTS: "1",
+      INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "7102",
+      INQUIRY_CLIENT_IP_HEADER: "X-Real-IP",
+    });
+    const behind = (real: string, netlify: string) => ({
+      remoteAddress: null,
+      event,
+      headers: { "x-real-ip": real, [NETLIFY_CLIENT_IP_HEADER]: netlify },
+    });
+    expect(await statuses([call(configured, post(6), behind("203.0.113.7", "198.51.100.3"))])).toEqual([201]);
+    expect(await statuses([call(configured, post(7), behind("203.0.113.7", "198.51.100.4"))])).toEqual([429]);
+  });
+
+  it("off the platform (a socket, no Lambda event) counts the connection's address, whatever a visitor writes in Netlify's header", async () => {
+    const served = functionWith({ INQUIRY_RATE_LIMIT_REQUESTS: "1", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "7103" });
+    const forged = (address: string) => ({
+      remoteAddress: "192.0.2.50",
+      headers: { [NETLIFY_CLIENT_IP_HEADER]: address },
+    });
+    expect(await statuses([call(served, post(1), forged("198.51.100.5"))])).toEqual([201]);
+    expect(await statuses([call(served, post(2), forged("198.51.100.6"))])).toEqual([429]);
+  });
+
+  it("reads the body's bytes by the single server's rules, wherever the platform's parser left them", async () => {
+    const fn = functionWith({ INQUIRY_RATE_LIMIT_REQUESTS: "1000", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "7104" });
+    const unreadable = { status: 400, body: JSON.stringify({ error: "The inquiry could not be read." }) };
+    const tooLarge = { status: 413, body: JSON.stringify({ error: "The inquiry is larger than this form can send." }) };
+    const answer = async (body: unknown, options: Parameters<typeof call>[2] = {}) => {
+      const { status, body: text } = await call(fn, body, options);
+      return { status, body: text };
+    };
+    const limit = content.form.delivery.maxBodyKilobytes * 1024;
+
+    expect(await answer('{"fullName": "Pat')).toEqual(unreadable);
+    expect(await answer("")).toEqual(unreadable);
+    expect(await answer("null")).toMatchObject({ status: 422 });
+    expect(await answer(gzipSync(JSON.stringify(post(1))), { headers: { "content-encoding": "gzip" } })).toEqual(
+      unreadable,
+    );
+    // A length declared past the limit, a body the parser refused, one past it in the stream: all 413.
+    expect(await answer({ ...post(2), message: "x".repeat(limit) })).toEqual(tooLarge);
+    expect(await answer(post(3), { bodyIn: "refused" })).toEqual(tooLarge);
+    expect(await answer({ ...post(4), message: "x".repeat(limit) }, { bodyIn: "stream" })).toEqual(tooLarge);
+    // No length declared: the parser left it in the stream, and it is read from there.
+    expect(await answer(post(5), { bodyIn: "stream" })).toMatchObject({ status: 201 });
+    expect(await answer('{"fullName": "Pat', { bodyIn: "stream" })).toEqual(unreadable);
+    // Exactly at the limit is within it, as on the single server.
+    const padded = JSON.stringify({ ...post(6), message: "" });
+    const atLimit = JSON.stringify({ ...post(6), message: "y".repeat(limit - Buffer.byteLength(padded)) });
+    expect(Buffer.byteLength(atLimit)).toBe(limit);
+    expect((await answer(atLimit)).status).not.toBe(413);
+    // A form with a field sent twice (the compliance boxes) reaches the checks as a list, as on the server.
+    const form = await call(fn, "fullName=Pat&compliance=a&compliance=b", {
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(form.status).toBe(422);
+  });
+
+  it("gives Gatsby's body parser the single server's limit and keeps the bytes for itself", () => {
+    const fn = functionWith({});
+    expect(fn.config).toEqual({
+      bodyParser: { raw: { type: "*/*", limit: content.form.delivery.maxBodyKilobytes * 1024 } },
+    });
+  });
+
+  it("sends the site-wide security headers with every answer, and an answer's own headers over them", async () => {
+    const fn = functionWith({ INQUIRY_RATE_LIMIT_REQUESTS: "1000", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "7105" });
+    const answers = [
+      await call(fn, post(1)),
+      await call(fn, "{", {}),
+      await call(fn, { email: "nope" }, { contentType: "application/x-www-form-urlencoded" }),
+      await call(fn, "hello", { contentType: "text/plain" }),
+    ];
+    expect(answers.map(({ status }) => status)).toEqual([201, 400, 422, 415]);
+    for (const answer of answers) {
+      for (const [name, value] of Object.entries(commonHeaders))
+        expect([name, answer.headers[name.toLowerCase()]]).toEqual([name, value]);
+    }
+    expect(answers[2]?.headers["content-security-policy"]).toMatch(/default-src 'none'/);
+
+    const cached = createGatsbyFunction({
+      content,
+      siteHeaders: { ...commonHeaders, "Cache-Control": "public, max-age=600" },
+      config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
+      log: () => undefined,
+    });
+    const refused = await call(cached, "hello", { contentType: "text/plain" });
+    expect([refused.status, refused.headers["cache-control"], refused.headers["x-frame-options"]]).toEqual([
+      415,
+      "no-store",
+      "DENY",
+    ]);
   });
 });

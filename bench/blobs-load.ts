@@ -5,6 +5,7 @@
 // @netlify/blobs' local Blobs server; then the scheduled delivery runs until nothing is due. Counts what
 // was stored and delivered, and adds the figures to reports/bench.json under "blobs".
 import path from "node:path";
+import { commonHeaders } from "../server/common-headers";
 import { startBlobsServer } from "../__tests__/support/blobs-server";
 import { callFunction } from "../__tests__/support/gatsby-function-call";
 import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
@@ -82,6 +83,7 @@ export const measureBlobsLoad = async (invocations = 200, repeats = 20): Promise
     };
     const fn = createGatsbyFunction({
       content,
+      siteHeaders: commonHeaders,
       config: () => readInquiryConfig(delivery, functionEnv),
       log: () => undefined,
     });

@@ -11,6 +11,7 @@ import type { InquiryContent } from "../src/inquiry/server/content";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
+import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { pagePathOf, readHeadersFile, type HeaderRules } from "./security-headers";
 
@@ -96,16 +97,6 @@ const lingerOnClose = (socket: Socket, lingerMs: number) => {
 /** A single value from a header that may repeat. */
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
-
-/** The form's urlencoded post as an object; a name sent more than once (the compliance boxes) becomes a list. */
-const parseFormBody = (text: string): Record<string, string | string[]> => {
-  const body: Record<string, string | string[]> = {};
-  for (const [name, value] of new URLSearchParams(text)) {
-    const earlier = body[name];
-    body[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
-  }
-  return body;
-};
 
 /** Fastify's own form of the setting: a hop count becomes "trust the nearest N addresses". */
 const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
@@ -244,11 +235,9 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   await app.register(async (api) => {
     api.removeAllContentTypeParsers();
     api.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: handler.maxBodyBytes }, (_req, body, done) => {
-      try {
-        done(null, JSON.parse(body as string));
-      } catch {
-        done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
-      }
+      const parsed = parseJsonBody(body as string);
+      if (parsed.readable) done(null, parsed.body);
+      else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
     });
     api.addContentTypeParser(
       "application/x-www-form-urlencoded",

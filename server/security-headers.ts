@@ -2,12 +2,15 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
+import { ADMIN_FOLDER, adminFolderHeaders, adminPolicy } from "./admin-headers";
+import { commonHeaders } from "./common-headers";
 
 /**
  * The site's security headers, in one place for both deploys: the build writes them to
  * `public/_headers` in the CDN's format (Netlify reads it as is), and the production server reads the
- * same file. Each page gets a Content-Security-Policy that allows exactly the inline scripts that
- * page carries, by their hashes, so no injected script runs.
+ * same file; the CDN deploy's function adds the site-wide ones to its answers itself. Each page gets a
+ * Content-Security-Policy that allows exactly the inline scripts that page carries, by their hashes, so
+ * no injected script runs.
  */
 
 export const HEADERS_FILE = "_headers";
@@ -16,14 +19,8 @@ type Node = DefaultTreeAdapterMap["node"];
 type Element = DefaultTreeAdapterMap["element"];
 type TextNode = DefaultTreeAdapterMap["textNode"];
 
-/** Headers for every response, pages, assets and API answers alike. */
-export const commonHeaders: Readonly<Record<string, string>> = {
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "strict-origin-when-cross-origin",
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
-  "X-Frame-Options": "DENY",
-  "Cross-Origin-Opener-Policy": "same-origin",
-};
+/** Headers for every response: defined in common-headers.ts, which the CDN deploy's function bundles too. */
+export { commonHeaders };
 
 /**
  * The policy of a page whose inline scripts have the given hashes. Styles may be inline: emotion puts
@@ -48,7 +45,8 @@ export const pagePolicy = (scriptHashes: readonly string[]): string =>
 const isElement = (node: Node): node is Element => "tagName" in node;
 const isText = (node: Node): node is TextNode => node.nodeName === "#text";
 
-const textOf = (element: Element): string => element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
+const textOf = (element: Element): string =>
+  element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
 
 // Script types the browser runs; JSON-LD and other data blocks are not scripts to a CSP.
 const RUNNABLE_TYPES = new Set(["", "text/javascript", "application/javascript", "module"]);
@@ -85,9 +83,12 @@ export const pagePathOf = (relativeFile: string): string => {
 
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-/** Every built page with its headers, after the rule for all paths. */
+/** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
 export const headerRulesFor = (publicDir: string): HeaderRules => {
-  const rules = new Map<string, Readonly<Record<string, string>>>([["/*", commonHeaders]]);
+  const rules = new Map<string, Readonly<Record<string, string>>>([
+    ["/*", commonHeaders],
+    [`/${ADMIN_FOLDER}/*`, adminFolderHeaders],
+  ]);
   const pages = fs
     .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
     // Slices under _gatsby/ are pieces Gatsby stitches into pages, not pages.
@@ -96,7 +97,10 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    rules.set(pagePathOf(file), { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) });
+    const editingScreen = file.split(path.sep)[0] === ADMIN_FOLDER;
+    rules.set(pagePathOf(file), {
+      "Content-Security-Policy": editingScreen ? adminPolicy : pagePolicy(inlineScriptHashes(html)),
+    });
   }
   return rules;
 };
@@ -132,7 +136,7 @@ export const parseHeaderRules = (text: string): HeaderRules => {
 export const writeHeadersFile = (publicDir: string): number => {
   const rules = headerRulesFor(publicDir);
   fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
-  return rules.size - 1;
+  return [...rules.keys()].filter((pathPattern) => !pathPattern.endsWith("*")).length;
 };
 
 export const readHeadersFile = (publicDir: string): HeaderRules =>

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import type { createGatsbyFunction } from "../../src/inquiry/server/gatsby-function";
 
@@ -9,25 +10,62 @@ export interface FunctionAnswer {
 
 export interface FunctionCall {
   readonly contentType?: string;
-  readonly remoteAddress?: string;
+  /** The connection's address; null for a request without a socket, as gatsby-adapter-netlify makes them. */
+  readonly remoteAddress?: string | null;
+  /** Further request headers (lower-case names). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The Lambda event gatsby-adapter-netlify puts on the request: the store access of the invocation. */
   readonly event?: unknown;
+  /**
+   * Where the body is: "parsed", taken by Gatsby's raw body parser (the function's `config`) and on the
+   * request as a Buffer; "stream", left unread in the request's stream, as the parser leaves a body whose
+   * length no header declares; "refused", read by the parser and not handed on, as it does a body past
+   * its limit.
+   */
+  readonly bodyIn?: "parsed" | "stream" | "refused";
 }
 
-/** Calls /api/inquiry's Gatsby Function as Gatsby does: a parsed body on the request, an Express-like response. */
+/** The bytes a client sends: bytes or a string as they are, an object as JSON or, for a form, urlencoded. */
+const encode = (body: unknown, contentType: string): Buffer => {
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body === "string") return Buffer.from(body);
+  if (!contentType.startsWith("application/x-www-form-urlencoded")) return Buffer.from(JSON.stringify(body));
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) params.append(name, String(one));
+  }
+  return Buffer.from(params.toString());
+};
+
+/** Calls /api/inquiry's Gatsby Function as Gatsby does with the function's `config`, with an Express-like response. */
 export const callFunction = async (
   fn: ReturnType<typeof createGatsbyFunction>,
   body: unknown,
-  { contentType = "application/json", remoteAddress = "192.0.2.10", event }: FunctionCall = {},
+  {
+    contentType = "application/json",
+    remoteAddress = "192.0.2.10",
+    headers = {},
+    event,
+    bodyIn = "parsed",
+  }: FunctionCall = {},
 ): Promise<FunctionAnswer> => {
   const answer: FunctionAnswer = { status: 200, headers: {}, body: "" };
-  const req = {
+  const bytes = encode(body, contentType);
+  const stream = Readable.from(bodyIn === "stream" ? [bytes] : []);
+  if (bodyIn !== "stream") stream.resume();
+  if (bodyIn !== "stream") await new Promise((resolve) => stream.once("end", resolve));
+  const req = Object.assign(stream, {
     method: "POST",
-    headers: { "content-type": contentType, host: "site.example" },
-    body,
-    socket: { remoteAddress },
+    headers: {
+      "content-type": contentType,
+      host: "site.example",
+      ...(bodyIn === "stream" ? {} : { "content-length": String(bytes.length) }),
+      ...headers,
+    },
+    ...(bodyIn === "parsed" ? { body: bytes } : {}),
+    ...(remoteAddress === null ? {} : { socket: { remoteAddress } }),
     ...(event === undefined ? {} : { netlifyFunctionParams: { event, context: {} } }),
-  } as unknown as GatsbyFunctionRequest;
+  }) as unknown as GatsbyFunctionRequest;
   const res = {
     setHeader: (name: string, value: string) => {
       answer.headers[name.toLowerCase()] = value;

@@ -1,4 +1,4 @@
-import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
+import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { blobsAccessFromLambdaEvent } from "./blobs-store";
 import { clientKey } from "./client-address";
 import { readInquiryConfig, type InquiryConfig } from "./config";
@@ -6,12 +6,25 @@ import type { InquiryContent } from "./content";
 import { deliverNow } from "./delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
 import { openOutbox } from "./open-outbox";
+import { parseInquiryBody } from "./request-body";
 
 export interface GatsbyFunctionOptions {
   readonly content: InquiryContent;
+  /**
+   * The headers every answer of the site carries (server/common-headers.ts): the platform adds
+   * `public/_headers` to files only, so the function sends them itself, as the single server does.
+   */
+  readonly siteHeaders: Readonly<Record<string, string>>;
   readonly config?: () => InquiryConfig;
   readonly log?: (line: string) => void;
 }
+
+/**
+ * The header in which Netlify gives a function the visitor's address. The platform sets it on every
+ * request and overwrites whatever a visitor sent under that name (netlify/cli#5748: deployed functions
+ * get it, `netlify dev` gives `client-ip` instead), so, unlike X-Forwarded-For, it cannot be forged.
+ */
+export const NETLIFY_CLIENT_IP_HEADER = "x-nf-client-connection-ip";
 
 const header = (req: GatsbyFunctionRequest, name: string): string | undefined => {
   const value = req.headers[name];
@@ -21,34 +34,85 @@ const header = (req: GatsbyFunctionRequest, name: string): string | undefined =>
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
 type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
 
-const send = (res: GatsbyFunctionResponse, reply: InquiryReply) => {
-  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-  res.status(reply.status).send(reply.body);
+/**
+ * The key the rate limit counts this visitor under. INQUIRY_CLIENT_IP_HEADER names the header where it
+ * is set; otherwise, under the Netlify adapter (whose requests come with no socket), Netlify's own
+ * header; elsewhere (`gatsby serve`) the connection's address.
+ */
+const clientAddressOf = (req: GatsbyFunctionRequest, configuredHeader: string | null): string => {
+  // The adapter builds the request from a Lambda event, without the socket the type promises.
+  const socket = req.socket as { readonly remoteAddress?: string } | undefined;
+  const onPlatform = (req as NetlifyRequest).netlifyFunctionParams !== undefined || socket === undefined;
+  const name = configuredHeader ?? (onPlatform ? NETLIFY_CLIENT_IP_HEADER : null);
+  const fromHeader = name === null ? undefined : header(req, name)?.trim();
+  // With neither a header nor a socket, every such post is counted under one fixed key ("unknown"): the
+  // limit then holds all of them together, in this instance, rather than none of them. Netlify always
+  // sets its header, so only a misconfigured header name leads here.
+  return clientKey(fromHeader === undefined || fromHeader === "" ? socket?.remoteAddress : fromHeader);
+};
+
+type BodyText = { readonly kind: "text"; readonly text: string } | { readonly kind: "tooLarge" | "unreadable" };
+
+/**
+ * The body's text, as it came. Gatsby's body parser is set (`config` below) to keep the bytes, within
+ * the same limit as the single server's, and to hand them on as a Buffer; it passes on none of its
+ * errors, so a body it refused arrives as no body at all. A request that declares no length (no
+ * Content-Length, no Transfer-Encoding) it leaves unread in the stream, and it is read here.
+ */
+const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number): Promise<BodyText> => {
+  const encoding = header(req, "content-encoding")?.trim().toLowerCase();
+  // The single server reads a compressed body as it is, so cannot read it either; no browser sends one.
+  if (encoding && encoding !== "identity") return { kind: "unreadable" };
+  const body: unknown = req.body;
+  if (Buffer.isBuffer(body)) return { kind: "text", text: body.toString("utf8") };
+  if (typeof body === "string") return { kind: "text", text: body };
+  if (req.readable && !req.readableEnded) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer | string>) {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > maxBytes) return { kind: "tooLarge" };
+      chunks.push(bytes);
+    }
+    return { kind: "text", text: Buffer.concat(chunks).toString("utf8") };
+  }
+  // Read by the parser and not handed on: past the limit, once compressed bodies are ruled out above.
+  return { kind: "tooLarge" };
 };
 
 /**
  * /api/inquiry as a Gatsby Function, for the CDN deploy: the same handler as the production server
- * (server/app.ts), behind the platform's body parser. With no worker between requests there, the
- * inquiry is delivered before the answer. With a Blobs outbox it is stored for good first, and what no
- * transport took now the scheduled delivery retries; where the outbox does not outlive the request, a
- * visitor whose inquiry no transport took is told it was not sent.
+ * (server/app.ts), the body parsed by the same rules, the same site-wide headers on every answer. With no
+ * worker between requests there, the inquiry is delivered before the answer. With a Blobs outbox it is
+ * stored for good first, and what no transport took now the scheduled delivery retries; where the outbox
+ * does not outlive the request, a visitor whose inquiry no transport took is told it was not sent.
+ *
+ * The function carries `config`, Gatsby's settings for it, for the module to export beside it.
  */
 export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
   const readConfig = options.config ?? (() => readInquiryConfig(options.content.form.delivery));
   const log = options.log ?? ((line: string) => console.info(`[inquiry] ${line}`));
   const handler = createInquiryHandler({ content: options.content, config: readConfig, log });
 
-  return async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
-    const config = readConfig();
-    // The platform's own header where it sets one: the platform overwrites it, a visitor cannot forge it.
-    // Where it is missing or empty, the connection's own address.
-    const platformAddress = config.clientIpHeader ? header(req, config.clientIpHeader) : undefined;
+  const send = (res: GatsbyFunctionResponse, reply: InquiryReply) => {
+    // The answer's own headers win, as on the single server (a result page has its own policy, say).
+    for (const [name, value] of Object.entries({ ...options.siteHeaders, ...reply.headers }))
+      res.setHeader(name, value);
+    res.status(reply.status).send(reply.body);
+  };
+
+  const inquiryFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+    let config: InquiryConfig | null = null;
+    try {
+      config = readConfig();
+    } catch {
+      // Settings that cannot be read: the handler's screen answers 503 and logs why.
+    }
     const request: InquiryRequest = {
       method: req.method ?? "GET",
       contentType: header(req, "content-type"),
-      clientAddress: clientKey(
-        platformAddress === undefined || platformAddress === "" ? req.socket.remoteAddress : platformAddress,
-      ),
+      clientAddress: clientAddressOf(req, config?.clientIpHeader ?? null),
       host: header(req, "host"),
       origin: header(req, "origin"),
       secFetchSite: header(req, "sec-fetch-site"),
@@ -63,13 +127,23 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
         send(res, handler.tooLarge(request));
         return;
       }
+      const text = await readBodyText(req, handler.maxBodyBytes);
+      if (text.kind !== "text") {
+        send(res, text.kind === "tooLarge" ? handler.tooLarge(request) : handler.malformed(request));
+        return;
+      }
+      const parsed = parseInquiryBody(request.contentType, text.text);
+      if (!parsed.readable) {
+        send(res, handler.malformed(request));
+        return;
+      }
       // The store access of this invocation, where the platform gave one (Netlify Blobs).
       const edge =
-        config.outbox === "blobs"
+        config?.outbox === "blobs"
           ? blobsAccessFromLambdaEvent((req as NetlifyRequest).netlifyFunctionParams?.event)
           : null;
-      const { reply, stored } = await handler.accept(request, req.body, (accepted) => openOutbox(accepted, edge));
-      if (stored?.created && !stored.quarantined) {
+      const { reply, stored } = await handler.accept(request, parsed.body, (accepted) => openOutbox(accepted, edge));
+      if (config && stored?.created && !stored.quarantined) {
         let delivered = false;
         try {
           delivered = await deliverNow(openOutbox(config, edge), config, stored.reference, log);
@@ -88,4 +162,9 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
       send(res, handler.failed(request));
     }
   };
+
+  // Gatsby's body parser keeps the bytes of any type (the handler has refused other types before they
+  // are read) up to the single server's limit; `readBodyText` takes them from there.
+  const config: GatsbyFunctionConfig = { bodyParser: { raw: { type: "*/*", limit: handler.maxBodyBytes } } };
+  return Object.assign(inquiryFunction, { config });
 };
