@@ -159,6 +159,34 @@ export const measureBlobsLoad = async (invocations = 200, repeats = 20): Promise
   }
 };
 
+/** A figure that must be exactly what it should be, for npm run check:budgets to judge. */
+export interface ExactFigure {
+  readonly what: string;
+  readonly actual: number;
+  readonly expected: number;
+}
+
+/**
+ * What the Blobs load must show, to the unit: every one of the `inquiries` sent (budgets.json), answered
+ * 201 with its repeats, stored once under a reference of its own, none lost, each repeat answered with
+ * the first one's reference, each inquiry delivered exactly once.
+ */
+export const blobsLoadExpectations = (figures: BlobsLoadFigures, inquiries: number): ExactFigure[] => [
+  { what: "Blobs load: inquiries sent", actual: figures.invocations, expected: inquiries },
+  { what: "Blobs load: answered 201", actual: figures.answers["201"] ?? 0, expected: inquiries + figures.repeats },
+  { what: "Blobs load: records in the store", actual: figures.records, expected: inquiries },
+  { what: "Blobs load: unique references", actual: figures.uniqueReferences, expected: inquiries },
+  { what: "Blobs load: answered 201 but not stored", actual: figures.lost, expected: 0 },
+  { what: "Blobs load: stored more than once", actual: figures.duplicated, expected: 0 },
+  {
+    what: "Blobs load: repeats answered with the first reference",
+    actual: figures.repeatsWithFirstReference,
+    expected: figures.repeats,
+  },
+  { what: "Blobs load: delivered exactly once", actual: figures.deliveredExactlyOnce, expected: inquiries },
+  { what: "Blobs load: webhook deliveries", actual: figures.webhookDeliveries, expected: inquiries },
+];
+
 export const printBlobsLoad = (figures: BlobsLoadFigures) => {
   const answers = Object.entries(figures.answers)
     .map(([status, count]) => `${count}× ${status}`)

@@ -1,9 +1,11 @@
 // npm run check:budgets: fails when the last npm run bench broke a budget in budgets.json.
 // `lhci assert` (lighthouserc.js) judges the Lighthouse runs against budgets.json's "lighthouse" section;
 // this script judges what Lighthouse CI does not measure, from reports/bench.json: the gzip weight of the
-// home page's JavaScript (see bench/lighthouse.ts) and the inquiry load (bench/inquiry-load.ts).
+// home page's JavaScript (see bench/lighthouse.ts), the inquiry load (bench/inquiry-load.ts) and the CDN
+// deploy's inquiry function on its Blobs outbox (bench/blobs-load.ts).
 import fs from "node:fs";
 import path from "node:path";
+import { blobsLoadExpectations } from "./blobs-load";
 import { lhci, savedRuns } from "./lighthouse";
 import { readReport } from "./report";
 
@@ -14,6 +16,7 @@ const budgets = JSON.parse(fs.readFileSync(path.join(root, "budgets.json"), "utf
   refusedRssGrowthMb: number;
   refusedCpuMsPerRequest: number;
   homeDuringBurstP50Ms: number;
+  blobsLoad: { inquiries: number };
 };
 const report = readReport();
 
@@ -72,6 +75,13 @@ exactly("rate limit flood: accepted", flood.accepted, flood.limit);
 exactly("rate limit flood: refused with 429", flood.refused, flood.submissions - flood.limit);
 exactly("rate limit flood: records in the outbox", flood.recordsStored, flood.limit);
 atLeast("rate limit flood: Retry-After (s)", flood.retryAfterSeconds, 1);
+
+if (!report.blobs) {
+  console.error("reports/bench.json has no Blobs load figures: run npm run bench.");
+  process.exit(1);
+}
+for (const { what, actual, expected } of blobsLoadExpectations(report.blobs, budgets.blobsLoad.inquiries))
+  exactly(what, actual, expected);
 
 for (const check of checks)
   console.log(`${check.ok ? "pass" : "FAIL"}  ${check.what}: ${check.actual} (budget ${check.limit})`);

@@ -1,13 +1,16 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
 // lighthouserc.js through Lighthouse CI (`lhci collect`, 5 runs of each), with the gzip weight of the
-// JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts).
-// Writes reports/bench.json: npm run check:budgets judges it, npm run bench:readme copies it into the README.
+// JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts), and
+// the CDN deploy's inquiry function under load on a Netlify Blobs outbox (bench/blobs-load.ts).
+// Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
+// into the README.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "../e2e/support/server";
+import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { lhci, readLighthouseRuns } from "./lighthouse";
 import { lighthouseTable } from "./readme";
@@ -34,17 +37,22 @@ const main = async () => {
   // After Lighthouse, so that its timings do not share the CPU with the load.
   console.log(`Inquiry load...`);
   const inquiryLoad = await measureInquiryLoad();
+  // Last, on its own: the function's invocations and the local Blobs server share no CPU with the rest.
+  console.log(`Blobs outbox load...`);
+  const blobs = await measureBlobsLoad();
   const report: BenchReport = {
     date: new Date().toISOString(),
     machine: `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`,
     buildSeconds,
     lighthouse,
     inquiryLoad,
+    blobs,
   };
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
   printInquiryLoad(inquiryLoad);
+  printBlobsLoad(blobs);
   console.log(
     `\nClean build ${buildSeconds} s. Figures written to ${path.relative(root, reportPath)}; ` +
       "npm run check:budgets judges them, npm run bench:readme writes them into README.md.",
