@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
-import { ADMIN_FOLDER, adminFolderHeaders, adminPolicy } from "./admin-headers";
 import { commonHeaders } from "./common-headers";
 
 /**
@@ -45,8 +44,7 @@ export const pagePolicy = (scriptHashes: readonly string[]): string =>
 const isElement = (node: Node): node is Element => "tagName" in node;
 const isText = (node: Node): node is TextNode => node.nodeName === "#text";
 
-const textOf = (element: Element): string =>
-  element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
+const textOf = (element: Element): string => element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
 
 // Script types the browser runs; JSON-LD and other data blocks are not scripts to a CSP.
 const RUNNABLE_TYPES = new Set(["", "text/javascript", "application/javascript", "module"]);
@@ -83,12 +81,9 @@ export const pagePathOf = (relativeFile: string): string => {
 
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-/** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
+/** Every built page with its headers, after the rule for all paths. */
 export const headerRulesFor = (publicDir: string): HeaderRules => {
-  const rules = new Map<string, Readonly<Record<string, string>>>([
-    ["/*", commonHeaders],
-    [`/${ADMIN_FOLDER}/*`, adminFolderHeaders],
-  ]);
+  const rules = new Map<string, Readonly<Record<string, string>>>([["/*", commonHeaders]]);
   const pages = fs
     .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
     // Slices under _gatsby/ are pieces Gatsby stitches into pages, not pages.
@@ -97,10 +92,7 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    const editingScreen = file.split(path.sep)[0] === ADMIN_FOLDER;
-    rules.set(pagePathOf(file), {
-      "Content-Security-Policy": editingScreen ? adminPolicy : pagePolicy(inlineScriptHashes(html)),
-    });
+    rules.set(pagePathOf(file), { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) });
   }
   return rules;
 };
@@ -136,7 +128,7 @@ export const parseHeaderRules = (text: string): HeaderRules => {
 export const writeHeadersFile = (publicDir: string): number => {
   const rules = headerRulesFor(publicDir);
   fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
-  return [...rules.keys()].filter((pathPattern) => !pathPattern.endsWith("*")).length;
+  return rules.size - 1;
 };
 
 export const readHeadersFile = (publicDir: string): HeaderRules =>
