@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
+import { ADMIN_FOLDER, adminFolderHeaders, adminPolicy } from "./admin-headers";
 import { commonHeaders } from "./common-headers";
 
 /**
@@ -44,7 +45,8 @@ export const pagePolicy = (scriptHashes: readonly string[]): string =>
 const isElement = (node: Node): node is Element => "tagName" in node;
 const isText = (node: Node): node is TextNode => node.nodeName === "#text";
 
-const textOf = (element: Element): string => element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
+const textOf = (element: Element): string =>
+  element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
 
 // Script types the browser runs; JSON-LD and other data blocks are not scripts to a CSP.
 const RUNNABLE_TYPES = new Set(["", "text/javascript", "application/javascript", "module"]);
@@ -81,9 +83,12 @@ export const pagePathOf = (relativeFile: string): string => {
 
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
-/** Every built page with its headers, after the rule for all paths. */
+/** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
 export const headerRulesFor = (publicDir: string): HeaderRules => {
-  const rules = new Map<string, Readonly<Record<string, string>>>([["/*", commonHeaders]]);
+  const rules = new Map<string, Readonly<Record<string, string>>>([
+    ["/*", commonHeaders],
+    [`/${ADMIN_FOLDER}/*`, adminFolderHeaders],
+  ]);
   const pages = fs
     .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
     // Slices under _gatsby/ are pieces Gatsby stitches into pages, not pages.
@@ -92,7 +97,10 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    rules.set(pagePathOf(file), { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) });
+    const editingScreen = file.split(path.sep)[0] === ADMIN_FOLDER;
+    rules.set(pagePathOf(file), {
+      "Content-Security-Policy": editingScreen ? adminPolicy : pagePolicy(inlineScriptHashes(html)),
+    });
   }
   return rules;
 };
@@ -128,7 +136,7 @@ export const parseHeaderRules = (text: string): HeaderRules => {
 export const writeHeadersFile = (publicDir: string): number => {
   const rules = headerRulesFor(publicDir);
   fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
-  return rules.size - 1;
+  return [...rules.keys()].filter((pathPattern) => !pathPattern.endsWith("*")).length;
 };
 
 export const readHeadersFile = (publicDir: string): HeaderRules =>

@@ -143,11 +143,18 @@ export const companySchema = (ctx: ContentContext) =>
           email: z.email({ error: "must be an email address" }).meta({ title: "Email" }),
         })
         .meta({ graphqlType: "CompanyContact", title: "Contact details" }),
-      contactLabels: z.strictObject({ address: text(), phone: text(), email: text(), hours: text() }).meta({
-        graphqlType: "ContactLabels",
-        title: "Contact labels",
-        description: "The words shown before each contact detail.",
-      }),
+      contactLabels: z
+        .strictObject({
+          address: text().meta({ title: "Address label" }),
+          phone: text().meta({ title: "Phone label" }),
+          email: text().meta({ title: "Email label" }),
+          hours: text().meta({ title: "Hours label" }),
+        })
+        .meta({
+          graphqlType: "ContactLabels",
+          title: "Contact labels",
+          description: "The words shown before each contact detail.",
+        }),
       hours: z
         .strictObject({
           display: text(),

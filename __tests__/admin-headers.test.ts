@@ -1,0 +1,58 @@
+/**
+ * @jest-environment node
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ADMIN_PATH, writeEditingScreen } from "../src/admin/editing-screen";
+import { formatProblem } from "../src/content-contract/validate";
+import { robotsProblems } from "../src/seo/robots";
+import { adminPolicy } from "../server/admin-headers";
+import {
+  formatHeaderRules,
+  headerRulesFor,
+  inlineScriptHashes,
+  pagePolicy,
+  parseHeaderRules,
+  writeHeadersFile,
+} from "../server/security-headers";
+
+const root = path.join(__dirname, "..");
+const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
+writeEditingScreen(publicDir);
+// A site page beside it, with an inline script as Gatsby's pages have.
+const sitePage = "<!doctype html><html><head><script>window.a=1</script></head></html>";
+fs.writeFileSync(path.join(publicDir, "index.html"), sitePage);
+
+describe("the editing screen's headers", () => {
+  const rules = headerRulesFor(publicDir);
+
+  it("give /admin/ Decap's own policy and keep every site page's hash policy", () => {
+    expect(rules.get(ADMIN_PATH)).toEqual({ "Content-Security-Policy": adminPolicy });
+    expect(rules.get("/")?.["Content-Security-Policy"]).toBe(pagePolicy(inlineScriptHashes(sitePage)));
+    expect(adminPolicy).toMatch(/script-src 'self' 'unsafe-eval' https:\/\/identity\.netlify\.com;/);
+    expect(adminPolicy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    expect(adminPolicy).toMatch(/frame-ancestors 'none'/);
+  });
+
+  it("keep everything under /admin/ out of search engines' indexes", () => {
+    expect(rules.get("/admin/*")).toEqual({ "X-Robots-Tag": "noindex, nofollow" });
+    expect(parseHeaderRules(formatHeaderRules(rules))).toEqual(rules);
+  });
+
+  it("count pages, not the rules for whole folders", () => {
+    expect(writeHeadersFile(publicDir)).toBe(2);
+  });
+
+  it("come with a robots.txt rule, which the content check insists on", () => {
+    const robots = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "robots-")), "robots.txt");
+    fs.writeFileSync(
+      robots,
+      fs.readFileSync(path.join(root, "static", "robots.txt"), "utf8").replace("Disallow: /admin/\n", ""),
+    );
+    expect(robotsProblems(path.join(root, "content"), robots).map(formatProblem)).toEqual([
+      'static/robots.txt › Disallow: must contain the line "Disallow: /admin/" so that the editing screen is not crawled',
+    ]);
+    expect(robotsProblems(path.join(root, "content"), path.join(root, "static", "robots.txt"))).toEqual([]);
+  });
+});
