@@ -14,7 +14,7 @@ export interface BenchReport {
   buildSeconds: number;
   lighthouse: LighthouseFigures;
   inquiryLoad: InquiryLoadFigures;
-  /** The CDN deploy's inquiry function on its Blobs outbox: npm run bench:blobs adds it after npm run bench. */
+  /** The CDN deploy's inquiry function on its Blobs outbox: measured last by npm run bench, or alone by npm run bench:blobs. */
   blobs?: BlobsLoadFigures;
 }
 
