@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import path from "node:path";
+import {
+  addSafetyCategory,
+  changedLines,
+  checkContent,
+  openEditingScreen,
+  openSiteFile,
+  publish,
+  recordSaves,
+  retype,
+  startLocalBackend,
+  textField,
+  writeLogo,
+  type LocalBackend,
+} from "./admin-support";
+import { expect, test } from "./support/fixtures";
+import { sitePaths } from "./support/server";
+import { adminPolicy } from "../server/admin-headers";
+
+// The editing screen (/admin/) as the production build serves it, saving through decap-server on a
+// temporary copy of content/ (README, "Editing the content"). The develop server's side of it, a save
+// showing on the site at once, is e2e/admin-develop.spec.ts.
+
+let backend: LocalBackend;
+test.beforeEach(async () => {
+  backend = await startLocalBackend();
+});
+test.afterEach(async () => {
+  await backend.stop();
+});
+
+test("/admin/ opens the editing screen under its own policy, out of search engines, with every collection", async ({
+  page,
+  consoleErrors,
+}) => {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    Object.assign(window, { cspViolations: seen });
+    document.addEventListener("securitypolicyviolation", (event) => {
+      seen.push(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`);
+    });
+  });
+  const response = await openEditingScreen(page, backend.port);
+  expect(response?.status()).toBe(200);
+  expect(response?.headers()["content-security-policy"]).toBe(adminPolicy);
+  await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex, nofollow");
+  for (const collection of ["Site content", "Product categories", "Pages"]) {
+    await expect(page.getByRole("link", { name: collection, exact: true })).toBeVisible();
+  }
+  await openSiteFile(page, "Home page");
+  await expect(textField(page, "Headline")).toHaveValue(/\S/);
+  expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+  expect(consoleErrors).toEqual([]);
+});
+
+test("the site's pages never load the editing screen, and the sitemap leaves it out", async ({ page }) => {
+  const requested: string[] = [];
+  page.on("request", (request) => requested.push(new URL(request.url()).pathname));
+  for (const pagePath of ["/", "/products/", "/contact/"]) await page.goto(pagePath, { waitUntil: "networkidle" });
+  expect(requested.filter((pathname) => pathname.startsWith("/admin/"))).toEqual([]);
+  expect(sitePaths().filter((pathname) => pathname.startsWith("/admin"))).toEqual([]);
+});
+
+test("a new hero headline, published, changes exactly that line of content/home.json", async ({ page }) => {
+  const before = backend.read("content/home.json");
+  await openEditingScreen(page, backend.port);
+  await openSiteFile(page, "Home page");
+  await textField(page, "Headline").fill("Trusted Supplier to Government and Military");
+  await publish(page);
+
+  await expect.poll(() => backend.read("content/home.json")).not.toBe(before);
+  expect(changedLines(before, backend.read("content/home.json"))).toEqual([
+    '    "headline": "Trusted Supplier to Government and Military",',
+  ]);
+  expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
+});
+
+test("an invalid company email is refused with the contract's message, and no file changes", async ({ page }) => {
+  const before = backend.read("content/company.json");
+  const saves = recordSaves(page);
+  await openEditingScreen(page, backend.port);
+  await openSiteFile(page, "Company details");
+  await textField(page, "Email").fill("sales at cardinalridgesupply");
+  await publish(page);
+
+  await expect(page.getByText("Email didn't match the pattern: must be an email address.")).toBeVisible();
+  expect(saves).toEqual([]);
+  expect(backend.read("content/company.json")).toBe(before);
+
+  // The same steps with a valid address do save: the refusal above was the contract's, not a broken save.
+  await retype(textField(page, "Email"), "orders@cardinalridgesupply.com");
+  await publish(page);
+  await expect.poll(() => backend.read("content/company.json")).not.toBe(before);
+  expect(saves).toHaveLength(1);
+  const company = JSON.parse(before) as { contact: object };
+  expect(JSON.parse(backend.read("content/company.json"))).toEqual({
+    ...company,
+    contact: { ...company.contact, email: "orders@cardinalridgesupply.com" },
+  });
+});
+
+test("an uploaded agency logo lands under content/images/agencies/ and the JSON keeps its relative path", async ({
+  page,
+}) => {
+  const logo = writeLogo("energy-seal.svg");
+  await openEditingScreen(page, backend.port);
+  await openSiteFile(page, "Agencies served");
+  await page.getByRole("button", { name: /^Add agency/ }).click();
+  await textField(page, "Name").fill("U.S. Department of Energy");
+  await textField(page, "Alt").fill("DOE seal");
+  await page.getByRole("button", { name: "Choose an image" }).last().click();
+  await page.locator('input[type="file"]').setInputFiles(logo);
+  await page.getByRole("button", { name: "Choose selected" }).click();
+  await publish(page);
+
+  await expect
+    .poll(() => fs.existsSync(path.join(backend.repoDir, "content/images/agencies/energy-seal.svg")))
+    .toBe(true);
+  expect(fs.readFileSync(path.join(backend.repoDir, "content/images/agencies/energy-seal.svg"))).toEqual(
+    fs.readFileSync(logo),
+  );
+  const agencies = JSON.parse(backend.read("content/agencies.json")) as { agencies: Record<string, unknown>[] };
+  expect(agencies.agencies.at(-1)).toEqual({
+    name: "U.S. Department of Energy",
+    logo: "images/agencies/energy-seal.svg",
+    alt: "DOE seal",
+    showLogo: false,
+  });
+  expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
+});
+
+test("a new product category is saved as content/products/<slug>.json, keys in the contract's order", async ({
+  page,
+}) => {
+  await openEditingScreen(page, backend.port);
+  await addSafetyCategory(page);
+
+  const file = path.join(backend.repoDir, "content/products/safety-equipment.json");
+  await expect.poll(() => fs.existsSync(file)).toBe(true);
+  const text = fs.readFileSync(file, "utf8");
+  expect(Object.keys(JSON.parse(text) as object)).toEqual([
+    "slug",
+    "order",
+    "title",
+    "shortTitle",
+    "icon",
+    "summary",
+    "seo",
+    "overview",
+    "image",
+    "imageAlt",
+    "lines",
+    "cta",
+  ]);
+  expect(text).toContain('\n  "image": "images/products/tactical.jpg",\n  "imageAlt": "",\n');
+  expect(text).toContain('"compliance": ["taa"]');
+  expect(text.endsWith("}\n")).toBe(true);
+  expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
+});
