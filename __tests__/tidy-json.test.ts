@@ -90,6 +90,10 @@ describe.each(contentFiles.map((file, index) => [file, texts[index]!, formattedT
       expect(format.toFile(reversed(JSON.parse(text)) as object, names)).toBe(formatted);
     });
 
+    it("is stored as the editing screen saves it, so an editor's first save changes only what they changed", () => {
+      expect(format.toFile(JSON.parse(text) as object, names)).toBe(text);
+    });
+
     it("with one field changed, differs from its tidy form by that one line", () => {
       const data = JSON.parse(text) as object;
       const changed = withFirstTextChanged(data, "Changed by an editor");
