@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
-import { chromeFlags, chromePath } from "./e2e/support/browser";
+import { chromiumUse } from "./e2e/support/browser";
 import { requireBuild, testServerEnv } from "./e2e/support/server";
 
 requireBuild();
@@ -37,14 +37,8 @@ export default defineConfig({
   reporter: [["list"], ["html", { open: "never" }]],
   use: {
     baseURL,
-    browserName: "chromium",
-    // Debian's Chromium, never a downloaded browser (`npx playwright install` cannot run here).
-    launchOptions: { executablePath: chromePath, args: chromeFlags },
-    // The tests choose the width (375, 800 or 1280); this is the height they all use.
-    viewport: { width: 1280, height: 900 },
+    ...chromiumUse,
     reducedMotion: "no-preference",
-    // With no retries, "on-first-retry" would never record; a failed test keeps its trace instead.
-    trace: "retain-on-failure",
   },
   webServer: {
     // `npm run serve` without npm in between, so that the stop signal reaches the server itself.

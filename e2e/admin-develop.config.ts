@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
-import { chromeFlags, chromePath } from "./support/browser";
+import { chromiumUse } from "./support/browser";
 
 const root = path.resolve(__dirname, "..");
 
@@ -64,10 +64,7 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL,
-    browserName: "chromium",
-    launchOptions: { executablePath: chromePath, args: chromeFlags },
-    viewport: { width: 1280, height: 900 },
-    trace: "retain-on-failure",
+    ...chromiumUse,
   },
   webServer: {
     // scripts/edit.ts itself, without npm in between, so that the stop signal reaches it and it stops both.

@@ -16,6 +16,18 @@ export const chromeFlags = [
   "--no-first-run",
 ];
 
+/**
+ * What every Playwright config here gives its tests: Debian's Chromium (never a downloaded browser:
+ * `npx playwright install` cannot run here), the height all tests use (they choose the width), and a
+ * failed test's trace kept (with no retries, "on-first-retry" would never record).
+ */
+export const chromiumUse = {
+  browserName: "chromium",
+  launchOptions: { executablePath: chromePath, args: chromeFlags },
+  viewport: { width: 1280, height: 900 },
+  trace: "retain-on-failure",
+} as const;
+
 /** Phone, tablet and desktop: the widths the tests and `npm run screenshots` look at. */
 export const WIDTHS = [375, 800, 1280] as const;
 
