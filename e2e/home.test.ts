@@ -185,3 +185,25 @@ test.describe(() => {
     }
   });
 });
+
+test.describe(() => {
+  test.use(atWidth(375));
+
+  test("every script of the home page, the ones it loads as the visitor scrolls included, asks V8 to compile it eagerly", async ({
+    page,
+  }) => {
+    const scripts = new Map<string, string>();
+    page.on("response", async (response) => {
+      if (response.request().resourceType() === "script") scripts.set(new URL(response.url()).pathname, await response.text());
+    });
+    await page.goto("/");
+    await expectSlider(page);
+    await page.locator("#contact form").scrollIntoViewIfNeeded();
+    await expect.poll(() => [...scripts.keys()].some((path) => path.startsWith("/inquiry-submission-"))).toBe(true);
+    await expect.poll(() => [...scripts.keys()].some((path) => path.startsWith("/agency-slider-"))).toBe(true);
+    expect(scripts.size, [...scripts.keys()].join(" ")).toBeGreaterThanOrEqual(6);
+    for (const [path, text] of scripts) {
+      expect(text.split("\n", 1)[0], path).toBe("//# allFunctionsCalledOnLoad");
+    }
+  });
+});
