@@ -101,6 +101,27 @@ export const publish = async (page: Page) => {
   await publishNow.click();
 };
 
+/**
+ * The text of a JSON file the editing screen has saved, once it differs from `previous` and is whole.
+ * decap-server writes with fs.promises.writeFile, which empties the file before it writes, so a read in
+ * between sees "" or a part of it (which failed CI once: a changed file of 1 line instead of 67).
+ */
+export const savedJson = async (file: string, previous?: string): Promise<string> => {
+  let text = "";
+  const saved = () => {
+    text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+    if (text === previous) return false;
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await expect.poll(saved, { message: `${path.basename(file)} is saved, whole` }).toBe(true);
+  return text;
+};
+
 /** The lines of `after` that differ from `before`, when both have as many lines. */
 export const changedLines = (before: string, after: string): string[] => {
   const old = before.split("\n");

@@ -9,6 +9,7 @@ import {
   publish,
   recordSaves,
   retype,
+  savedJson,
   startLocalBackend,
   textField,
   writeLogo,
@@ -69,10 +70,8 @@ test("a new hero headline, published, changes exactly that line of content/home.
   await textField(page, "Headline").fill("Trusted Supplier to Government and Military");
   await publish(page);
 
-  await expect.poll(() => backend.read("content/home.json")).not.toBe(before);
-  expect(changedLines(before, backend.read("content/home.json"))).toEqual([
-    '    "headline": "Trusted Supplier to Government and Military",',
-  ]);
+  const after = await savedJson(path.join(backend.repoDir, "content/home.json"), before);
+  expect(changedLines(before, after)).toEqual(['    "headline": "Trusted Supplier to Government and Military",']);
   expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
 });
 
@@ -91,10 +90,10 @@ test("an invalid company email is refused with the contract's message, and no fi
   // The same steps with a valid address do save: the refusal above was the contract's, not a broken save.
   await retype(textField(page, "Email"), "orders@cardinalridgesupply.com");
   await publish(page);
-  await expect.poll(() => backend.read("content/company.json")).not.toBe(before);
+  const after = await savedJson(path.join(backend.repoDir, "content/company.json"), before);
   expect(saves).toHaveLength(1);
   const company = JSON.parse(before) as { contact: object };
-  expect(JSON.parse(backend.read("content/company.json"))).toEqual({
+  expect(JSON.parse(after)).toEqual({
     ...company,
     contact: { ...company.contact, email: "orders@cardinalridgesupply.com" },
   });
@@ -104,6 +103,7 @@ test("an uploaded agency logo lands under content/images/agencies/ and the JSON 
   page,
 }) => {
   const logo = writeLogo("energy-seal.svg");
+  const agenciesBefore = backend.read("content/agencies.json");
   await openEditingScreen(page, backend.port);
   await openSiteFile(page, "Agencies served");
   await page.getByRole("button", { name: /^Add agency/ }).click();
@@ -114,13 +114,16 @@ test("an uploaded agency logo lands under content/images/agencies/ and the JSON 
   await page.getByRole("button", { name: "Choose selected" }).click();
   await publish(page);
 
+  // Polled whole: like the JSON files (savedJson), the image is emptied before it is written.
+  const saved = path.join(backend.repoDir, "content/images/agencies/energy-seal.svg");
   await expect
-    .poll(() => fs.existsSync(path.join(backend.repoDir, "content/images/agencies/energy-seal.svg")))
+    .poll(() => fs.existsSync(saved) && fs.readFileSync(saved).equals(fs.readFileSync(logo)), {
+      message: "the uploaded logo is saved byte for byte",
+    })
     .toBe(true);
-  expect(fs.readFileSync(path.join(backend.repoDir, "content/images/agencies/energy-seal.svg"))).toEqual(
-    fs.readFileSync(logo),
-  );
-  const agencies = JSON.parse(backend.read("content/agencies.json")) as { agencies: Record<string, unknown>[] };
+  const agencies = JSON.parse(await savedJson(path.join(backend.repoDir, "content/agencies.json"), agenciesBefore)) as {
+    agencies: Record<string, unknown>[];
+  };
   expect(agencies.agencies.at(-1)).toEqual({
     name: "U.S. Department of Energy",
     logo: "images/agencies/energy-seal.svg",
@@ -136,9 +139,7 @@ test("a new product category is saved as content/products/<slug>.json, keys in t
   await openEditingScreen(page, backend.port);
   await addSafetyCategory(page);
 
-  const file = path.join(backend.repoDir, "content/products/safety-equipment.json");
-  await expect.poll(() => fs.existsSync(file)).toBe(true);
-  const text = fs.readFileSync(file, "utf8");
+  const text = await savedJson(path.join(backend.repoDir, "content/products/safety-equipment.json"));
   expect(Object.keys(JSON.parse(text) as object)).toEqual([
     "slug",
     "order",
