@@ -140,7 +140,7 @@ export const createPages: GatsbyNode["createPages"] = async (args) => {
  * while the page starts. With it, V8 compiles them on the thread that already
  * streams the script in. Home page, 8 loads each in Chromium 156 on this
  * machine: main-thread compiling 111 ms -> 34 ms (medians); Lighthouse's total
- * blocking time (mobile, medians of 5) went from 115-226 ms to 36-121 ms
+ * blocking time (mobile, medians of 5) went from 115-226 ms to 36-136 ms
  * (budgets.json). Other browsers read a comment.
  *
  * The lazily loaded chunks get it too: the slider and the form's checks run

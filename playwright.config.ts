@@ -1,12 +1,11 @@
 // Browser tests (`npm run test:e2e`, after `npm run build`): Playwright Test drives Debian's Chromium against
 // the production server serving public/. README, "Browser tests on a developer's machine".
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { chromiumUse } from "./e2e/support/browser";
-import { requireBuild, testServerEnv } from "./e2e/support/server";
+import { freePortNow, requireBuild, testServerEnv } from "./e2e/support/server";
 
 requireBuild();
 
@@ -15,11 +14,7 @@ requireBuild();
 // Why a free port is looked up by hand: webServer must know the port before the server starts, and the
 // server prints the port it was given (PORT=0 would print 0), so `webServer.wait` cannot learn it; a fixed
 // port would collide with other servers on a shared machine.
-process.env.E2E_PORT ??= execFileSync(
-  process.execPath,
-  ["-e", 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { process.stdout.write(String(s.address().port)); s.close(); })'],
-  { encoding: "utf8" },
-);
+process.env.E2E_PORT ??= freePortNow();
 process.env.E2E_INQUIRY_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
 
 const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`;

@@ -15,9 +15,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
-import { ADMIN_FOLDER, adminPolicy } from "../server/admin-headers";
 import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../server/netlify-adapter";
-import { commonHeaders, inlineScriptHashes, pagePathOf, pagePolicy } from "../server/security-headers";
+import { commonHeaders, pagePathOf, policyForFile } from "../server/security-headers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
@@ -319,12 +318,7 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
       const headers = headersAt(rules, urlPath);
       const repeated = [...headers].filter(([, values]) => values.length > 1).map(([name]) => name);
       expect([urlPath, repeated]).toEqual([urlPath, []]);
-      // The editing screen (/admin/) has a policy of its own (server/admin-headers.ts); every other page
-      // one that allows exactly its inline scripts.
-      const policy =
-        file.split("/")[0] === ADMIN_FOLDER
-          ? adminPolicy
-          : pagePolicy(inlineScriptHashes(readFileSync(path.join(publicDir, file), "utf8")));
+      const policy = policyForFile(file, readFileSync(path.join(publicDir, file), "utf8"));
       const expected = {
         ...Object.fromEntries(Object.entries(commonHeaders).map(([name, value]) => [name.toLowerCase(), value])),
         "content-security-policy": policy,

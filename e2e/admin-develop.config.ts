@@ -8,19 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { chromiumUse } from "./support/browser";
+import { freePortNow } from "./support/server";
 
 const root = path.resolve(__dirname, "..");
-
-/** A free loopback port, chosen before the servers start: webServer must know its address up front. */
-const freePortNow = () =>
-  execFileSync(
-    process.execPath,
-    [
-      "-e",
-      'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { process.stdout.write(String(s.address().port)); s.close(); })',
-    ],
-    { encoding: "utf8" },
-  );
 
 /** The project as it stands (committed or not, ignored files left out), sharing this checkout's node_modules. */
 const copyProject = (): string => {

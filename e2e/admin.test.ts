@@ -34,14 +34,8 @@ test.afterEach(async () => {
 test("/admin/ opens the editing screen under its own policy, out of search engines, with every collection", async ({
   page,
   consoleErrors,
+  cspViolations,
 }) => {
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    Object.assign(window, { cspViolations: seen });
-    document.addEventListener("securitypolicyviolation", (event) => {
-      seen.push(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`);
-    });
-  });
   const response = await openEditingScreen(page, backend.port);
   expect(response?.status()).toBe(200);
   expect(response?.headers()["content-security-policy"]).toBe(adminPolicy);
@@ -51,7 +45,7 @@ test("/admin/ opens the editing screen under its own policy, out of search engin
   }
   await openSiteFile(page, "Home page");
   await expect(textField(page, "Headline")).toHaveValue(/\S/);
-  expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+  expect(await cspViolations()).toEqual([]);
   expect(consoleErrors).toEqual([]);
 });
 

@@ -33,16 +33,8 @@ for (const width of WIDTHS) {
         page,
         consoleErrors,
         failedRequests,
+        cspViolations,
       }) => {
-        await page.addInitScript(() => {
-          const seen: string[] = [];
-          Object.assign(window, { cspViolations: seen });
-          document.addEventListener("securitypolicyviolation", (event) => {
-            seen.push(
-              `${event.effectiveDirective} blocked ${event.blockedURI || "inline"} at ${event.sourceFile}:${event.lineNumber}`,
-            );
-          });
-        });
         // Every request of the page has ended, so that a failed one is on the list below.
         const response = await page.goto(path, { waitUntil: "networkidle" });
         expect(response?.status()).toBe(200);
@@ -51,7 +43,7 @@ for (const width of WIDTHS) {
         expect(policy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
         expect(policy).toMatch(/frame-ancestors 'none'/);
         await expectHydrated(page);
-        expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+        expect(await cspViolations()).toEqual([]);
         expect(consoleErrors).toEqual([]);
         expect(failedRequests).toEqual([]);
         if (width === 375) {

@@ -47,30 +47,25 @@ const children = [
   }),
 ];
 
-let stopping = false;
-const stop = async (code: number) => {
-  if (stopping) return;
-  stopping = true;
+/** Sends `signal` to each child still running and to what it started (its process group). */
+const signalChildren = (signal: NodeJS.Signals) => {
   for (const { process: child } of children) {
     if (child.exitCode === null && child.pid !== undefined) {
       try {
-        process.kill(-child.pid, "SIGTERM");
+        process.kill(-child.pid, signal);
       } catch {
         // Already gone.
       }
     }
   }
-  const forced = setTimeout(() => {
-    for (const { process: child } of children) {
-      if (child.exitCode === null && child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
-    }
-  }, 10_000);
+};
+
+let stopping = false;
+const stop = async (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  signalChildren("SIGTERM");
+  const forced = setTimeout(() => signalChildren("SIGKILL"), 10_000);
   await Promise.all(children.map((child) => child.exited));
   clearTimeout(forced);
   process.exit(code);

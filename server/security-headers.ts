@@ -81,6 +81,13 @@ export const pagePathOf = (relativeFile: string): string => {
   return `/${posix}`;
 };
 
+/**
+ * The Content-Security-Policy of a built HTML file (relative to public/, with either separator): the editing
+ * screen's own policy under /admin/, else one that allows exactly the file's inline scripts.
+ */
+export const policyForFile = (relativeFile: string, html: string): string =>
+  relativeFile.split(/[\\/]/)[0] === ADMIN_FOLDER ? adminPolicy : pagePolicy(inlineScriptHashes(html));
+
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
 /** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
@@ -97,10 +104,7 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    const editingScreen = file.split(path.sep)[0] === ADMIN_FOLDER;
-    rules.set(pagePathOf(file), {
-      "Content-Security-Policy": editingScreen ? adminPolicy : pagePolicy(inlineScriptHashes(html)),
-    });
+    rules.set(pagePathOf(file), { "Content-Security-Policy": policyForFile(file, html) });
   }
   return rules;
 };

@@ -46,6 +46,8 @@ interface Fixtures {
   failedRequests: string[];
   /** The accessibility violations axe-core finds in `page` as it is now. */
   axe: () => Promise<string[]>;
+  /** The Content-Security-Policy violations `page` has reported so far, each with what was blocked and where. */
+  cspViolations: () => Promise<string[]>;
 }
 
 export const test = base.extend<Fixtures & { problems: ReturnType<typeof recordProblems> }>({
@@ -61,5 +63,18 @@ export const test = base.extend<Fixtures & { problems: ReturnType<typeof recordP
   },
   axe: async ({ page }, use) => {
     await use(() => axeViolations(page));
+  },
+  // Recorded in the page itself, from before its first script runs: a violation has no console message to catch.
+  cspViolations: async ({ page }, use) => {
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      Object.assign(window, { cspViolations: seen });
+      document.addEventListener("securitypolicyviolation", (event) => {
+        seen.push(
+          `${event.effectiveDirective} blocked ${event.blockedURI || "inline"} at ${event.sourceFile}:${event.lineNumber}`,
+        );
+      });
+    });
+    await use(() => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations));
   },
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -41,6 +41,20 @@ export const freePort = (): Promise<number> =>
       server.close(() => resolve(port));
     });
   });
+
+/**
+ * freePort() for a Playwright config, which must know its webServer's address before anything async can
+ * run: the same lookup in a child process, waited for. As a string, the form an environment variable takes.
+ */
+export const freePortNow = (): string =>
+  execFileSync(
+    process.execPath,
+    [
+      "-e",
+      'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { process.stdout.write(String(s.address().port)); s.close(); })',
+    ],
+    { encoding: "utf8" },
+  );
 
 /** A process's resident memory (MB) and the CPU time it has used (ms), read from /proc. */
 export const processUsage = (pid: number): { rssMb: number; cpuMs: number } => {
