@@ -28,11 +28,16 @@ describe("the editing screen's headers", () => {
   const rules = headerRulesFor(publicDir);
 
   it("give /admin/ Decap's own policy and keep every site page's hash policy", () => {
-    expect(rules.get(ADMIN_PATH)).toEqual({ "Content-Security-Policy": adminPolicy });
-    expect(rules.get("/")?.["Content-Security-Policy"]).toBe(pagePolicy(inlineScriptHashes(sitePage)));
+    expect(rules.get(ADMIN_PATH)?.["Content-Security-Policy"]).toBe(adminPolicy);
+    expect(rules.get("/")).toEqual({ "Content-Security-Policy": pagePolicy(inlineScriptHashes(sitePage)) });
     expect(adminPolicy).toMatch(/script-src 'self' 'unsafe-eval' https:\/\/identity\.netlify\.com;/);
     expect(adminPolicy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
     expect(adminPolicy).toMatch(/frame-ancestors 'none'/);
+  });
+
+  it("cut /admin/ off from a window of another site that opened it, but not from the sign-in popup it opens", () => {
+    expect(rules.get(ADMIN_PATH)?.["Cross-Origin-Opener-Policy"]).toBe("same-origin-allow-popups");
+    expect(rules.get("/*")?.["Cross-Origin-Opener-Policy"]).toBeUndefined();
   });
 
   it("keep everything under /admin/ out of search engines' indexes", () => {

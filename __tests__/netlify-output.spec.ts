@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
 import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../server/netlify-adapter";
-import { commonHeaders, pagePathOf, policyForFile } from "../server/security-headers";
+import { commonHeaders, headersForFile, pagePathOf } from "../server/security-headers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
@@ -310,7 +310,7 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
     expect(rules.headers.length).toBeGreaterThan(0);
   });
 
-  it("give every page the site's security headers and its own Content-Security-Policy, each once, as the single server sends them", async () => {
+  it("give every page the site's security headers and its own (its Content-Security-Policy; the editing screen's opener policy), each once, as the single server sends them", async () => {
     const pages = builtPages();
     expect(pages.length).toBeGreaterThan(10);
     for (const file of pages) {
@@ -318,11 +318,10 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
       const headers = headersAt(rules, urlPath);
       const repeated = [...headers].filter(([, values]) => values.length > 1).map(([name]) => name);
       expect([urlPath, repeated]).toEqual([urlPath, []]);
-      const policy = policyForFile(file, readFileSync(path.join(publicDir, file), "utf8"));
-      const expected = {
-        ...Object.fromEntries(Object.entries(commonHeaders).map(([name, value]) => [name.toLowerCase(), value])),
-        "content-security-policy": policy,
-      };
+      const pageHeaders = headersForFile(file, readFileSync(path.join(publicDir, file), "utf8"));
+      const expected = Object.fromEntries(
+        Object.entries({ ...commonHeaders, ...pageHeaders }).map(([name, value]) => [name.toLowerCase(), value]),
+      );
       const onNetlify = Object.fromEntries(Object.keys(expected).map((name) => [name, headers.get(name)?.[0]]));
       expect([urlPath, onNetlify]).toEqual([urlPath, expected]);
 

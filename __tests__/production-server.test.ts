@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { createSiteServer, type ServerOptions } from "../server/app";
+import { adminPageHeaders } from "../server/admin-headers";
 import { commonHeaders, formatHeaderRules, pagePolicy } from "../server/security-headers";
 import { resultPagePolicy } from "../src/inquiry/server/result-page";
 import { readInquiryConfig } from "../src/inquiry/server/config";
@@ -36,6 +37,8 @@ const makeSite = (): string => {
   const dir = makePublicDir();
   mkdirSync(path.join(dir, "contact"));
   writeFileSync(path.join(dir, "contact/index.html"), "<!doctype html><title>Contact</title><h1>Contact us</h1>");
+  mkdirSync(path.join(dir, "admin"));
+  writeFileSync(path.join(dir, "admin/index.html"), "<!doctype html><title>Content</title>");
   writeFileSync(path.join(dir, hashedScript), scriptText);
   mkdirSync(path.join(dir, "static"));
   writeFileSync(path.join(dir, "static/x.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
@@ -49,6 +52,7 @@ const makeSite = (): string => {
         ["/", { "Content-Security-Policy": policies.home }],
         ["/contact/", { "Content-Security-Policy": policies.contact }],
         ["/404.html", { "Content-Security-Policy": policies.missing }],
+        ["/admin/", adminPageHeaders],
       ]),
     ),
   );
@@ -169,6 +173,17 @@ describe("the built site, served as a CDN would", () => {
       const response = await request(`${site.origin}${url}`);
       expect([url, response.status, response.headers["content-security-policy"]]).toEqual([url, 200, policy]);
     }
+  });
+
+  it("sends every header of a page's rule: the editing screen's opener policy only with it", async () => {
+    const admin = await request(`${site.origin}/admin/`);
+    expect([
+      admin.status,
+      admin.headers["content-security-policy"],
+      admin.headers["cross-origin-opener-policy"],
+    ]).toEqual([200, adminPageHeaders["Content-Security-Policy"], "same-origin-allow-popups"]);
+    const home = await request(`${site.origin}/`);
+    expect(home.headers["cross-origin-opener-policy"]).toBeUndefined();
   });
 
   it("redirects a folder without its trailing slash to the slash form, keeping the query string", async () => {

@@ -26,5 +26,16 @@ export const adminPolicy = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The editing screen's headers besides its policy. It keeps an editor's session, so a window of another
+ * site that opened it is cut off from it (Cross-Origin-Opener-Policy); `-allow-popups`, because the GitHub
+ * backend signs in through a popup of the OAuth provider that reports back through `window.opener`, which
+ * `same-origin` would cut too.
+ */
+export const adminPageHeaders: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": adminPolicy,
+  "Cross-Origin-Opener-Policy": "same-origin-allow-popups",
+};
+
 /** For everything under /admin/: never in a search engine's index, whatever a crawler found it by. */
 export const adminFolderHeaders: Readonly<Record<string, string>> = { "X-Robots-Tag": "noindex, nofollow" };

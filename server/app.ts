@@ -168,11 +168,10 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       lingerOnClose(request.raw.socket, timeouts.lingerMs);
     } else if (closing) reply.header("Connection", "close");
     const type = String(reply.getHeader("content-type") ?? "");
-    if (type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {
+    if (type.startsWith("text/html")) {
       const pathname = reply.statusCode === 404 ? "/404.html" : pagePathOfUrl(request.url);
-      const page = headerRules.get(pathname) ?? headerRules.get("/404.html");
-      const policy = page?.["Content-Security-Policy"];
-      if (policy) reply.header("Content-Security-Policy", policy);
+      const page = headerRules.get(pathname) ?? headerRules.get("/404.html") ?? {};
+      for (const [name, value] of Object.entries(page)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;
   });

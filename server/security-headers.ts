@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
-import { ADMIN_FOLDER, adminFolderHeaders, adminPolicy } from "./admin-headers";
+import { ADMIN_FOLDER, adminFolderHeaders, adminPageHeaders } from "./admin-headers";
 import { commonHeaders } from "./common-headers";
 
 /**
@@ -82,11 +82,14 @@ export const pagePathOf = (relativeFile: string): string => {
 };
 
 /**
- * The Content-Security-Policy of a built HTML file (relative to public/, with either separator): the editing
- * screen's own policy under /admin/, else one that allows exactly the file's inline scripts.
+ * The headers of a built HTML file (relative to public/, with either separator): the editing screen's own
+ * under /admin/, else a policy that allows exactly the file's inline scripts.
  */
-export const policyForFile = (relativeFile: string, html: string): string =>
-  relativeFile.split(/[\\/]/)[0] === ADMIN_FOLDER ? adminPolicy : pagePolicy(inlineScriptHashes(html));
+export const headersForFile = (relativeFile: string, html: string): Readonly<Record<string, string>> =>
+  relativeFile.split(/[\\/]/)[0] === ADMIN_FOLDER
+    ? adminPageHeaders
+    : { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) };
+
 
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
@@ -104,7 +107,7 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    rules.set(pagePathOf(file), { "Content-Security-Policy": policyForFile(file, html) });
+    rules.set(pagePathOf(file), headersForFile(file, html));
   }
   return rules;
 };
