@@ -176,12 +176,15 @@ describe("the built site, served as a CDN would", () => {
   });
 
   it("sends every header of a page's rule: the editing screen's opener policy only with it", async () => {
-    const admin = await request(`${site.origin}/admin/`);
-    expect([
-      admin.status,
-      admin.headers["content-security-policy"],
-      admin.headers["cross-origin-opener-policy"],
-    ]).toEqual([200, adminPageHeaders["Content-Security-Policy"], "same-origin-allow-popups"]);
+    for (const url of ["/admin/", "/admin/index.html"]) {
+      const admin = await request(`${site.origin}${url}`);
+      expect([
+        url,
+        admin.status,
+        admin.headers["content-security-policy"],
+        admin.headers["cross-origin-opener-policy"],
+      ]).toEqual([url, 200, adminPageHeaders["Content-Security-Policy"], "same-origin-allow-popups"]);
+    }
     const home = await request(`${site.origin}/`);
     expect(home.headers["cross-origin-opener-policy"]).toBeUndefined();
   });

@@ -28,9 +28,9 @@ export const adminPolicy = [
 
 /**
  * The editing screen's headers besides its policy. It keeps an editor's session, so a window of another
- * site that opened it is cut off from it (Cross-Origin-Opener-Policy); `-allow-popups`, because the GitHub
- * backend signs in through a popup of the OAuth provider that reports back through `window.opener`, which
- * `same-origin` would cut too.
+ * site that opened it is cut off from it (Cross-Origin-Opener-Policy). `-allow-popups` for the backend the
+ * README offers instead of Git Gateway: GitHub signs in through a popup of the OAuth provider that reports
+ * back through `window.opener`, which `same-origin` would cut too.
  */
 export const adminPageHeaders: Readonly<Record<string, string>> = {
   "Content-Security-Policy": adminPolicy,

@@ -170,8 +170,11 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     const type = String(reply.getHeader("content-type") ?? "");
     if (type.startsWith("text/html")) {
       const pathname = reply.statusCode === 404 ? "/404.html" : pagePathOfUrl(request.url);
-      const page = headerRules.get(pathname) ?? headerRules.get("/404.html") ?? {};
-      for (const [name, value] of Object.entries(page)) if (!reply.hasHeader(name)) reply.header(name, value);
+      // A built page gets every header of its rule; any other HTML answer without a policy of its own
+      // gets the 404 page's policy and nothing else of that page's.
+      const fallbackPolicy = headerRules.get("/404.html")?.["Content-Security-Policy"];
+      const headers = headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
+      for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;
   });

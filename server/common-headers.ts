@@ -4,10 +4,12 @@
  * so the CDN deploy's function can carry them in its bundle: Netlify applies `_headers` to files only,
  * and the function adds them to its answers itself.
  *
- * No Cross-Origin-Opener-Policy for the site's pages. It guards a page's state from a window of another
- * site that opened it, and these pages hold none (no sign-in, nothing stored). Every value but the default
- * makes the browser put the page in a browsing-context group of its own on each arrival, and measured
- * here that is not free: Chromium's commit of the home page took a median of 37-45 ms with `same-origin`
+ * No Cross-Origin-Opener-Policy for the site's pages. What it adds is cutting off a window of another site
+ * that opened a page: without it that window keeps a handle with which it can later send the tab elsewhere
+ * (a look-alike form, say) or probe it (count its frames). The pages have no sign-in or session to lose,
+ * and what they keep, the inquiry draft in sessionStorage, only this origin can read, with or without
+ * COOP. Against that, every value but the default makes the browser put the page in a browsing-context
+ * group of its own on each arrival, and measured here that is not free: Chromium's commit of the home page took a median of 37-45 ms with `same-origin`
  * (41 with `same-origin-allow-popups`) against 26-29 without (10 fresh browsers each), and Lighthouse's
  * total blocking time of `/` fell from a median of 189 to 61 ms and from 219 to 139 (runs alternated).
  * The editing screen, which does hold a session, has one (admin-headers.ts).

@@ -90,7 +90,6 @@ export const headersForFile = (relativeFile: string, html: string): Readonly<Rec
     ? adminPageHeaders
     : { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) };
 
-
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
 /** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
@@ -107,7 +106,10 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     .sort();
   for (const file of pages) {
     const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    rules.set(pagePathOf(file), headersForFile(file, html));
+    const headers = headersForFile(file, html);
+    rules.set(pagePathOf(file), headers);
+    // Netlify matches `/contact/` as `/contact/` or `/contact` only, and the file answers its own path too.
+    if (file.split(path.sep).at(-1) === "index.html") rules.set(`/${file.split(path.sep).join("/")}`, headers);
   }
   return rules;
 };
@@ -143,7 +145,8 @@ export const parseHeaderRules = (text: string): HeaderRules => {
 export const writeHeadersFile = (publicDir: string): number => {
   const rules = headerRulesFor(publicDir);
   fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
-  return [...rules.keys()].filter((pathPattern) => !pathPattern.endsWith("*")).length;
+  const pagePatterns = [...rules.keys()].filter((pattern) => !pattern.endsWith("*") && !pattern.endsWith("/index.html"));
+  return pagePatterns.length;
 };
 
 export const readHeadersFile = (publicDir: string): HeaderRules =>
