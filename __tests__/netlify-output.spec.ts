@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
 import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../server/netlify-adapter";
-import { commonHeaders, headersForFile, pagePathOf } from "../server/security-headers";
+import { builtPageFiles, commonHeaders, headersForFile, pagePathOf, servedPathsOf } from "../server/security-headers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
@@ -78,7 +78,7 @@ const builtFiles = (): string[] =>
     .filter((file) => file !== "_headers" && file !== "_redirects")
     .sort();
 
-const builtPages = () => builtFiles().filter((file) => file.endsWith(".html") && !file.startsWith("_gatsby/"));
+const builtPages = () => builtPageFiles(publicDir);
 
 /** Every header the rules give a path, by lower-case name, with one value per rule that sets it. */
 const headersAt = (rules: Rules, urlPath: string): Map<string, string[]> => {
@@ -313,16 +313,8 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
   it("give every page the site's security headers and its own (its Content-Security-Policy; the editing screen's opener policy), each once, as the single server sends them", async () => {
     const pages = builtPages();
     expect(pages.length).toBeGreaterThan(10);
-    // A folder's page answers at its folder and at its index.html, which Netlify's rule for the folder does not match.
-    const urlPaths = pages.flatMap((file): [string, string][] =>
-      path.basename(file) === "index.html"
-        ? [
-            [file, pagePathOf(file)],
-            [file, `/${file}`],
-          ]
-        : [[file, pagePathOf(file)]],
-    );
-    for (const [file, urlPath] of urlPaths) {
+    const urlPaths = pages.flatMap((file) => servedPathsOf(file).map((urlPath) => ({ file, urlPath })));
+    for (const { file, urlPath } of urlPaths) {
       const headers = headersAt(rules, urlPath);
       const repeated = [...headers].filter(([, values]) => values.length > 1).map(([name]) => name);
       expect([urlPath, repeated]).toEqual([urlPath, []]);

@@ -90,6 +90,24 @@ export const headersForFile = (relativeFile: string, html: string): Readonly<Rec
     ? adminPageHeaders
     : { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) };
 
+/**
+ * The URL paths a built HTML file answers: its page path, and for a folder's page its index.html as well,
+ * which Netlify's rule for the folder does not match (`/contact/` matches `/contact/` and `/contact` only).
+ */
+export const servedPathsOf = (relativeFile: string): string[] => {
+  const pagePath = pagePathOf(relativeFile);
+  return pagePath.endsWith("/") ? [pagePath, `${pagePath}index.html`] : [pagePath];
+};
+
+/** Every built page of public/, relative and with `/` separators; slices under _gatsby/ are pieces of pages, not pages. */
+export const builtPageFiles = (publicDir: string): string[] =>
+  fs
+    .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
+    .map((file) => file.split(path.sep).join("/"))
+    .filter((file) => file.endsWith(".html") && !file.startsWith("_gatsby/"))
+    .filter((file) => fs.statSync(path.join(publicDir, file)).isFile())
+    .sort();
+
 export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
 /** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
@@ -98,18 +116,9 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
     ["/*", commonHeaders],
     [`/${ADMIN_FOLDER}/*`, adminFolderHeaders],
   ]);
-  const pages = fs
-    .readdirSync(publicDir, { recursive: true, encoding: "utf8" })
-    // Slices under _gatsby/ are pieces Gatsby stitches into pages, not pages.
-    .filter((file) => file.endsWith(".html") && !file.startsWith("_gatsby"))
-    .filter((file) => fs.statSync(path.join(publicDir, file)).isFile())
-    .sort();
-  for (const file of pages) {
-    const html = fs.readFileSync(path.join(publicDir, file), "utf8");
-    const headers = headersForFile(file, html);
-    rules.set(pagePathOf(file), headers);
-    // Netlify matches `/contact/` as `/contact/` or `/contact` only, and the file answers its own path too.
-    if (file.split(path.sep).at(-1) === "index.html") rules.set(`/${file.split(path.sep).join("/")}`, headers);
+  for (const file of builtPageFiles(publicDir)) {
+    const headers = headersForFile(file, fs.readFileSync(path.join(publicDir, file), "utf8"));
+    for (const servedPath of servedPathsOf(file)) rules.set(servedPath, headers);
   }
   return rules;
 };
@@ -145,8 +154,7 @@ export const parseHeaderRules = (text: string): HeaderRules => {
 export const writeHeadersFile = (publicDir: string): number => {
   const rules = headerRulesFor(publicDir);
   fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
-  const pagePatterns = [...rules.keys()].filter((pattern) => !pattern.endsWith("*") && !pattern.endsWith("/index.html"));
-  return pagePatterns.length;
+  return builtPageFiles(publicDir).length;
 };
 
 export const readHeadersFile = (publicDir: string): HeaderRules =>
