@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { clientKey } from "../src/inquiry/server/client-address";
 import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/config";
 import type { InquiryContent } from "../src/inquiry/server/content";
+import { preloadEmailTransport } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
@@ -19,7 +20,7 @@ export interface ServerOptions {
   /** The built site (`public/`), with the `_headers` file the build wrote. */
   readonly publicDir: string;
   readonly content: InquiryContent;
-  /** Inquiry settings, read for every request (the environment by default). */
+  /** Inquiry settings, read for every request; by default the environment, read once as the server starts. */
   readonly inquiryConfig?: () => InquiryConfig;
   /**
    * Which proxies in front of this server to believe about the client's address: a number of hops,
@@ -112,12 +113,14 @@ const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
  */
 export const createSiteServer = async (options: ServerOptions): Promise<SiteServer> => {
   const { content, log } = options;
-  const readConfig = options.inquiryConfig ?? (() => readInquiryConfig(content.form.delivery));
+  // A process's environment does not change while it runs, so the default settings are read once, here,
+  // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
+  const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
+  const readConfig = options.inquiryConfig ?? (() => startConfig);
   const headerRules: HeaderRules = readHeadersFile(options.publicDir);
   const siteHeaders = headerRules.get("/*") ?? {};
   const notFoundPage = await fs.readFile(path.join(options.publicDir, "404.html"));
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
-  const startConfig = readConfig();
   const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
 
   const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
@@ -303,6 +306,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     },
   });
 
+  if (startConfig.email) preloadEmailTransport();
   worker.start();
   return {
     app,

@@ -109,6 +109,22 @@ const buildInquirySchema = (rules: InquiryRules, choices: InquiryChoices, now: D
   });
 };
 
+type InquirySchema = ReturnType<typeof buildInquirySchema>;
+
+let lastBuilt: { rules: InquiryRules; choices: InquiryChoices; day: number; schema: InquirySchema } | null = null;
+
+/**
+ * The schema for these rules on the UTC day of `now`, the only part of `now` it depends on. Building
+ * one costs more than checking an inquiry with it, and the rules and choices are the same objects for
+ * every inquiry a server or a form checks, so the last one built serves until they or the day change.
+ */
+const inquirySchema = (rules: InquiryRules, choices: InquiryChoices, now: Date): InquirySchema => {
+  const day = Math.floor(now.getTime() / DAY_MS);
+  if (lastBuilt?.rules !== rules || lastBuilt.choices !== choices || lastBuilt.day !== day)
+    lastBuilt = { rules, choices, day, schema: buildInquirySchema(rules, choices, now) };
+  return lastBuilt.schema;
+};
+
 export type InquiryCheck =
   { readonly ok: true; readonly values: InquiryValues } | { readonly ok: false; readonly errors: InquiryErrors };
 
@@ -122,7 +138,7 @@ export const checkInquiry = (
   raw: unknown,
   now: Date = new Date(),
 ): InquiryCheck => {
-  const result = buildInquirySchema(rules, choices, now).safeParse(normalizeInquiry(rules, raw));
+  const result = inquirySchema(rules, choices, now).safeParse(normalizeInquiry(rules, raw));
   if (result.success) return { ok: true, values: result.data };
   const errors: InquiryErrors = {};
   for (const issue of result.error.issues) {
