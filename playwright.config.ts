@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { chromiumUse } from "./e2e/support/browser";
+import { enterRunTempRoot } from "./e2e/support/run-temp-root";
 import { freePortNow, requireBuild, testServerEnv } from "./e2e/support/server";
 
 requireBuild();
@@ -14,6 +15,7 @@ requireBuild();
 // Why a free port is looked up by hand: webServer must know the port before the server starts, and the
 // server prints the port it was given (PORT=0 would print 0), so `webServer.wait` cannot learn it; a fixed
 // port would collide with other servers on a shared machine.
+enterRunTempRoot("site-e2e-");
 process.env.E2E_PORT ??= freePortNow();
 process.env.E2E_INQUIRY_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
 

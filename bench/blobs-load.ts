@@ -5,6 +5,7 @@
 // @netlify/blobs' local Blobs server; then the scheduled delivery runs until nothing is due. Counts what
 // was stored and delivered, and adds the figures to reports/bench.json under "blobs".
 import path from "node:path";
+import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { commonHeaders } from "../server/common-headers";
 import { startBlobsServer } from "../__tests__/support/blobs-server";
 import { callFunction } from "../__tests__/support/gatsby-function-call";
@@ -205,6 +206,7 @@ export const printBlobsLoad = (figures: BlobsLoadFigures) => {
 };
 
 if (require.main === module) {
+  enterRunTempRoot("site-bench-");
   measureBlobsLoad()
     .then((figures) => {
       printBlobsLoad(figures);

@@ -6,6 +6,7 @@
 // the figures.
 import fs from "node:fs";
 import path from "node:path";
+import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { processUsage, readContent, startSite, type RunningSite } from "../e2e/support/server";
 import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
 import { Outbox } from "../src/inquiry/server/outbox";
@@ -284,6 +285,7 @@ export const printInquiryLoad = ({ concurrent, refused, flood }: InquiryLoadFigu
 };
 
 if (require.main === module) {
+  enterRunTempRoot("site-bench-");
   const reportPath = path.resolve(__dirname, "..", "reports", "inquiry-load.json");
   measureInquiryLoad()
     .then((figures) => {

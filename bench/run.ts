@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { freePort } from "../e2e/support/server";
 import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
@@ -59,6 +60,7 @@ const main = async () => {
   );
 };
 
+enterRunTempRoot("site-bench-");
 main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);

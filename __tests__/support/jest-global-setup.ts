@@ -1,0 +1,4 @@
+import { enterRunTempRoot } from "../../e2e/support/run-temp-root";
+
+/** Jest's global setup: the run's temporary folders in one place, removed as the run ends. */
+export default (): void => enterRunTempRoot("site-jest-");
