@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { chromiumUse } from "./support/browser";
+import { enterRunTempRoot } from "./support/run-temp-root";
 import { freePortNow } from "./support/server";
 
 const root = path.resolve(__dirname, "..");
@@ -30,6 +31,7 @@ const copyProject = (): string => {
 };
 
 // The runner chooses once; the workers, which load this file again, inherit its choice (as in playwright.config.ts).
+enterRunTempRoot("site-develop-e2e-");
 process.env.E2E_DEVELOP_PORT ??= freePortNow();
 process.env.E2E_DEVELOP_DECAP_PORT ??= freePortNow();
 if (!process.env.E2E_DEVELOP_DIR) {
