@@ -34,12 +34,8 @@ const copyProject = (): string => {
 enterRunTempRoot("site-develop-e2e-");
 process.env.E2E_DEVELOP_PORT ??= freePortNow();
 process.env.E2E_DEVELOP_DECAP_PORT ??= freePortNow();
-if (!process.env.E2E_DEVELOP_DIR) {
-  const dir = copyProject();
-  process.env.E2E_DEVELOP_DIR = dir;
-  // The runner outlives the develop server it started; the copy (with its .cache and public/) goes with it.
-  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-}
+// Made inside the run's temporary folder, so the copy (with its .cache and public/) goes with the run.
+process.env.E2E_DEVELOP_DIR ??= copyProject();
 
 const baseURL = `http://127.0.0.1:${process.env.E2E_DEVELOP_PORT}`;
 

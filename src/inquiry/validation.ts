@@ -83,7 +83,7 @@ const isFutureDate = (now: Date) => (value: string) => {
   return date.getTime() >= yesterday;
 };
 
-const buildInquirySchema = (rules: InquiryRules, choices: InquiryChoices, now: Date = new Date()) => {
+const buildInquirySchema = (rules: InquiryRules, choices: InquiryChoices, now: Date) => {
   const { formFields: fields } = rules;
   const compliance = fields.compliance;
   return z.object({
