@@ -8,6 +8,20 @@
 const fs = require("node:fs");
 const path = require("node:path");
 
+/**
+ * The `--disable-features` that chrome-launcher passes by default, from the chrome-launcher the
+ * Lighthouse of lhci launches Chrome with (`Launcher.defaultFlags()`). Chrome honours only the last
+ * `--disable-features` on its command line, so ours must repeat these.
+ */
+const launcherDisabledFeatures = () => {
+  const lighthouse = path.dirname(
+    require.resolve("lighthouse/package.json", { paths: [require.resolve("@lhci/cli/package.json")] }),
+  );
+  const { Launcher } = require(require.resolve("chrome-launcher", { paths: [lighthouse] }));
+  const flag = Launcher.defaultFlags().find((each) => each.startsWith("--disable-features="));
+  return flag ? flag.slice("--disable-features=".length).split(",") : [];
+};
+
 const budgets = JSON.parse(fs.readFileSync(path.join(__dirname, "budgets.json"), "utf8"));
 /** npm run bench chooses a free port; 9100 when lhci is run by hand. */
 const port = process.env.LHCI_PORT || "9100";
@@ -23,10 +37,29 @@ module.exports = {
       startServerReadyTimeout: 60_000,
       numberOfRuns: 5,
       // Debian's Chromium, never a downloaded browser. chrome-launcher adds its own flags for a quiet
-      // browser (no background networking, component updates or first-run tasks); these are for a
-      // machine with no GPU, a small /dev/shm and no user namespaces.
+      // browser (no background networking, component updates or first-run tasks).
       chromePath: process.env.CHROME_PATH || "/usr/bin/chromium",
-      settings: { chromeFlags: "--no-sandbox --headless=new --disable-gpu --disable-dev-shm-usage" },
+      settings: {
+        chromeFlags: [
+          // For a machine with no GPU, a small /dev/shm and no user namespaces.
+          "--no-sandbox --headless=new --disable-gpu --disable-dev-shm-usage",
+          // The desktop browser's own window, which is not the emulated phone's page and which, with no
+          // GPU and 2 cores, took CPU from the page while it loaded (traces of /, 2026-11-23): without a
+          // toolbar (--kiosk), no install chip animating for a site with a web app manifest; without
+          // the WebUI omnibox popup, which Chromium 156 preloads at start, no renderer of its own using
+          // most of a core for the first seconds; without scrollbars (chrome-launcher's
+          // chrome-flags-for-tools.md lists it with the commonly unwanted browser features), no overlay
+          // scrollbar fading in and out on a long page. Viz compositor CPU per load of /: about 300 ->
+          // 42 ms; the page's own main-thread work is unchanged.
+          "--kiosk --hide-scrollbars",
+          `--disable-features=${[
+            ...launcherDisabledFeatures(),
+            "WebUIOmniboxPopup",
+            "WebUIOmniboxAimPopup",
+            "WebUIOmniboxFullPopup",
+          ].join(",")}`,
+        ].join(" "),
+      },
     },
     assert: {
       aggregationMethod: "median",
