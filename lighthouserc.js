@@ -1,6 +1,6 @@
 // Lighthouse CI: `lhci collect` runs Lighthouse on the pages below (npm run bench) and `lhci assert`
-// judges the runs (npm run check:budgets). Both are started from reports/ (see lhci() in bench/lighthouse.ts), so that
-// the runs land in reports/.lighthouseci/, which git ignores.
+// judges the runs (npm run check:budgets). Both are started from reports/ (see lhci() in
+// bench/lighthouse.ts), so that the runs land in reports/.lighthouseci/, which git ignores.
 //
 // Lighthouse's default settings are its mobile preset: an emulated phone, simulated slow 4G and a 4x
 // CPU slowdown. The budgets are budgets.json's "lighthouse" section, in lhci's own assertion terms,

@@ -50,8 +50,8 @@ const loadEmailTransport = () =>
 /**
  * Loads the email transport before the first delivery needs it, for a process that will deliver: the
  * server loads it as it starts instead of in the middle of the first inquiries it receives, where a
- * profile of a burst of 200 showed module loading on the event loop. A load that fails is tried again, and reported, by the first
- * delivery.
+ * profile of a burst of 200 showed module loading on the event loop. A load that fails is tried again,
+ * and reported, by the first delivery.
  */
 export const preloadEmailTransport = (): void => {
   loadEmailTransport().catch(() => undefined);
