@@ -82,6 +82,34 @@ const pageWeight = (publicDir: string, pagePath: string, result: LighthouseResul
   return { javaScript: sum(filesOf("Script")), css: gzipBytes(inlineCss) + sum(filesOf("Stylesheet")) };
 };
 
+/** One of the judgements `lhci assert` writes to .lighthouseci/assertion-results.json. */
+export interface LighthouseAssertion {
+  url: string;
+  auditId: string;
+  /** The category, where auditId is "categories". */
+  auditProperty?: string;
+  operator: string;
+  expected: number;
+  actual: number;
+  values: number[];
+  passed: boolean;
+}
+
+const assertionResultsPath = path.join(runsDir, "assertion-results.json");
+
+/**
+ * Runs `lhci assert` on the saved runs and returns its judgements, passed ones included, so that a
+ * caller can state them again where a log's last lines are all that is read.
+ */
+export const assertLighthouseRuns = () => {
+  fs.rmSync(assertionResultsPath, { force: true });
+  const passed = lhci("assert", ["--includePassedAssertions"]);
+  const assertions = fs.existsSync(assertionResultsPath)
+    ? (JSON.parse(fs.readFileSync(assertionResultsPath, "utf8")) as LighthouseAssertion[])
+    : [];
+  return { passed, assertions };
+};
+
 /** The runs the last `lhci collect` saved, lhr-<time>.json: sorted by name, in the order lhci ran them. */
 export const savedRuns = () =>
   fs.existsSync(runsDir)
