@@ -93,31 +93,83 @@ describe("onPreRenderHTML", () => {
     expect(document.querySelectorAll("script")).toHaveLength(2);
   });
 
-  it("starts Gatsby's scripts, inline ones included, in order after the first frame", () => {
+  /** Puts the loader of a built page in the document and runs it, as the parser would. */
+  const runLoader = () => {
     document.body.innerHTML = stitch(render(runHook("/", gatsbyPostBodyComponents("/"))));
     const loader = document.querySelector("template + script")!;
-    jest.useFakeTimers();
-    const frames: FrameRequestCallback[] = [];
-    jest.spyOn(window, "requestAnimationFrame").mockImplementation((callback) => frames.push(callback));
-
     // innerHTML leaves scripts unrun; a copy made with createElement runs when inserted, as the parser's would.
     const running = document.createElement("script");
     running.textContent = loader.textContent;
     loader.replaceWith(running);
-    jest.runAllTimers();
-    expect(document.querySelectorAll("script[src]")).toHaveLength(0);
-
-    frames.forEach((callback) => callback(0));
-    jest.runAllTimers();
-    expect([...document.querySelectorAll("script[src]")].map((script) => script.getAttribute("src"))).toEqual([
-      "/webpack-runtime-1.js",
-      "/framework-2.js",
-      "/app-3.js",
-    ]);
+  };
+  const startedScripts = () =>
+    [...document.querySelectorAll("script[src]")].map((script) => script.getAttribute("src"));
+  const expectAppStarted = () => {
+    expect(startedScripts()).toEqual(["/webpack-runtime-1.js", "/framework-2.js", "/app-3.js"]);
     expect(document.getElementById("gatsby-app-scripts")).toBeNull();
     const globals = window as unknown as { ___chunkMapping?: string; ___webpackCompilationHash?: string };
     expect(JSON.parse(globals.___chunkMapping!)).toHaveProperty("app", ["/app-3.js"]);
     expect(globals.___webpackCompilationHash).toBe("ea208af693e0ade55fef");
+  };
+
+  it("starts Gatsby's scripts, inline ones included, in order once the first paint is reported", () => {
+    jest.useFakeTimers();
+    const frames: FrameRequestCallback[] = [];
+    jest.spyOn(window, "requestAnimationFrame").mockImplementation((callback) => frames.push(callback));
+    class PaintObserver {
+      static readonly supportedEntryTypes = ["navigation", "paint", "resource"];
+      options?: PerformanceObserverInit;
+      disconnected = false;
+      constructor(readonly callback: PerformanceObserverCallback) {
+        observers.push(this);
+      }
+      observe(options: PerformanceObserverInit) {
+        this.options = options;
+      }
+      disconnect() {
+        this.disconnected = true;
+      }
+    }
+    const observers: PaintObserver[] = [];
+    Object.defineProperty(window, "PerformanceObserver", { value: PaintObserver, configurable: true });
+    try {
+      runLoader();
+      // A frame drawn is not yet a frame on screen: nothing starts until the browser reports the paint.
+      frames.forEach((callback) => callback(0));
+      jest.runAllTimers();
+      expect(startedScripts()).toEqual([]);
+      expect(observers).toHaveLength(1);
+      expect(observers[0]!.options).toEqual({ type: "paint", buffered: true });
+
+      const [observer] = observers;
+      const report = () =>
+        observer!.callback({} as PerformanceObserverEntryList, observer as unknown as PerformanceObserver);
+      report();
+      expect(observer!.disconnected).toBe(true);
+      expect(startedScripts()).toEqual([]);
+      jest.runAllTimers();
+      expectAppStarted();
+      // A report already queued when it disconnected must not start the app twice.
+      report();
+      jest.runAllTimers();
+      expect(startedScripts()).toHaveLength(3);
+    } finally {
+      Reflect.deleteProperty(window, "PerformanceObserver");
+    }
+  });
+
+  it("starts Gatsby's scripts after the next frame where the browser has no paint timing", () => {
+    expect("PerformanceObserver" in window).toBe(false);
+    jest.useFakeTimers();
+    const frames: FrameRequestCallback[] = [];
+    jest.spyOn(window, "requestAnimationFrame").mockImplementation((callback) => frames.push(callback));
+    runLoader();
+    jest.runAllTimers();
+    expect(startedScripts()).toEqual([]);
+
+    frames.forEach((callback) => callback(0));
+    jest.runAllTimers();
+    expectAppStarted();
   });
 
   it("fails the build, naming the page, when Gatsby no longer passes its scripts slice", () => {
