@@ -5,11 +5,23 @@ import createCache from "@emotion/cache";
 import { CacheProvider } from "@emotion/react";
 import createEmotionServer from "@emotion/server/create-instance";
 
+import { MAIN_CONTENT_ID } from "./src/components/layout/SkipLink";
+
 export { wrapPageElement } from "./src/wrap-page-element";
 
+/**
+ * HTML's render-blocking "expect" link: the browser paints nothing until the parser has reached the
+ * start of <main>, so the first paint never holds part of the header. Sent in pieces, as a slow
+ * connection delivers it, a page was otherwise painted with some of its navigation links (1280 px)
+ * or the menu button's icon without its label (375 px), and the header moved as the rest arrived
+ * (e2e/layout-shift.test.ts). Browsers without it paint as before.
+ */
+const renderBlockingUntilMain = { rel: "expect", href: `#${MAIN_CONTENT_ID}`, blocking: "render" };
+
 /** Declared here as well as in each page's Head so that no page, not even a failing one, lacks it. */
-export const onRenderBody: GatsbySSR["onRenderBody"] = ({ setHtmlAttributes }) => {
+export const onRenderBody: GatsbySSR["onRenderBody"] = ({ setHtmlAttributes, setHeadComponents }) => {
   setHtmlAttributes({ lang: "en" });
+  setHeadComponents([<link key="expect-main" {...renderBlockingUntilMain} />]);
 };
 
 /**

@@ -23,18 +23,18 @@ interface HeroProps {
   image: IGatsbyImageData | undefined;
 }
 
+/**
+ * The hero's height comes from its content and padding, not from a min-height that centres the content:
+ * on a slow connection a browser paints the page while its HTML is still arriving, and centred content
+ * moved up as its last lines arrived (CLS 0.011 to 0.024 at 375, 800 and 1280 px with the HTML sent in
+ * two parts). With the content at a fixed distance from the top, what arrives later only adds below it.
+ */
 const heroStyles = css`
   position: relative;
   isolation: isolate;
-  display: grid;
-  align-items: center;
-  min-height: 30rem;
   background: ${colors.navy};
   color: ${colors.white};
   overflow: hidden;
-  ${mq.md} {
-    min-height: 34rem;
-  }
 `;
 
 const imageStyles = css`
@@ -65,6 +65,9 @@ const overlayStyles = css`
 const contentStyles = css`
   padding: ${space.xxl} 0;
   max-width: 44rem;
+  ${mq.md} {
+    padding: 7.5rem 0;
+  }
   h1 {
     color: ${colors.white};
     margin-bottom: ${space.md};
