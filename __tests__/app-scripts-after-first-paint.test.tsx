@@ -1,7 +1,9 @@
 import { createElement, type ComponentType, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import type { PreRenderHTMLArgs } from "gatsby";
-import { onPreRenderHTML } from "../gatsby-ssr";
+import type { RenderBodyArgs } from "gatsby";
+import { onPreRenderHTML, onRenderBody } from "../gatsby-ssr";
+import { MAIN_CONTENT_ID } from "../src/components/layout/SkipLink";
 
 // Gatsby's own component, so that the element below is the one a build passes, not a look-alike.
 const { ServerSliceRenderer } = jest.requireActual<{ ServerSliceRenderer: ComponentType<{ sliceId: string }> }>(
@@ -65,6 +67,22 @@ afterEach(() => {
   jest.useRealTimers();
   jest.restoreAllMocks();
   document.body.innerHTML = "";
+});
+
+describe("onRenderBody", () => {
+  it("holds the first paint until the parser reaches the element the skip link leads to, <main>", () => {
+    const head: ReactNode[] = [];
+    const html: Record<string, unknown> = {};
+    onRenderBody!(
+      {
+        setHeadComponents: (components: ReactNode[]) => head.push(...components),
+        setHtmlAttributes: (attributes: Record<string, unknown>) => Object.assign(html, attributes),
+      } as unknown as RenderBodyArgs,
+      { plugins: [] },
+    );
+    expect(html).toEqual({ lang: "en" });
+    expect(render(head)).toBe(`<link rel="expect" href="#${MAIN_CONTENT_ID}" blocking="render"/>`);
+  });
 });
 
 describe("onPreRenderHTML", () => {
