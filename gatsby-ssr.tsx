@@ -18,7 +18,7 @@ export { wrapPageElement } from "./src/wrap-page-element";
  */
 const renderBlockingUntilMain = { rel: "expect", href: `#${MAIN_CONTENT_ID}`, blocking: "render" };
 
-/** Declared here as well as in each page's Head so that no page, not even a failing one, lacks it. */
+/** lang is declared here as well as in each page's Head so that no page, not even a failing one, lacks it. */
 export const onRenderBody: GatsbySSR["onRenderBody"] = ({ setHtmlAttributes, setHeadComponents }) => {
   setHtmlAttributes({ lang: "en" });
   setHeadComponents([<link key="expect-main" {...renderBlockingUntilMain} />]);

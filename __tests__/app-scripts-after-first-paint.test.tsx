@@ -134,6 +134,7 @@ describe("onPreRenderHTML", () => {
     jest.useFakeTimers();
     const frames: FrameRequestCallback[] = [];
     jest.spyOn(window, "requestAnimationFrame").mockImplementation((callback) => frames.push(callback));
+    const observers: PaintObserver[] = [];
     class PaintObserver {
       static readonly supportedEntryTypes = ["navigation", "paint", "resource"];
       options?: PerformanceObserverInit;
@@ -148,7 +149,6 @@ describe("onPreRenderHTML", () => {
         this.disconnected = true;
       }
     }
-    const observers: PaintObserver[] = [];
     Object.defineProperty(window, "PerformanceObserver", { value: PaintObserver, configurable: true });
     try {
       runLoader();
