@@ -9,6 +9,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { createSiteServer, type ServerOptions } from "../server/app";
 import { adminPageHeaders } from "../server/admin-headers";
+import { precompressFiles } from "../server/precompressed-files";
 import { commonHeaders, formatHeaderRules, pagePolicy } from "../server/security-headers";
 import { resultPagePolicy } from "../src/inquiry/server/result-page";
 import { readInquiryConfig } from "../src/inquiry/server/config";
@@ -279,6 +280,65 @@ describe("the built site, served as a CDN would", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(await response.json()).toMatchObject({ status: "ok", outboxWritable: true });
+  });
+});
+
+describe("the build's compressed copies", () => {
+  let site: Started;
+  let siteDir: string;
+  const contactPage = `<!doctype html><title>Contact</title><h1>Contact us</h1>${"<p>Uniforms, gear and supplies.</p>".repeat(60)}`;
+  const copy = (relative: string) => readFileSync(path.join(siteDir, relative));
+  beforeAll(async () => {
+    siteDir = makeSite();
+    writeFileSync(path.join(siteDir, "contact/index.html"), contactPage);
+    await precompressFiles(siteDir);
+    site = await startServer({ publicDir: siteDir });
+  });
+  afterAll(async () => {
+    await site.close();
+    rmSync(siteDir, { recursive: true, force: true });
+  });
+
+  it("sends a page's copy as it is, with the page's type, caching and policy, to a client that takes it", async () => {
+    for (const [accept, encoding, suffix] of [
+      ["br, gzip", "br", ".br"],
+      ["gzip, deflate, br, zstd", "br", ".br"],
+      ["gzip, deflate", "gzip", ".gz"],
+    ] as const) {
+      const response = await request(`${site.origin}/contact/`, { headers: { "Accept-Encoding": accept } });
+      expect([accept, response.status, response.headers["content-encoding"]]).toEqual([accept, 200, encoding]);
+      expect(response.body.equals(copy(`contact/index.html${suffix}`))).toBe(true);
+      expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(response.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
+      expect(response.headers["content-security-policy"]).toBe(policies.contact);
+      expect(response.headers.vary).toMatch(/accept-encoding/i);
+    }
+    const plain = await request(`${site.origin}/contact/`, { headers: { "Accept-Encoding": "identity" } });
+    expect([plain.headers["content-encoding"], plain.body.toString()]).toEqual([undefined, contactPage]);
+  });
+
+  it("keeps a hashed asset's copy immutable and typed as its original", async () => {
+    const response = await request(`${site.origin}/${hashedScript}`, { headers: { "Accept-Encoding": "br" } });
+    expect(response.body.equals(copy(`${hashedScript}.br`))).toBe(true);
+    expect(response.headers["content-type"]).toBe("application/javascript; charset=utf-8");
+    expect(response.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("compresses a page that has no copy as it sends it", async () => {
+    for (const suffix of [".br", ".gz"]) rmSync(path.join(siteDir, `index.html${suffix}`));
+    const response = await request(`${site.origin}/`, { headers: { "Accept-Encoding": "br" } });
+    expect([response.status, response.headers["content-encoding"]]).toEqual([200, "br"]);
+    expect(zlib.brotliDecompressSync(response.body).toString()).toBe(
+      readFileSync(path.join(siteDir, "index.html"), "utf8"),
+    );
+    expect(response.headers["content-security-policy"]).toBe(policies.home);
+  });
+
+  it("never serves a copy by its own name", async () => {
+    for (const url of [`/${hashedScript}.br`, "/contact/index.html.gz"]) {
+      const response = await request(`${site.origin}${url}`, { headers: { "Accept-Encoding": "br, gzip" } });
+      expect([url, response.status]).toEqual([url, 404]);
+    }
   });
 });
 

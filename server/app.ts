@@ -14,6 +14,7 @@ import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "..
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
+import { PRECOMPRESSED_SUFFIX } from "./precompressed-files";
 import { pagePathOf, readHeadersFile, type HeaderRules } from "./security-headers";
 
 export interface ServerOptions {
@@ -295,13 +296,23 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     root: options.publicDir,
     wildcard: true,
     redirect: true,
-    index: "index.html",
+    // An array: @fastify/static finds the index file of a folder for a compressed copy only in a list, and
+    // with a single name answered every page of the site 404 to a client that takes br or gzip.
+    index: ["index.html"],
     dotfiles: "ignore",
     cacheControl: false,
-    // public/_headers is the deploy's configuration, not a page.
-    allowedPath: (pathname) => !pathname.startsWith("/_headers"),
+    // The build's brotli and gzip copies (server/precompressed-files.ts), sent as they are to a client that
+    // takes them; a file without copies is compressed on the fly by @fastify/compress.
+    preCompressed: true,
+    // public/_headers is the deploy's configuration, not a page; the compressed copies are reached only
+    // through their originals, which carry the right type.
+    allowedPath: (pathname) => !pathname.startsWith("/_headers") && !PRECOMPRESSED_SUFFIX.test(pathname),
     setHeaders: (res, file) => {
-      const relative = path.relative(options.publicDir, file).split(path.sep).join("/");
+      const relative = path
+        .relative(options.publicDir, file)
+        .split(path.sep)
+        .join("/")
+        .replace(PRECOMPRESSED_SUFFIX, "");
       res.header("Cache-Control", HASHED_ASSET.test(relative) ? IMMUTABLE : REVALIDATE);
     },
   });

@@ -1,0 +1,78 @@
+/**
+ * @jest-environment node
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { precompressFiles, removePrecompressedCopies } from "../server/precompressed-files";
+
+let dir: string;
+const text = (size: number) => "const value = 'uniform';\n".repeat(Math.ceil(size / 25)).slice(0, size);
+const write = (relative: string, content: string | Buffer) => {
+  mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
+  writeFileSync(path.join(dir, relative), content);
+};
+const exists = (relative: string) => existsSync(path.join(dir, relative));
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "precompressed-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+it("writes a brotli and a gzip copy of each compressible file that decompress to the file, in every folder", async () => {
+  write("app-0123456789abcdef.js", text(5000));
+  write("contact/index.html", `<!doctype html>${text(3000)}`);
+  write("page-data/index/page-data.json", JSON.stringify({ words: text(2000) }));
+
+  const result = await precompressFiles(dir);
+
+  expect(result.files).toBe(3);
+  for (const relative of ["app-0123456789abcdef.js", "contact/index.html", "page-data/index/page-data.json"]) {
+    const original = readFileSync(path.join(dir, relative));
+    const brotli = readFileSync(path.join(dir, `${relative}.br`));
+    expect(zlib.brotliDecompressSync(brotli).equals(original)).toBe(true);
+    expect(zlib.gunzipSync(readFileSync(path.join(dir, `${relative}.gz`))).equals(original)).toBe(true);
+    expect(brotli.length).toBeLessThan(original.length / 4);
+  }
+  expect(result.brotliBytes).toBeLessThan(result.bytes / 4);
+});
+
+it("leaves alone files under 1 KB, source maps, images and what it is told to skip", async () => {
+  write("small.css", "a{color:red}");
+  write("app.js.map", text(5000));
+  write("static/hero.png", Buffer.alloc(5000, 7));
+  write("admin/decap.js", text(5000));
+
+  const result = await precompressFiles(dir, { skip: (relative) => relative.startsWith("admin/") });
+
+  expect(result.files).toBe(0);
+  for (const relative of ["small.css", "app.js.map", "static/hero.png", "admin/decap.js"])
+    expect([relative, exists(`${relative}.br`), exists(`${relative}.gz`)]).toEqual([relative, false, false]);
+});
+
+it("removes the copies of an earlier build, and no other compressed file", async () => {
+  write("old-0123456789abcdef.js.br", "stale");
+  write("old-0123456789abcdef.js.gz", "stale");
+  write("small.css", "a{color:red}");
+  write("small.css.br", "from when it was larger");
+  write("downloads/catalog.tar.gz", "an archive the site offers");
+
+  await precompressFiles(dir);
+
+  expect(exists("old-0123456789abcdef.js.br")).toBe(false);
+  expect(exists("old-0123456789abcdef.js.gz")).toBe(false);
+  expect(exists("small.css.br")).toBe(false);
+  expect(exists("downloads/catalog.tar.gz")).toBe(true);
+});
+
+it("removes every copy for a build whose host compresses by itself, and nothing else", async () => {
+  write("app-0123456789abcdef.js", text(5000));
+  await precompressFiles(dir);
+  expect(exists("app-0123456789abcdef.js.br")).toBe(true);
+
+  await removePrecompressedCopies(dir);
+
+  expect([exists("app-0123456789abcdef.js.br"), exists("app-0123456789abcdef.js.gz")]).toEqual([false, false]);
+  expect(exists("app-0123456789abcdef.js")).toBe(true);
+});
