@@ -296,8 +296,8 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     root: options.publicDir,
     wildcard: true,
     redirect: true,
-    // An array: @fastify/static finds the index file of a folder for a compressed copy only in a list, and
-    // with a single name answered every page of the site 404 to a client that takes br or gzip.
+    // An array: with preCompressed, @fastify/static finds a folder's index file only in a list; given a
+    // single name it answered every page of the site 404 to a client that takes br or gzip.
     index: ["index.html"],
     dotfiles: "ignore",
     cacheControl: false,

@@ -12,7 +12,7 @@ const MIN_BYTES = 1024;
 /** The encodings @fastify/static's preCompressed option looks for, by the suffix it appends. */
 export const PRECOMPRESSED_SUFFIX = /\.(br|gz)$/;
 /** A copy this step made: a compressible file's name with one of those suffixes. */
-const COPY = /\.(html|js|css|json|svg|webmanifest|xml|txt)\.(br|gz)$/;
+const COPY = new RegExp(`${COMPRESSIBLE.source.slice(0, -1)}${PRECOMPRESSED_SUFFIX.source}`);
 
 const filesUnder = async (dir: string) =>
   (await fs.readdir(dir, { recursive: true })).map((entry) => entry.split(path.sep).join("/"));
