@@ -23,7 +23,7 @@ const HomePage = ({ data, location }: PageProps<Queries.HomePageQuery>) => {
     <Layout currentPath={location.pathname}>
       <Hero content={home.hero} image={home.hero.image.childImageSharp?.gatsbyImageData} />
       <Solutions content={home.solutions} />
-      <Section id="agencies" heading={home.agencies.heading} intro={home.agencies.intro}>
+      <Section id="agencies" heading={home.agencies.heading} intro={home.agencies.intro} renderedNearViewport>
         <AgencyCarousel agencies={agencies.agencies} labels={home.agencies} />
         <Disclaimer text={agencies.disclaimer} />
       </Section>

@@ -16,7 +16,7 @@ const missionStyles = css`
 `;
 
 export const About = ({ content }: { content: AboutContent }) => (
-  <Section id="about" heading={content.heading}>
+  <Section id="about" heading={content.heading} renderedNearViewport>
     <p css={missionStyles}>{content.mission}</p>
     <ButtonLink to={content.action.to} variant="secondary">
       {content.action.label}

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { css } from "@emotion/react";
-import { colors, fontSizes, mq, space } from "../../styles/theme";
+import { colors, fontSizes, mq, renderedNearViewport, space } from "../../styles/theme";
 import { Container } from "./Container";
 
 interface SectionProps {
@@ -9,6 +9,8 @@ interface SectionProps {
   heading: string;
   intro?: string | null;
   tone?: "light" | "tinted";
+  /** Rendered only as it nears the viewport (see renderedNearViewport): for a light band below the first screen. */
+  renderedNearViewport?: boolean;
   children: ReactNode;
 }
 
@@ -31,8 +33,15 @@ const headerStyles = css`
 `;
 
 /** A titled band of a page; the heading names the region for screen readers. */
-export const Section = ({ id, heading, intro, tone = "light", children }: SectionProps) => (
-  <section id={id} aria-labelledby={`${id}-heading`} css={sectionStyles(tone)}>
+export const Section = ({
+  id,
+  heading,
+  intro,
+  tone = "light",
+  renderedNearViewport: deferred,
+  children,
+}: SectionProps) => (
+  <section id={id} aria-labelledby={`${id}-heading`} css={[sectionStyles(tone), deferred && renderedNearViewport]}>
     <Container>
       <header css={headerStyles}>
         <h2 id={`${id}-heading`}>{heading}</h2>
