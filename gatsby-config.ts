@@ -3,13 +3,9 @@ import type { GatsbyConfig } from "gatsby";
 import { contentTypeName } from "./src/content-contract/content-files";
 import company from "./content/company.json";
 import { colors } from "./src/styles/theme";
-import { siteNetlifyAdapter } from "./server/netlify-adapter";
+import { buildingForNetlify, siteNetlifyAdapter } from "./server/netlify-adapter";
 
 const contentDir = path.resolve("content");
-
-// Netlify's build sets NETLIFY; `npm run build:netlify` sets NETLIFY_LOCAL to build the same output here.
-// Any other build (npm run build, the single server's) has no adapter and writes no .netlify/.
-const buildingForNetlify = Boolean(process.env.NETLIFY) || Boolean(process.env.NETLIFY_LOCAL);
 
 interface TransformerTypeNameArgs {
   node: { relativePath: string; name: string };
@@ -27,7 +23,7 @@ const config: GatsbyConfig = {
   jsxImportSource: "@emotion/react",
   trailingSlash: "always",
   // /api/inquiry is routed by netlify.toml, where its route carries the platform's rate limit.
-  ...(buildingForNetlify ? { adapter: siteNetlifyAdapter({ routedByNetlifyToml: ["/api/inquiry"] }) } : {}),
+  ...(buildingForNetlify() ? { adapter: siteNetlifyAdapter({ routedByNetlifyToml: ["/api/inquiry"] }) } : {}),
   plugins: [
     "gatsby-plugin-image",
     "gatsby-plugin-sharp",

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { buildingForNetlify } from "./server/netlify-adapter";
 import { precompressFiles, removePrecompressedCopies } from "./server/precompressed-files";
 import { writeHeadersFile } from "./server/security-headers";
 import { ADMIN_PATH, serveEditingScreen, writeEditingScreen } from "./src/admin/editing-screen";
@@ -179,7 +180,7 @@ export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
   const pages = writeHeadersFile(publicDir);
   if (pages === 0) reporter.panicOnBuild("No built page found to write security headers for.");
   reporter.info(`Security headers written for ${pages} pages to public/_headers`);
-  if (process.env.NETLIFY || process.env.NETLIFY_LOCAL) {
+  if (buildingForNetlify()) {
     await removePrecompressedCopies(publicDir);
     return;
   }

@@ -14,7 +14,7 @@ import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "..
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
-import { PRECOMPRESSED_SUFFIX } from "./precompressed-files";
+import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "./precompressed-files";
 import { pagePathOf, readHeadersFile, type HeaderRules } from "./security-headers";
 
 export interface ServerOptions {
@@ -230,7 +230,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   await app.register(fastifyCompress, {
     global: true,
     encodings: ["br", "gzip"],
-    threshold: 1024,
+    threshold: COMPRESSION_THRESHOLD_BYTES,
     // Quality 4 compresses about as well as gzip -9 at a fraction of brotli's default cost per request.
     brotliOptions: { params: { [(await import("node:zlib")).constants.BROTLI_PARAM_QUALITY]: 4 } },
   });

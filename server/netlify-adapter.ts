@@ -4,6 +4,12 @@ import { commonHeaders } from "./security-headers";
 
 type AdaptContext = Parameters<IAdapter["adapt"]>[0];
 
+/**
+ * Netlify's build sets NETLIFY; `npm run build:netlify` sets NETLIFY_LOCAL to build the same output here.
+ * Any other build (npm run build, the single server's) has no adapter and writes no .netlify/.
+ */
+export const buildingForNetlify = (): boolean => Boolean(process.env.NETLIFY) || Boolean(process.env.NETLIFY_LOCAL);
+
 /** What Netlify sends for a file that no rule gives a Cache-Control: cache it, but ask again every time. */
 export const PLATFORM_DEFAULT_CACHE_CONTROL = "public, max-age=0, must-revalidate";
 

@@ -6,9 +6,10 @@ import zlib from "node:zlib";
 const brotliCompress = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-/** What the server would otherwise compress for every request: text, at least @fastify/compress's threshold. */
+/** The size below which the server sends a file as it is: compressing it would save less than it costs. */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+/** What the server would otherwise compress for every request: text, at least that threshold. */
 const COMPRESSIBLE = /\.(html|js|css|json|svg|webmanifest|xml|txt)$/;
-const MIN_BYTES = 1024;
 /** The encodings @fastify/static's preCompressed option looks for, by the suffix it appends. */
 export const PRECOMPRESSED_SUFFIX = /\.(br|gz)$/;
 /** A copy this step made: a compressible file's name with one of those suffixes. */
@@ -52,7 +53,7 @@ export const precompressFiles = async (dir: string, options: PrecompressOptions 
     if (!COMPRESSIBLE.test(entry) || options.skip?.(entry)) continue;
     const file = path.join(dir, entry);
     const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size < MIN_BYTES) continue;
+    if (!stat.isFile() || stat.size < COMPRESSION_THRESHOLD_BYTES) continue;
     const content = await fs.readFile(file);
     const [brotli, gzipped] = await Promise.all([
       brotliCompress(content, {

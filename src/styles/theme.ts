@@ -68,25 +68,6 @@ export const visuallyHidden = css`
 
 export const reducedMotion = "@media (prefers-reduced-motion: reduce)";
 
-/**
- * For a band of a page that is usually below the first screen: the browser styles, lays out and paints
- * it only as it nears the viewport, holding its place meanwhile at the height it last had or, before it
- * has ever been shown, at this estimate. Its lazy images wait as well: on a phone over a slow
- * connection Chromium fetches loading="lazy" images up to 2,500 px below the viewport, so the home
- * page's agency logos were requested during its first paint, each request a round of messages to the
- * browser process while the page was starting. The band stays in the accessibility tree and in
- * find-in-page.
- *
- * Only for content on the page's white: until it is rendered nothing in it can be hit-tested, so axe
- * (Lighthouse's accessibility audit, and the scanners buyers run for Section 508) takes the page's
- * background for its background. Given to every band of the home page, the navy contact panel and
- * footer failed colour contrast that way (Lighthouse accessibility 100 -> 93).
- */
-export const renderedNearViewport = css`
-  content-visibility: auto;
-  contain-intrinsic-size: auto 40rem;
-`;
-
 /** For site chrome (navigation, footer, skip link) that has no place on paper. */
 export const printHidden = css`
   @media print {
