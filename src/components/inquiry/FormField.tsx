@@ -42,7 +42,6 @@ const controlStyles = (invalid: boolean) => css`
   width: 100%;
   min-height: 2.75rem;
   padding: 0.5rem 0.75rem;
-  font: inherit;
   color: ${colors.text};
   background: ${colors.white};
   border: 2px solid ${invalid ? colors.error : "#6b7685"};

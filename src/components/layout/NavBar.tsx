@@ -81,7 +81,6 @@ const menuButtonStyles = css`
   color: ${colors.white};
   border: 2px solid ${colors.white};
   border-radius: ${radii.sm};
-  font: inherit;
   font-weight: 700;
   cursor: pointer;
   ${mq.md} {

@@ -12,7 +12,6 @@ const base = css`
   padding: 0.625rem 1.25rem;
   border: 2px solid transparent;
   border-radius: ${radii.sm};
-  font: inherit;
   font-weight: 700;
   line-height: 1.2;
   text-align: center;
