@@ -35,7 +35,7 @@ const globalStyles = css`
   /* Without this, a control that sets no font of its own (the carousel's arrows, the form's hidden
      honeypot) takes the browser's 13.33px Arial, a font nothing else on the page uses. Chromium on Linux
      looks each new font up by family and by size, waiting on its browser process while it lays out the
-     page: families 6 -> 5 and sizes 9 -> 8 per load of / (8 -> 7 on /contact/), 2026-11-24. */
+     page: families 6 -> 5 and sizes 9 -> 8 per load of /, 6 -> 5 and 8 -> 7 on /contact/ (2026-11-24). */
   button,
   input,
   select,
