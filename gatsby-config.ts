@@ -3,7 +3,7 @@ import type { GatsbyConfig } from "gatsby";
 import { contentTypeName } from "./src/content-contract/content-files";
 import company from "./content/company.json";
 import { colors } from "./src/styles/theme";
-import { buildingForNetlify, siteNetlifyAdapter } from "./server/netlify-adapter";
+import { buildingForNetlify, siteNetlifyAdapter } from "./build/netlify-adapter";
 
 const contentDir = path.resolve("content");
 

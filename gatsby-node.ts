@@ -1,7 +1,7 @@
 import path from "node:path";
-import { buildingForNetlify } from "./server/netlify-adapter";
-import { precompressFiles, removePrecompressedCopies } from "./server/precompressed-files";
-import { writeHeadersFile } from "./server/security-headers";
+import { buildingForNetlify } from "./build/netlify-adapter";
+import { precompressFiles, removePrecompressedCopies } from "./build/precompressed-files";
+import { writeHeadersFile } from "./build/security-headers";
 import { ADMIN_PATH, serveEditingScreen, writeEditingScreen } from "./src/admin/editing-screen";
 import type { Application } from "express";
 import type { GatsbyNode, Reporter } from "gatsby";
@@ -166,11 +166,11 @@ export const onCreateWebpackConfig: GatsbyNode["onCreateWebpackConfig"] = ({ sta
 
 /**
  * Writes public/_headers: every page's Content-Security-Policy with the hashes of the inline scripts
- * it was built with, and the headers every response carries (server/security-headers.ts). The
+ * it was built with, and the headers every response carries (build/security-headers.ts). The
  * production server serves from it and the CDN reads it as is.
  *
  * Then, for the production server, a brotli and a gzip copy of each compressible file
- * (server/precompressed-files.ts). Not for a Netlify build: its CDN compresses by itself and would publish
+ * (build/precompressed-files.ts). Not for a Netlify build: its CDN compresses by itself and would publish
  * the copies as files, so those an earlier build left in public/ are removed. Not for the editing screen,
  * whose Decap bundle (about 6 MB, read by editors only) took 9 of the 11 s that compressing everything
  * took; the server compresses it as it sends it.

@@ -13,8 +13,9 @@ module.exports = {
   // A build's .cache holds copies of gatsby's package.json; jest would see two modules named gatsby.
   modulePathIgnorePatterns: ["<rootDir>/.cache", "<rootDir>/public"],
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
-  // gatsby ships untranspiled ES modules that jest must compile.
-  transformIgnorePatterns: ["node_modules/(?!(gatsby|gatsby-script|gatsby-link)/)"],
+  // gatsby ships untranspiled ES modules that jest must compile, and @fastify/static's content-disposition (3.x) is
+  // ES modules only.
+  transformIgnorePatterns: ["node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition)/)"],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],
   globalSetup: "<rootDir>/__tests__/support/jest-global-setup.ts",

@@ -7,15 +7,9 @@ import path from "node:path";
 import { ADMIN_PATH, writeEditingScreen } from "../src/admin/editing-screen";
 import { formatProblem } from "../src/content-contract/validate";
 import { robotsProblems } from "../src/seo/robots";
-import { adminPolicy } from "../server/admin-headers";
-import {
-  formatHeaderRules,
-  headerRulesFor,
-  inlineScriptHashes,
-  pagePolicy,
-  parseHeaderRules,
-  writeHeadersFile,
-} from "../server/security-headers";
+import { adminPolicy } from "../build/admin-headers";
+import { headerRulesFor, inlineScriptHashes, pagePolicy, writeHeadersFile } from "../build/security-headers";
+import { formatHeaderRules, parseHeaderRules } from "../src/serving/headers-file";
 
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));

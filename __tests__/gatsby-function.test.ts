@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { commonHeaders } from "../server/security-headers";
+import { commonHeaders } from "../src/serving/common-headers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createGatsbyFunction, NETLIFY_CLIENT_IP_HEADER } from "../src/inquiry/server/gatsby-function";

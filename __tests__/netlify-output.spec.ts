@@ -15,8 +15,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
-import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../server/netlify-adapter";
-import { builtPageFiles, commonHeaders, headersForFile, pagePathOf, servedPathsOf } from "../server/security-headers";
+import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../build/netlify-adapter";
+import { builtPageFiles, headersForFile, servedPathsOf } from "../build/security-headers";
+import { commonHeaders } from "../src/serving/common-headers";
+import { pagePathOf } from "../src/serving/headers-file";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";

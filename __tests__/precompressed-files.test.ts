@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import { precompressFiles, removePrecompressedCopies } from "../server/precompressed-files";
+import { precompressFiles, removePrecompressedCopies } from "../build/precompressed-files";
 
 let dir: string;
 const text = (size: number) => "const value = 'uniform';\n".repeat(Math.ceil(size / 25)).slice(0, size);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { cmsConfig, type CmsField } from "../src/content-contract/cms-config";
 import { contentFileKind } from "../src/content-contract/content-files";
-import { createFormat, tidyObject, toJsonText } from "../src/admin/tidy-json";
+import { createFormat, tidyObject, toJsonText } from "../src/content-contract/tidy-json";
 
 const contentDir = path.join(__dirname, "..", "content");
 const config = cmsConfig();

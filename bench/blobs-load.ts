@@ -6,7 +6,7 @@
 // was stored and delivered, and adds the figures to reports/bench.json under "blobs".
 import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
-import { commonHeaders } from "../server/common-headers";
+import { commonHeaders } from "../src/serving/common-headers";
 import { startBlobsServer } from "../__tests__/support/blobs-server";
 import { callFunction } from "../__tests__/support/gatsby-function-call";
 import { startWebhookReceiver } from "../__tests__/support/loopback-servers";

@@ -17,7 +17,7 @@ import {
 } from "./admin-support";
 import { expect, test } from "./support/fixtures";
 import { sitePaths } from "./support/server";
-import { adminPolicy } from "../server/admin-headers";
+import { adminPolicy } from "../build/admin-headers";
 
 // The editing screen (/admin/) as the production build serves it, saving through decap-server on a
 // temporary copy of content/ (README, "Editing the content"). The develop server's side of it, a save

@@ -14,8 +14,8 @@ import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "..
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
-import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "./precompressed-files";
-import { pagePathOf, readHeadersFile, type HeaderRules } from "./security-headers";
+import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
+import { pagePathOf, readHeadersFile, type HeaderRules } from "../src/serving/headers-file";
 
 export interface ServerOptions {
   /** The built site (`public/`), with the `_headers` file the build wrote. */
@@ -301,7 +301,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     index: ["index.html"],
     dotfiles: "ignore",
     cacheControl: false,
-    // The build's brotli and gzip copies (server/precompressed-files.ts), sent as they are to a client that
+    // The build's brotli and gzip copies (build/precompressed-files.ts), sent as they are to a client that
     // takes them; a file without copies is compressed on the fly by @fastify/compress.
     preCompressed: true,
     // public/_headers is the deploy's configuration, not a page; the compressed copies are reached only

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSiteServer, type ServerOptions } from "../../server/app";
-import { formatHeaderRules, commonHeaders, pagePolicy } from "../../server/security-headers";
+import { pagePolicy } from "../../build/security-headers";
+import { commonHeaders } from "../../src/serving/common-headers";
+import { formatHeaderRules } from "../../src/serving/headers-file";
 import type { InquiryConfig } from "../../src/inquiry/server/config";
 import type { InquiryContent } from "../../src/inquiry/server/content";
 

@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Application } from "express";
 import { cmsConfig } from "../content-contract/cms-config";
-import { toJsonText } from "./tidy-json";
+import { toJsonText } from "../content-contract/tidy-json";
 
 /**
  * The editing screen at /admin/, written into public/ by the build and by `gatsby develop` before
- * Gatsby starts (onPreBootstrap): the page and its two scripts from src/admin/, the configuration
+ * Gatsby starts (onPreBootstrap): the page and its script from src/admin/, the content format's script (src/content-contract/tidy-json.js), the configuration
  * generated from the content contract, and Decap CMS's own prebuilt bundle from node_modules. The
  * site's pages never reference any of it.
  */
@@ -14,7 +14,9 @@ import { toJsonText } from "./tidy-json";
 export const ADMIN_PATH = "/admin/";
 
 const sourceDir = path.resolve("src", "admin");
-const PAGE_FILES = ["index.html", "admin.js", "tidy-json.js"] as const;
+const PAGE_FILES = ["index.html", "admin.js"] as const;
+/** The format saves write content files in; the content contract's, since its projections write it too. */
+const tidyJsonFile = path.resolve("src", "content-contract", "tidy-json.js");
 
 /** Decap's bundle: the entry, the chunks it loads beside itself, their WebAssembly and the licences. */
 const isDecapFile = (name: string) =>
@@ -35,10 +37,11 @@ export const writeEditingScreen = (publicDir: string): number => {
   fs.rmSync(target, { recursive: true, force: true });
   fs.mkdirSync(decapTarget, { recursive: true });
   for (const file of PAGE_FILES) fs.copyFileSync(path.join(sourceDir, file), path.join(target, file));
+  fs.copyFileSync(tidyJsonFile, path.join(target, path.basename(tidyJsonFile)));
   fs.writeFileSync(path.join(target, "config.json"), toJsonText(cmsConfig()));
   const decapFiles = fs.readdirSync(decapDist).filter(isDecapFile);
   for (const file of decapFiles) fs.copyFileSync(path.join(decapDist, file), path.join(decapTarget, file));
-  return PAGE_FILES.length + 1 + decapFiles.length;
+  return PAGE_FILES.length + 2 + decapFiles.length;
 };
 
 /**

@@ -1,7 +1,7 @@
 import certifications from "../../content/certifications.json";
 import company from "../../content/company.json";
 import inquiry from "../../content/inquiry.json";
-import { commonHeaders } from "../../server/common-headers";
+import { commonHeaders } from "../serving/common-headers";
 import { inquiryContentFrom } from "../inquiry/server/content";
 import { createGatsbyFunction } from "../inquiry/server/gatsby-function";
 

@@ -1,4 +1,4 @@
-import { toJsonText } from "../admin/tidy-json";
+import { toJsonText } from "./tidy-json";
 import { CMS_CONFIG_PATH, cmsConfig } from "./cms-config";
 import { contentSchemaEntries } from "./content-schemas";
 import { graphqlTypeDefs } from "./graphql";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { iconNames } from "./icon-names";
 import type { FolderName, SingleFileName } from "./content-files";
-import { inquiryFieldNames, type InquiryFieldName } from "../inquiry/values";
+import { inquiryFieldNames, type InquiryFieldName } from "./inquiry-fields";
 
 /**
  * The content contract: one zod schema per file under content/.

@@ -4,21 +4,9 @@
  * checks in validation.ts load only once the visitor uses the form.
  */
 
-export const inquiryFieldNames = [
-  "fullName",
-  "organization",
-  "email",
-  "phone",
-  "inquiryType",
-  "productCategory",
-  "quantities",
-  "needBy",
-  "shipToState",
-  "buyingMethod",
-  "compliance",
-  "message",
-] as const;
-export type InquiryFieldName = (typeof inquiryFieldNames)[number];
+import { inquiryFieldNames, type InquiryFieldName } from "../content-contract/inquiry-fields";
+
+export { inquiryFieldNames, type InquiryFieldName };
 
 /** Fields that only a quote request asks for; any other inquiry type sends them empty. */
 export const quoteFieldNames = [

@@ -11,7 +11,7 @@ import { parseInquiryBody } from "./request-body";
 export interface GatsbyFunctionOptions {
   readonly content: InquiryContent;
   /**
-   * The headers every answer of the site carries (server/common-headers.ts): the platform adds
+   * The headers every answer of the site carries (src/serving/common-headers.ts): the platform adds
    * `public/_headers` to files only, so the function sends them itself, as the single server does.
    */
   readonly siteHeaders: Readonly<Record<string, string>>;

@@ -1,6 +1,7 @@
 // How the editing screen (/admin/) writes a content file: keys in the contract's order, a cleared
 // optional field left out instead of saved as "" or null, and the layout `npm run format` (Prettier,
-// printWidth 120) gives JSON, so that a one-field edit is a one-line diff.
+// printWidth 120) gives JSON, so that a one-field edit is a one-line diff. Part of the content contract:
+// the committed projections (schemas/) are written in the same layout (projections.ts).
 //
 // Plain JavaScript, served as it is: the admin page loads Decap's own prebuilt bundle and shares no
 // build with the site, so nothing would compile TypeScript for it. The same file is a CommonJS module

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
+import { commonHeaders } from "../src/serving/common-headers";
+import { formatHeaderRules, HEADERS_FILE, pagePathOf, type HeaderRules } from "../src/serving/headers-file";
 import { ADMIN_FOLDER, adminFolderHeaders, adminPageHeaders } from "./admin-headers";
-import { commonHeaders } from "./common-headers";
 
 /**
  * The site's security headers, in one place for both deploys: the build writes them to
@@ -13,14 +14,9 @@ import { commonHeaders } from "./common-headers";
  * no injected script runs.
  */
 
-export const HEADERS_FILE = "_headers";
-
 type Node = DefaultTreeAdapterMap["node"];
 type Element = DefaultTreeAdapterMap["element"];
 type TextNode = DefaultTreeAdapterMap["textNode"];
-
-/** Headers for every response: defined in common-headers.ts, which the CDN deploy's function bundles too. */
-export { commonHeaders };
 
 /**
  * The policy of a page whose inline scripts have the given hashes. Styles may be inline: emotion puts
@@ -73,14 +69,6 @@ export const inlineScriptHashes = (html: string): string[] => {
   return [...hashes].sort();
 };
 
-/** The URL path a built HTML file answers: `contact/index.html` → `/contact/`, `404.html` → `/404.html`. */
-export const pagePathOf = (relativeFile: string): string => {
-  const posix = relativeFile.split(path.sep).join("/");
-  if (posix === "index.html") return "/";
-  if (posix.endsWith("/index.html")) return `/${posix.slice(0, -"index.html".length)}`;
-  return `/${posix}`;
-};
-
 /**
  * The headers of a built HTML file (relative to public/, with either separator): the editing screen's own
  * under /admin/, else a policy that allows exactly the file's inline scripts.
@@ -108,8 +96,6 @@ export const builtPageFiles = (publicDir: string): string[] =>
     .filter((file) => fs.statSync(path.join(publicDir, file)).isFile())
     .sort();
 
-export type HeaderRules = ReadonlyMap<string, Readonly<Record<string, string>>>;
-
 /** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
 export const headerRulesFor = (publicDir: string): HeaderRules => {
   const rules = new Map<string, Readonly<Record<string, string>>>([
@@ -123,39 +109,9 @@ export const headerRulesFor = (publicDir: string): HeaderRules => {
   return rules;
 };
 
-/** The rules in the `_headers` format: a path, then its headers indented below it. */
-export const formatHeaderRules = (rules: HeaderRules): string =>
-  [...rules]
-    .map(([pathPattern, headers]) =>
-      [pathPattern, ...Object.entries(headers).map(([name, value]) => `  ${name}: ${value}`)].join("\n"),
-    )
-    .join("\n\n")
-    .concat("\n");
-
-/** Reads a `_headers` file back into rules; a line it does not understand is an error, not a silent skip. */
-export const parseHeaderRules = (text: string): HeaderRules => {
-  const rules = new Map<string, Record<string, string>>();
-  let current: Record<string, string> | null = null;
-  text.split("\n").forEach((line, index) => {
-    if (line.trim() === "" || line.trim().startsWith("#")) return;
-    if (!/^\s/.test(line)) {
-      current = rules.get(line.trim()) ?? {};
-      rules.set(line.trim(), current);
-      return;
-    }
-    const separator = line.indexOf(":");
-    if (!current || separator < 0) throw new Error(`${HEADERS_FILE} line ${index + 1} is not a header: ${line}`);
-    current[line.slice(0, separator).trim()] = line.slice(separator + 1).trim();
-  });
-  return rules;
-};
-
 /** Writes `public/_headers`; returns how many pages got a policy. */
 export const writeHeadersFile = (publicDir: string): number => {
   const rules = headerRulesFor(publicDir);
   fs.writeFileSync(path.join(publicDir, HEADERS_FILE), formatHeaderRules(rules));
   return builtPageFiles(publicDir).length;
 };
-
-export const readHeadersFile = (publicDir: string): HeaderRules =>
-  parseHeaderRules(fs.readFileSync(path.join(publicDir, HEADERS_FILE), "utf8"));

@@ -1,6 +1,6 @@
 import type { HeaderRoutes, IAdapter, RoutesManifest } from "gatsby";
 import createNetlifyAdapter from "gatsby-adapter-netlify";
-import { commonHeaders } from "./security-headers";
+import { commonHeaders } from "../src/serving/common-headers";
 
 type AdaptContext = Parameters<IAdapter["adapt"]>[0];
 
@@ -15,7 +15,7 @@ export const PLATFORM_DEFAULT_CACHE_CONTROL = "public, max-age=0, must-revalidat
 
 /**
  * Headers of Gatsby's own rules that the site's public/_headers already sets for every path ("/*", from
- * server/security-headers.ts), with values of its own. Kept, they would reach a page from two matching
+ * build/security-headers.ts), with values of its own. Kept, they would reach a page from two matching
  * rules (Netlify applies every rule that matches a path), so a page would carry, say, two
  * Referrer-Policy values. X-XSS-Protection is left out as the single server leaves it out: browsers
  * dropped the filter it switched on, and the Content-Security-Policy does its work.

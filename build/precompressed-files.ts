@@ -2,16 +2,13 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
 
 const brotliCompress = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-/** The size below which the server sends a file as it is: compressing it would save less than it costs. */
-export const COMPRESSION_THRESHOLD_BYTES = 1024;
 /** What the server would otherwise compress for every request: text, at least that threshold. */
 const COMPRESSIBLE = /\.(html|js|css|json|svg|webmanifest|xml|txt)$/;
-/** The encodings @fastify/static's preCompressed option looks for, by the suffix it appends. */
-export const PRECOMPRESSED_SUFFIX = /\.(br|gz)$/;
 /** A copy this step made: a compressible file's name with one of those suffixes. */
 const COPY = new RegExp(`${COMPRESSIBLE.source.slice(0, -1)}${PRECOMPRESSED_SUFFIX.source}`);
 
