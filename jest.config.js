@@ -6,6 +6,8 @@ module.exports = {
     "^.+\\.[jt]sx?$": "<rootDir>/jest-preprocess.js",
   },
   moduleNameMapper: {
+    // ES modules only, with no "require" condition for jest's resolver to match: its Node build, transformed below.
+    "^@octokit/webhooks-methods$": "<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js",
     "\\.css$": "identity-obj-proxy",
     "\\.(jpe?g|png|gif|svg|webp|avif)$": "<rootDir>/__mocks__/file-mock.js",
   },
@@ -15,7 +17,9 @@ module.exports = {
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
   // gatsby ships untranspiled ES modules that jest must compile, and @fastify/static's content-disposition (3.x) is
   // ES modules only.
-  transformIgnorePatterns: ["node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition)/)"],
+  transformIgnorePatterns: [
+    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|@octokit)/)",
+  ],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],
   globalSetup: "<rootDir>/__tests__/support/jest-global-setup.ts",

@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { BlobsLoadFigures } from "./blobs-load";
+import type { DeployFigures } from "./deploy";
 import type { InquiryLoadFigures } from "./inquiry-load";
 import type { LighthouseFigures } from "./lighthouse";
 
@@ -16,6 +17,8 @@ export interface BenchReport {
   inquiryLoad: InquiryLoadFigures;
   /** The CDN deploy's inquiry function on its Blobs outbox: measured last by npm run bench, or alone by npm run bench:blobs. */
   blobs?: BlobsLoadFigures;
+  /** A push deployed on the single server: measured alone by npm run bench:deploy, after npm run bench. */
+  deploy?: DeployFigures;
 }
 
 /**

@@ -15,11 +15,28 @@ import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
-import { pagePathOf, readHeadersFile, type HeaderRules } from "../src/serving/headers-file";
+import { pagePathOf } from "../src/serving/headers-file";
+import { Deployer, type DeploySteps } from "./releases/deployer";
+import { handleGithubWebhook, MAX_WEBHOOK_BODY_BYTES } from "./releases/github-webhook";
+import type { DeploySettings } from "./releases/settings";
+import { SiteSource, type ServedSite } from "./served-site";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The built site this request is answered from, fixed when it arrives (served-site.ts). */
+    servedSite: ServedSite | null;
+  }
+}
 
 export interface ServerOptions {
-  /** The built site (`public/`), with the `_headers` file the build wrote. */
+  /** The built site (`public/`), with the `_headers` file the build wrote; before the first release when `deploy` is set. */
   readonly publicDir: string;
+  /** Releases built from the branch and switched atomically (DEPLOY_*); null to serve `publicDir` as it is. */
+  readonly deploy?: DeploySettings | null;
+  /** The deploy's commands, for tests; by default npm ci, the content check and gatsby build. */
+  readonly deploySteps?: DeploySteps;
+  /** The server's own checkout, whose node_modules a release with the same lockfile reuses. */
+  readonly projectDir?: string;
   readonly content: InquiryContent;
   /** Inquiry settings, read for every request; by default the environment, read once as the server starts. */
   readonly inquiryConfig?: () => InquiryConfig;
@@ -54,11 +71,18 @@ export interface ServerTimeouts {
 }
 
 // Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000, lingerMs: 2_000 };
+export const defaultTimeouts: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 15_000,
+  keepAliveMs: 5_000,
+  lingerMs: 2_000,
+};
 
 export interface SiteServer {
   readonly app: FastifyInstance;
   readonly worker: DeliveryWorker;
+  /** Builds and switches releases (null without DEPLOY_DIR). */
+  readonly deployer: Deployer | null;
   /** Stops accepting, finishes the requests in flight and the delivery pass under way. */
   readonly close: () => Promise<void>;
 }
@@ -70,6 +94,23 @@ const HASHED_ASSET = /(^|\/)(static\/|[\w.~-]+-[0-9a-f]{16,}\.(js|css)$|styles\.
 const HSTS = "max-age=63072000; includeSubDomains";
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const REVALIDATE = "public, max-age=0, must-revalidate";
+
+/** GitHub's push webhook (DEPLOY_WEBHOOK_SECRET), which deploys the branch to this server. */
+export const DEPLOY_WEBHOOK_PATH = "/api/deploy/github";
+
+/** What /healthz says of the releases: the live commit, and the last deploy's outcome. */
+const siteHealth = (deployer: Deployer) => {
+  const { live, last, running, queued } = deployer.status();
+  return {
+    liveCommit: live?.commit ?? null,
+    liveRelease: live?.id ?? null,
+    deploying: running,
+    queuedCommit: queued,
+    lastDeploy: last
+      ? { commit: last.commit, state: last.state, finishedAt: last.finishedAt ?? null, reason: last.reason ?? null }
+      : null,
+  };
+};
 
 /** The path a page's rules in `_headers` are written under: `/contact/index.html` is the page `/contact/`. */
 const pagePathOfUrl = (url: string): string => pagePathOf((url.split("?")[0] ?? "/").slice(1));
@@ -101,7 +142,9 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
   Array.isArray(value) ? value[0] : value;
 
 /** Fastify's own form of the setting: a hop count becomes "trust the nearest N addresses". */
-const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
+const trustProxyOption = (
+  setting: ServerOptions["trustProxy"],
+): boolean | string[] | ((address: string, hop: number) => boolean) =>
   setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
 
 const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
@@ -118,9 +161,19 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
-  const headerRules: HeaderRules = readHeadersFile(options.publicDir);
-  const siteHeaders = headerRules.get("/*") ?? {};
-  const notFoundPage = await fs.readFile(path.join(options.publicDir, "404.html"));
+  const sites = new SiteSource(options.publicDir, options.deploy?.dir ?? null);
+  // Loaded now, so a folder without a build stops the start instead of failing the first request.
+  sites.current();
+  const deployer = options.deploy
+    ? new Deployer({
+        settings: options.deploy,
+        log,
+        steps: options.deploySteps,
+        modulesFrom: options.projectDir,
+        // Read before the next request needs it, not by that request.
+        onLive: (release) => void sites.release(release.id),
+      })
+    : null;
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
   const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
 
@@ -146,7 +199,11 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     frameworkErrors: (_error, _request, reply) => {
       void (reply as FastifyReply)
         .code(400)
-        .headers({ ...siteHeaders, "Cache-Control": "no-store", ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}) })
+        .headers({
+          ...sites.current().siteHeaders,
+          "Cache-Control": "no-store",
+          ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}),
+        })
         .send({ error: "The request could not be handled." });
     },
   });
@@ -160,8 +217,17 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     secFetchSite: headerValue(request.headers["sec-fetch-site"]),
   });
 
+  app.decorateRequest("servedSite", null);
+  // First of all hooks: a request is answered from the release that was live when it arrived.
+  app.addHook("onRequest", (request, _reply, done) => {
+    request.servedSite = sites.current();
+    done();
+  });
+  const siteOf = (request: FastifyRequest): ServedSite => request.servedSite ?? sites.current();
+
   let closing = false;
   app.addHook("onSend", async (request, reply, payload) => {
+    const { headerRules, siteHeaders } = siteOf(request);
     for (const [name, value] of Object.entries(siteHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
     if (options.hsts) reply.header("Strict-Transport-Security", HSTS);
     // A refusal sent before the body was read (a multipart post, a body to a page) ends the connection:
@@ -177,7 +243,8 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       // A built page gets every header of its rule; any other HTML answer without a policy of its own
       // gets the 404 page's policy and nothing else of that page's.
       const fallbackPolicy = headerRules.get("/404.html")?.["Content-Security-Policy"];
-      const headers = headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
+      const headers =
+        headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
       for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;
@@ -214,7 +281,11 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     if (request.method !== "GET" && request.method !== "HEAD") {
       return reply.code(404).header("Cache-Control", "no-store").send({ error: "Not found." });
     }
-    return reply.code(404).type("text/html; charset=utf-8").header("Cache-Control", REVALIDATE).send(notFoundPage);
+    return reply
+      .code(404)
+      .type("text/html; charset=utf-8")
+      .header("Cache-Control", REVALIDATE)
+      .send(siteOf(request).notFoundPage);
   });
 
   if (options.requestsPerMinute > 0) {
@@ -240,11 +311,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   // eslint-disable-next-line @typescript-eslint/require-await
   await app.register(async (api) => {
     api.removeAllContentTypeParsers();
-    api.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: handler.maxBodyBytes }, (_req, body, done) => {
-      const parsed = parseJsonBody(body as string);
-      if (parsed.readable) done(null, parsed.body);
-      else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
-    });
+    api.addContentTypeParser(
+      "application/json",
+      { parseAs: "string", bodyLimit: handler.maxBodyBytes },
+      (_req, body, done) => {
+        const parsed = parseJsonBody(body as string);
+        if (parsed.readable) done(null, parsed.body);
+        else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
+      },
+    );
     api.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: handler.maxBodyBytes },
@@ -289,12 +364,47 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     return reply
       .code(writable ? 200 : 503)
       .header("Cache-Control", "no-store")
-      .send({ status: writable ? "ok" : "outbox not writable", outboxWritable: writable, delivery: worker.status() });
+      .send({
+        status: writable ? "ok" : "outbox not writable",
+        outboxWritable: writable,
+        delivery: worker.status(),
+        ...(deployer ? { site: siteHealth(deployer) } : {}),
+      });
   });
 
+  const webhookSecret = options.deploy?.webhookSecret;
+  if (options.deploy && deployer && webhookSecret) {
+    const { branch } = options.deploy;
+    // eslint-disable-next-line @typescript-eslint/require-await
+    await app.register(async (hook) => {
+      hook.removeAllContentTypeParsers();
+      // The exact bytes: the signature is over them, not over a parse of them.
+      hook.addContentTypeParser(
+        "application/json",
+        { parseAs: "buffer", bodyLimit: MAX_WEBHOOK_BODY_BYTES },
+        (_req, body, done) => done(null, body),
+      );
+      hook.post(DEPLOY_WEBHOOK_PATH, { bodyLimit: MAX_WEBHOOK_BODY_BYTES }, async (request, reply) => {
+        const answer = await handleGithubWebhook(
+          { headers: request.headers as Record<string, string | undefined>, body: request.body as Buffer },
+          { secret: webhookSecret, branch },
+        );
+        if (answer.deploy) {
+          log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`);
+          deployer.request(answer.deploy);
+        }
+        return reply.code(answer.status).header("Cache-Control", "no-store").send(answer.body);
+      });
+    });
+  }
+
+  // Files are sent from the request's own release (reply.sendFile with its folder), so the plugin's own
+  // route, fixed to one folder, is off; the path checks, redirects, index files and compressed copies
+  // are still the plugin's, in sendFile.
+  const publicDirOfResponse = new WeakMap<object, string>();
   await app.register(fastifyStatic, {
     root: options.publicDir,
-    wildcard: true,
+    serve: false,
     redirect: true,
     // An array: with preCompressed, @fastify/static finds a folder's index file only in a list; given a
     // single name it answered every page of the site 404 to a client that takes br or gzip.
@@ -309,11 +419,31 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     allowedPath: (pathname) => !pathname.startsWith("/_headers") && !PRECOMPRESSED_SUFFIX.test(pathname),
     setHeaders: (res, file) => {
       const relative = path
-        .relative(options.publicDir, file)
+        .relative(publicDirOfResponse.get(res) ?? options.publicDir, file)
         .split(path.sep)
         .join("/")
         .replace(PRECOMPRESSED_SUFFIX, "");
       res.header("Cache-Control", HASHED_ASSET.test(relative) ? IMMUTABLE : REVALIDATE);
+    },
+  });
+
+  app.route({
+    method: ["GET", "HEAD"],
+    url: "/*",
+    handler: (request, reply) => {
+      const site = siteOf(request);
+      const query = request.raw.url?.indexOf("?") ?? -1;
+      const rawPath = query === -1 ? (request.raw.url ?? "/") : (request.raw.url ?? "/").slice(0, query);
+      let pathname: string;
+      try {
+        // As the plugin's own route decodes it: an encoded # or ? is part of a name, not of the URL.
+        pathname = decodeURI(rawPath.replace(/%(?:23|3f)/giu, decodeURIComponent));
+      } catch {
+        reply.callNotFound();
+        return reply;
+      }
+      publicDirOfResponse.set(reply.raw, site.publicDir);
+      return reply.sendFile(pathname, site.publicDir);
     },
   });
 
@@ -322,11 +452,13 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   return {
     app,
     worker,
+    deployer,
     close: async () => {
       closing = true;
       // Side by side, so a stop takes the longer of the two, not their sum (the grace in main.ts).
-      // Inquiries stored meanwhile stay pending in the outbox for the next start.
-      await Promise.all([app.close(), worker.stop()]);
+      // Inquiries stored meanwhile stay pending in the outbox for the next start; a build under way is
+      // ended and its release marked failed (the live one stays).
+      await Promise.all([app.close(), worker.stop(), deployer?.stop()]);
     },
   };
 };

@@ -1,10 +1,12 @@
 /**
  * `npm run serve`: the production server. Settings come from the environment (README, "Running the
- * server"): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, and the inquiry settings.
+ * server"): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, the inquiry settings, and
+ * the releases (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_WEBHOOK_SECRET, ...; server/releases/).
  */
 import path from "node:path";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createSiteServer, type ServerOptions } from "./app";
+import { readDeploySettings } from "./releases/settings";
 
 // How long a stop may take beyond the longest delivery attempt under way when it began.
 const SHUTDOWN_MARGIN_MS = 10_000;
@@ -17,8 +19,13 @@ export const trustProxySetting = (value: string | undefined): ServerOptions["tru
   if (text === "" || text === "0" || text.toLowerCase() === "false") return false;
   if (/^\d+$/.test(text)) return Number(text);
   if (text.toLowerCase() === "true")
-    throw new Error("TRUST_PROXY=true would believe any client's X-Forwarded-For; give a hop count or the proxy addresses");
-  return text.split(",").map((item) => item.trim()).filter(Boolean);
+    throw new Error(
+      "TRUST_PROXY=true would believe any client's X-Forwarded-For; give a hop count or the proxy addresses",
+    );
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
 };
 
 const numberSetting = (name: string, fallback: number): number => {
@@ -34,8 +41,11 @@ const main = async () => {
   const content = readInquiryContent(path.join(root, "content"));
   // A stop waits for the deliveries under way, each cut at its attempt deadline: give it that long and more.
   const shutdownGraceMs = content.form.delivery.attemptTimeoutSeconds * 1000 + SHUTDOWN_MARGIN_MS;
+  const deploy = readDeploySettings();
   const server = await createSiteServer({
     publicDir: path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
+    deploy,
+    projectDir: root,
     content,
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
     hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
@@ -47,7 +57,12 @@ const main = async () => {
   const hostSetting = process.env.HOST?.trim();
   const host = hostSetting === undefined || hostSetting === "" ? "127.0.0.1" : hostSetting;
   await server.app.listen({ port, host });
-  log(`serving ${path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || "."} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  const live = server.deployer?.status().live;
+  const served = live
+    ? `release ${live.id} (${live.commit.slice(0, 12)})`
+    : path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || ".";
+  log(`serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  if (deploy?.webhookSecret) log(`deploying pushes to ${deploy.branch} from POST /api/deploy/github`);
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -1,0 +1,222 @@
+/**
+ * @jest-environment node
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { acquireDeployLock, Deployer } from "../server/releases/deployer";
+import {
+  listReleases,
+  liveReleaseId,
+  makeLive,
+  publicDirOf,
+  siteDirOf,
+  writeReleaseRecord,
+} from "../server/releases/release-store";
+import { readDeploySettings, type DeploySettings } from "../server/releases/settings";
+import {
+  deploySettingsFor,
+  fakeSteps,
+  homeJson,
+  makeSourceRepository,
+  type SourceRepository,
+} from "./support/deploy-repository";
+
+const lockfile = (version: string) => `${JSON.stringify({ name: "site", lockfileVersion: 3, version })}\n`;
+
+const setUp = (overrides: Partial<DeploySettings> = {}) => {
+  const repository = makeSourceRepository({
+    "package-lock.json": lockfile("1"),
+    "content/home.json": homeJson("First headline"),
+  });
+  const settings = deploySettingsFor(repository, overrides);
+  const record = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "builds-")), "builds.txt");
+  process.env.BUILD_RECORD = record;
+  const lines: string[] = [];
+  const deployer = new Deployer({ settings, log: (line) => lines.push(line), steps: fakeSteps() });
+  const builds = () => (fs.existsSync(record) ? fs.readFileSync(record, "utf8").split("\n").filter(Boolean) : []);
+  const liveHeadline = () => {
+    const id = liveReleaseId(settings.dir);
+    if (!id) return null;
+    return /<h1>(.*?)<\/h1>/.exec(fs.readFileSync(path.join(publicDirOf(settings.dir, id), "index.html"), "utf8"))?.[1];
+  };
+  return { repository, settings, deployer, lines, builds, liveHeadline };
+};
+
+const editHeadline = (repository: SourceRepository, headline: string, extra: Record<string, string> = {}) =>
+  repository.commit({ "content/home.json": homeJson(headline), ...extra }, `Headline: ${headline}`);
+
+afterEach(() => {
+  delete process.env.BUILD_RECORD;
+});
+
+describe("a deploy", () => {
+  it("builds the branch's head in a release of its own and makes it live; the same commit again builds nothing", async () => {
+    const { deployer, settings, liveHeadline, builds, lines } = setUp();
+    const release = await deployer.deployOnce();
+    expect(release).toMatchObject({ state: "good", dependencies: "installed", branch: "main" });
+    expect(liveHeadline()).toBe("First headline");
+    expect(deployer.status()).toMatchObject({ live: { commit: release?.commit, live: true }, last: { state: "good" } });
+    expect(await deployer.deployOnce()).toBeNull();
+    expect(builds()).toEqual(["First headline"]);
+    expect(lines.some((line) => line.includes("is already live"))).toBe(true);
+    expect(fs.readdirSync(path.join(settings.dir, "releases"))).toHaveLength(1);
+  });
+
+  it("reuses the installed modules while the lockfile is the same, and installs when it changed", async () => {
+    const { deployer, settings, repository } = setUp();
+    await deployer.deployOnce();
+    editHeadline(repository, "Second headline");
+    const reused = await deployer.deployOnce();
+    expect(reused).toMatchObject({ state: "good", dependencies: "reused" });
+    expect(
+      fs.readFileSync(path.join(siteDirOf(settings.dir, reused?.id ?? ""), "node_modules", "installed.txt"), "utf8"),
+    ).toBe("yes\n");
+    repository.commit({ "package-lock.json": lockfile("2") }, "A dependency changed");
+    expect(await deployer.deployOnce()).toMatchObject({ state: "good", dependencies: "installed" });
+  });
+
+  it("reuses the server's own modules for the first release when its lockfile is the same", async () => {
+    const { settings } = setUp();
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), "project-"));
+    fs.writeFileSync(path.join(project, "package-lock.json"), lockfile("1"));
+    fs.mkdirSync(path.join(project, "node_modules", ".cache"), { recursive: true });
+    fs.writeFileSync(path.join(project, "node_modules", "installed.txt"), "by the operator\n");
+    const deployer = new Deployer({ settings, log: () => undefined, steps: fakeSteps(), modulesFrom: project });
+    const release = await deployer.deployOnce();
+    expect(release).toMatchObject({ state: "good", dependencies: "reused" });
+    const modules = path.join(siteDirOf(settings.dir, release?.id ?? ""), "node_modules");
+    expect(fs.readFileSync(path.join(modules, "installed.txt"), "utf8")).toBe("by the operator\n");
+    // The build cache is the build's own: a hard-linked one would be rewritten under the other folder.
+    expect(fs.existsSync(path.join(modules, ".cache"))).toBe(false);
+  });
+
+  it("fails on broken content with the check's message, and the live release stays", async () => {
+    const { deployer, repository, settings, liveHeadline, lines } = setUp();
+    const good = await deployer.deployOnce();
+    editHeadline(repository, "BROKEN");
+    const failed = await deployer.deployOnce();
+    expect(failed).toMatchObject({ state: "failed" });
+    expect(failed?.reason).toMatch(
+      /^the content check failed \(exit code 1\)\ncontent\/home\.json: headline: this is not a headline/,
+    );
+    expect(liveReleaseId(settings.dir)).toBe(good?.id);
+    expect(liveHeadline()).toBe("First headline");
+    expect(deployer.status().last).toMatchObject({ state: "failed", live: false });
+    expect(lines.at(-1)).toMatch(/failed, the live site is unchanged: the content check failed/);
+    // Only its record and its log are kept: why it failed, not a half-built site.
+    expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
+    expect(fs.readFileSync(path.join(settings.dir, "releases", failed?.id ?? "", "build.log"), "utf8")).toContain(
+      "this is not a headline",
+    );
+  });
+
+  it("fails a build that is killed (out of memory, the time limit) and keeps the live release", async () => {
+    const { deployer, repository, settings, liveHeadline } = setUp({ buildTimeoutMs: 300 });
+    await deployer.deployOnce();
+    editHeadline(repository, "Slow headline", { "content/build-ms.txt": "30000" });
+    const killed = await deployer.deployOnce();
+    expect(killed?.state).toBe("failed");
+    expect(killed?.reason).toMatch(/^gatsby build was killed \(SIGKILL/);
+    expect(liveHeadline()).toBe("First headline");
+    expect(listReleases(settings.dir).filter((release) => release.state === "good")).toHaveLength(1);
+  });
+
+  it("folds the pushes that arrive during a build into exactly one more build, of the last", async () => {
+    const { deployer, repository, builds, liveHeadline } = setUp();
+    editHeadline(repository, "Slow first", { "content/build-ms.txt": "1500" });
+    deployer.request();
+    // Let the first deploy fetch before the branch moves on.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pushed = ["Second", "Third", "Fourth"].map((headline) =>
+      editHeadline(repository, headline, { "content/build-ms.txt": "0" }),
+    );
+    for (const commit of pushed) deployer.request(commit);
+    expect(deployer.status()).toMatchObject({ running: true, queued: pushed[2] });
+    await deployer.idle();
+    expect(builds()).toEqual(["Slow first", "Fourth"]);
+    expect(liveHeadline()).toBe("Fourth");
+  });
+
+  it("keeps the configured number of good releases besides the live one, and the newest failed one", async () => {
+    const { deployer, repository, settings } = setUp({ keep: 2 });
+    for (const headline of ["One", "Two", "Three", "BROKEN", "Four"]) {
+      editHeadline(repository, headline);
+      await deployer.deployOnce();
+    }
+    const kept = listReleases(settings.dir).map((release) => `${release.state}${release.live ? " live" : ""}`);
+    expect(kept).toEqual(["good live", "failed", "good", "good"]);
+  });
+
+  it("marks a deploy that died mid-build as failed, and takes over the lock of a process that is gone", async () => {
+    const { deployer, settings } = setUp();
+    fs.mkdirSync(siteDirOf(settings.dir, "20260101T000000.000Z-aaaaaaaaaaaa"), { recursive: true });
+    writeReleaseRecord(settings.dir, {
+      id: "20260101T000000.000Z-aaaaaaaaaaaa",
+      commit: "a".repeat(40),
+      branch: "main",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      state: "building",
+    });
+    // A pid no process has: the lock of a deploy whose process was killed.
+    fs.writeFileSync(path.join(settings.dir, "deploy.lock"), "2147483646\n");
+    expect(await deployer.deployOnce()).toMatchObject({ state: "good" });
+    expect(listReleases(settings.dir).find((release) => release.commit === "a".repeat(40))).toMatchObject({
+      state: "failed",
+      reason: expect.stringMatching(/^interrupted/) as unknown,
+    });
+    expect(fs.existsSync(path.join(settings.dir, "deploy.lock"))).toBe(false);
+  });
+
+  it("waits for the lock while another live process holds it", async () => {
+    const { settings } = setUp();
+    fs.mkdirSync(settings.dir, { recursive: true });
+    const release = await acquireDeployLock(settings.dir);
+    let second = false;
+    const waiting = acquireDeployLock(settings.dir).then((give) => {
+      second = true;
+      give();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(second).toBe(false);
+    release();
+    await waiting;
+    expect(second).toBe(true);
+  });
+});
+
+describe("rollback", () => {
+  it("makes an earlier good release live at once, and never a failed one", async () => {
+    const { deployer, repository, settings, liveHeadline } = setUp();
+    const first = await deployer.deployOnce();
+    editHeadline(repository, "Second headline");
+    await deployer.deployOnce();
+    editHeadline(repository, "BROKEN");
+    const failed = await deployer.deployOnce();
+    expect(liveHeadline()).toBe("Second headline");
+    makeLive(settings.dir, first?.id ?? "");
+    expect(liveHeadline()).toBe("First headline");
+    expect(() => makeLive(settings.dir, failed?.id ?? "")).toThrow(/is failed, not good/);
+    expect(liveHeadline()).toBe("First headline");
+  });
+});
+
+describe("the deploy settings", () => {
+  it("are off without DEPLOY_DIR, and refuse a webhook secret with nowhere to deploy to", () => {
+    expect(readDeploySettings({})).toBeNull();
+    expect(() => readDeploySettings({ DEPLOY_WEBHOOK_SECRET: "s" })).toThrow(/DEPLOY_DIR is not/);
+    expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_WEBHOOK_SECRET: "s" })).toThrow(
+      /DEPLOY_REPOSITORY is not/,
+    );
+    expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_BRANCH: "--upload-pack=x" })).toThrow(
+      /not a branch name/,
+    );
+    expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_KEEP: "0" })).toThrow(/DEPLOY_KEEP must be/);
+    expect(readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_REPOSITORY: "file:///srv/site.git" })).toMatchObject({
+      dir: "/srv/r",
+      branch: "main",
+      keep: 3,
+      webhookSecret: null,
+    });
+  });
+});

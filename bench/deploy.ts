@@ -1,0 +1,217 @@
+// npm run bench:deploy: what an editor waits for on the single server, and what the site's visitors feel
+// meanwhile. The project's own HEAD in a local bare repository stands in for GitHub; the production server
+// runs with releases (DEPLOY_*) and serves the existing build of public/ until the first release. The
+// bench commits a new hero headline, sends the signed push GitHub would, and measures:
+// - seconds from the webhook to the first answer of / that carries the new headline (a real install
+//   reuse, content check and gatsby build in a release folder, then the switch);
+// - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms;
+// - the build's peak memory: the resident memory of every process under the server but the server.
+// It fails, writing nothing, when the page does not show the new headline or /healthz names another
+// commit. Adds its figures to reports/bench.json (npm run check:budgets judges them).
+import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { enterRunTempRoot } from "../e2e/support/run-temp-root";
+import { startSite, type RunningSite } from "../e2e/support/server";
+import { addToReport } from "./report";
+
+const root = path.resolve(__dirname, "..");
+const WEBHOOK_SECRET = "bench webhook secret";
+const HEADLINE = "Uniforms and office furniture, on contract";
+const SAMPLE_EVERY_MS = 50;
+const IDLE_SECONDS = 10;
+const DEPLOY_TIMEOUT_MS = 15 * 60_000;
+
+export interface DeployFigures {
+  /** From the webhook's POST to the first GET / that shows the pushed headline. */
+  readonly webhookToLiveSeconds: number;
+  /** The steps as the release's record has them (fetch, install, check, build). */
+  readonly stepSeconds: Readonly<Record<string, number>>;
+  readonly idle: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
+  readonly duringBuild: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
+  readonly buildPeakMemoryMb: number;
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Bench",
+      GIT_AUTHOR_EMAIL: "bench@example.com",
+      GIT_COMMITTER_NAME: "Bench",
+      GIT_COMMITTER_EMAIL: "bench@example.com",
+    },
+  }).trim();
+
+const percentile = (values: readonly number[], fraction: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? NaN) * 10) / 10;
+};
+
+/** The processes below `pid` (its children, theirs, ...), from /proc. */
+const descendantsOf = (pid: number): number[] => {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Ended while being read.
+    }
+  }
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const [child, ppid] of parents) {
+      if (ppid !== parent) continue;
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
+};
+
+const rssMbOf = (pid: number): number => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
+
+const timedGet = async (url: string): Promise<{ ms: number; html: string }> => {
+  const started = performance.now();
+  const response = await fetch(url);
+  const html = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status} during the deploy`);
+  return { ms: performance.now() - started, html };
+};
+
+export const measureDeploy = async (): Promise<DeployFigures> => {
+  if (!fs.existsSync(path.join(root, "public", "_headers")))
+    throw new Error("No build in public/: run npm run build first.");
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-deploy-"));
+  const origin = path.join(work, "origin.git");
+  const editor = path.join(work, "editor");
+  git(work, "clone", "--quiet", "--bare", root, origin);
+  git(work, "clone", "--quiet", origin, editor);
+  const branch = git(editor, "rev-parse", "--abbrev-ref", "HEAD");
+  const homeFile = path.join(editor, "content", "home.json");
+  const home = JSON.parse(fs.readFileSync(homeFile, "utf8")) as { hero: { headline: string } };
+  home.hero.headline = HEADLINE;
+  // The editing screen's layout (Prettier's), as an editor's commit would have it: a one-line change.
+  fs.writeFileSync(
+    homeFile,
+    execFileSync(process.execPath, [require.resolve("prettier/bin/prettier.cjs"), "--stdin-filepath", homeFile], {
+      input: JSON.stringify(home),
+      encoding: "utf8",
+      cwd: editor,
+    }),
+  );
+  git(editor, "commit", "--quiet", "--all", "--message", "Hero headline");
+  git(editor, "push", "--quiet", "origin", branch);
+  const commit = git(editor, "rev-parse", "HEAD");
+
+  const site: RunningSite = await startSite({
+    env: {
+      DEPLOY_DIR: path.join(work, "releases"),
+      DEPLOY_REPOSITORY: `file://${origin}`,
+      DEPLOY_BRANCH: branch,
+      DEPLOY_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    },
+  });
+  try {
+    const idle: number[] = [];
+    const idleUntil = performance.now() + IDLE_SECONDS * 1000;
+    while (performance.now() < idleUntil) {
+      idle.push((await timedGet(site.url("/"))).ms);
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+    }
+
+    const body = JSON.stringify({ ref: `refs/heads/${branch}`, after: commit, deleted: false });
+    const signature = `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(body).digest("hex")}`;
+    const sent = performance.now();
+    const answer = await fetch(site.url("/api/deploy/github"), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "push", "x-hub-signature-256": signature },
+      body,
+    });
+    if (answer.status !== 202) throw new Error(`the webhook answered ${answer.status}: ${await answer.text()}`);
+
+    const during: number[] = [];
+    let peakMb = 0;
+    let liveAfterMs: number | null = null;
+    while (liveAfterMs === null) {
+      if (performance.now() - sent > DEPLOY_TIMEOUT_MS) throw new Error("the deploy did not go live within 15 minutes");
+      peakMb = Math.max(
+        peakMb,
+        descendantsOf(site.pid).reduce((sum, pid) => sum + rssMbOf(pid), 0),
+      );
+      const { ms, html } = await timedGet(site.url("/"));
+      if (html.includes(HEADLINE)) liveAfterMs = performance.now() - sent;
+      else during.push(ms);
+      const health = (await (await fetch(site.url("/healthz"))).json()) as {
+        site?: { lastDeploy?: { commit: string; state: string; reason: string | null } | null };
+      };
+      const last = health.site?.lastDeploy;
+      if (last?.commit === commit && last.state === "failed")
+        throw new Error(`the deploy failed: ${last.reason ?? ""}`);
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+    }
+    const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
+    if (health.site?.liveCommit !== commit)
+      throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
+    const release = fs
+      .readdirSync(path.join(work, "releases", "releases"))
+      .map(
+        (id) =>
+          JSON.parse(fs.readFileSync(path.join(work, "releases", "releases", id, "release.json"), "utf8")) as {
+            commit: string;
+            seconds?: Record<string, number>;
+          },
+      )
+      .find((record) => record.commit === commit);
+    return {
+      webhookToLiveSeconds: Math.round(liveAfterMs / 100) / 10,
+      stepSeconds: release?.seconds ?? {},
+      idle: { p50Ms: percentile(idle, 0.5), p95Ms: percentile(idle, 0.95), requests: idle.length },
+      duringBuild: { p50Ms: percentile(during, 0.5), p95Ms: percentile(during, 0.95), requests: during.length },
+      buildPeakMemoryMb: Math.round(peakMb),
+    };
+  } finally {
+    await site.stop();
+  }
+};
+
+export const printDeploy = (figures: DeployFigures) => {
+  console.log(
+    [
+      `Deploy on the single server: webhook to live ${figures.webhookToLiveSeconds} s ` +
+        `(${Object.entries(figures.stepSeconds)
+          .map(([step, seconds]) => `${step} ${seconds} s`)
+          .join(", ")})`,
+      `  GET / idle: p50 ${figures.idle.p50Ms} ms, p95 ${figures.idle.p95Ms} ms (${figures.idle.requests} requests)`,
+      `  GET / during the build: p50 ${figures.duringBuild.p50Ms} ms, p95 ${figures.duringBuild.p95Ms} ms (${figures.duringBuild.requests} requests)`,
+      `  build's peak memory: ${figures.buildPeakMemoryMb} MB`,
+    ].join("\n"),
+  );
+};
+
+if (require.main === module) {
+  enterRunTempRoot("site-bench-deploy-");
+  measureDeploy().then(
+    (figures) => {
+      printDeploy(figures);
+      console.log(`Figures added to ${path.relative(root, addToReport("deploy", figures))}.`);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

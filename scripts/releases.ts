@@ -1,0 +1,90 @@
+/**
+ * The single server's releases, for its operator. Reads the same environment as the server
+ * (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_KEEP, DEPLOY_BUILD_*):
+ *
+ *   npm run releases                          every release: commit, time, state, which is live
+ *   npm run releases -- --deploy              builds the branch's head as the webhook would, and makes it live
+ *   npm run releases -- --rollback <commit>   makes an earlier good release live at once (no build)
+ *
+ * The server answers from whatever release is live at each request, so neither needs a restart.
+ */
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Deployer } from "../server/releases/deployer";
+import { listReleases, makeLive, releasesOfCommit, type ListedRelease } from "../server/releases/release-store";
+import { readDeploySettings } from "../server/releases/settings";
+
+const { values: options } = parseArgs({
+  options: {
+    deploy: { type: "boolean", default: false },
+    rollback: { type: "string" },
+  },
+});
+
+const describe = (release: ListedRelease): string =>
+  [
+    release.live ? "*" : " ",
+    release.commit.slice(0, 12),
+    release.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z"),
+    release.state.padEnd(8),
+    release.live ? "live" : "",
+    release.state === "failed" ? (release.reason ?? "").split("\n")[0] : "",
+  ]
+    .filter(Boolean)
+    .join("  ");
+
+const main = async (): Promise<number> => {
+  const settings = readDeploySettings();
+  if (!settings) {
+    console.error("DEPLOY_DIR is not set: give the folder the server's releases live in (README, One server).");
+    return 2;
+  }
+  console.info(`Releases in ${settings.dir}, branch ${settings.branch}`);
+
+  if (options.rollback !== undefined) {
+    const good = releasesOfCommit(settings.dir, options.rollback).filter((release) => release.state === "good");
+    const target = good[0];
+    if (!target) {
+      console.error(`No good release of ${options.rollback} is kept; npm run releases lists those that are.`);
+      return 1;
+    }
+    if (target.live) {
+      console.info(`${target.commit.slice(0, 12)} is already live.`);
+      return 0;
+    }
+    makeLive(settings.dir, target.id);
+    console.info(
+      `Live: ${target.commit.slice(0, 12)} (release ${target.id}). The server answers from it from the next request.`,
+    );
+    return 0;
+  }
+
+  if (options.deploy) {
+    const deployer = new Deployer({
+      settings,
+      log: (line) => console.info(line),
+      modulesFrom: path.resolve("."),
+    });
+    process.once("SIGINT", () => void deployer.stop());
+    const release = await deployer.deployOnce();
+    if (release === null) return 0;
+    if (release.state !== "good") {
+      console.error(`The deploy failed; the live site is unchanged.\n${release.reason ?? ""}`);
+      return 1;
+    }
+    return 0;
+  }
+
+  const releases = listReleases(settings.dir);
+  if (releases.length === 0) console.info("No release yet: npm run releases -- --deploy builds the first.");
+  for (const release of releases) console.info(describe(release));
+  return 0;
+};
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error((error as Error).message);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,154 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * The releases of the single server, on disk:
+ *
+ *   DEPLOY_DIR/
+ *     mirror.git/             a bare repository the deploys fetch the branch into
+ *     releases/<id>/          one per deploy, named by time and commit, never changed once it is good:
+ *       release.json            what this file's ReleaseRecord says
+ *       build.log               everything the install, the content check and the build printed
+ *       site/                   the commit's files, its node_modules, and the built public/
+ *     live -> releases/<id>   the release the server answers from
+ *     deploy.lock             held by the one deploy under way (the server's or `npm run releases`')
+ *
+ * Switching is one rename of a symbolic link over `live`, which POSIX makes atomic: a reader finds the
+ * old release or the new one, never neither. The server resolves `live` once per request and answers the
+ * whole request from that release's real folder, so a request that began before a switch is not mixed.
+ */
+
+export type ReleaseState = "building" | "good" | "failed";
+
+export interface ReleaseRecord {
+  readonly id: string;
+  readonly commit: string;
+  readonly branch: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly state: ReleaseState;
+  /** Why it failed, in a line or a few: the step, and the end of what it printed. */
+  readonly reason?: string;
+  /** Whether the dependencies were installed or taken from a release (or the server's own folder) with the same lockfile. */
+  readonly dependencies?: "installed" | "reused";
+  /** Seconds each step took. */
+  readonly seconds?: Readonly<Record<string, number>>;
+}
+
+export interface ListedRelease extends ReleaseRecord {
+  readonly live: boolean;
+}
+
+export const RELEASES_FOLDER = "releases";
+export const LIVE_LINK = "live";
+const RECORD_FILE = "release.json";
+export const BUILD_LOG = "build.log";
+export const SITE_FOLDER = "site";
+
+export const releasesDir = (deployDir: string): string => path.join(deployDir, RELEASES_FOLDER);
+export const releaseDir = (deployDir: string, id: string): string => path.join(releasesDir(deployDir), id);
+export const siteDirOf = (deployDir: string, id: string): string => path.join(releaseDir(deployDir, id), SITE_FOLDER);
+export const publicDirOf = (deployDir: string, id: string): string => path.join(siteDirOf(deployDir, id), "public");
+
+/**
+ * A release's name: when it began, to the millisecond, and which commit it is. Names sort in the order
+ * the releases began (the newest is the last deploy), so a name is never earlier than the newest one
+ * there is, even when the clock stepped back.
+ */
+export const newReleaseId = (deployDir: string, commit: string, now: Date): string => {
+  const stampOf = (time: Date) => time.toISOString().replace(/[-:]/g, "");
+  const newest = listReleases(deployDir)[0]?.id.slice(0, stampOf(now).length);
+  let stamp = stampOf(now);
+  if (newest !== undefined && stamp <= newest) {
+    const [, y, mo, d, h, mi, sec] = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d\.\d{3})Z$/.exec(newest) ?? [];
+    stamp = stampOf(new Date(Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`) + 1));
+  }
+  return `${stamp}-${commit.slice(0, 12)}`;
+};
+
+/** The id of the live release, or null before the first one. */
+export const liveReleaseId = (deployDir: string): string | null => {
+  try {
+    return path.basename(fs.readlinkSync(path.join(deployDir, LIVE_LINK)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+};
+
+/** Writes a release's record whole or not at all (a crash mid-write leaves the previous record). */
+export const writeReleaseRecord = (deployDir: string, record: ReleaseRecord): void => {
+  const file = path.join(releaseDir(deployDir, record.id), RECORD_FILE);
+  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
+  fs.renameSync(temporary, file);
+};
+
+const readRecord = (deployDir: string, id: string): ReleaseRecord | null => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(releaseDir(deployDir, id), RECORD_FILE), "utf8")) as ReleaseRecord;
+  } catch {
+    // A folder without a readable record is a deploy that died before writing one; it is not a release.
+    return null;
+  }
+};
+
+/** Every release, newest first, with which one is live. */
+export const listReleases = (deployDir: string): ListedRelease[] => {
+  let ids: string[];
+  try {
+    ids = fs.readdirSync(releasesDir(deployDir));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const live = liveReleaseId(deployDir);
+  return ids
+    .sort()
+    .reverse()
+    .flatMap((id) => {
+      const record = readRecord(deployDir, id);
+      return record ? [{ ...record, live: id === live }] : [];
+    });
+};
+
+/**
+ * Makes a good release the live one, in one atomic step: a new link beside `live`, renamed over it.
+ * Refuses a release that is not good, so neither a rollback nor a deploy can put a failed build live.
+ */
+export const makeLive = (deployDir: string, id: string): ReleaseRecord => {
+  const record = readRecord(deployDir, id);
+  if (!record) throw new Error(`There is no release ${id}.`);
+  if (record.state !== "good") throw new Error(`Release ${id} is ${record.state}, not good; it cannot go live.`);
+  const link = path.join(deployDir, LIVE_LINK);
+  const temporary = `${link}.${randomBytes(4).toString("hex")}.tmp`;
+  fs.symlinkSync(path.join(RELEASES_FOLDER, id), temporary);
+  fs.renameSync(temporary, link);
+  return record;
+};
+
+/** The releases whose commit starts with the given hex (a full hash or an abbreviation), newest first. */
+export const releasesOfCommit = (deployDir: string, commitPrefix: string): ListedRelease[] => {
+  const prefix = commitPrefix.trim().toLowerCase();
+  if (!/^[0-9a-f]{4,40}$/.test(prefix)) throw new Error(`Not a commit: ${commitPrefix}`);
+  return listReleases(deployDir).filter((release) => release.commit.startsWith(prefix));
+};
+
+/**
+ * Removes what rollback no longer needs: keeps the live release, the `keep` newest other good ones, the
+ * newest failed one (its log says why the last deploy failed) and any still building.
+ */
+export const pruneReleases = (deployDir: string, keep: number): string[] => {
+  const releases = listReleases(deployDir);
+  const kept = new Set<string>();
+  for (const release of releases) if (release.live || release.state === "building") kept.add(release.id);
+  for (const release of releases.filter((candidate) => candidate.state === "good" && !candidate.live).slice(0, keep)) {
+    kept.add(release.id);
+  }
+  const newestFailed = releases.find((release) => release.state === "failed");
+  if (newestFailed) kept.add(newestFailed.id);
+  const removed = releases.filter((release) => !kept.has(release.id)).map((release) => release.id);
+  for (const id of removed) fs.rmSync(releaseDir(deployDir, id), { recursive: true, force: true });
+  return removed;
+};
