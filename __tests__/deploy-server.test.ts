@@ -38,6 +38,9 @@ interface Running {
 
 let running: Running | null = null;
 
+// Each deploy runs git and the stand-in build in processes of their own: seconds on a busy machine.
+jest.setTimeout(60_000);
+
 afterEach(async () => {
   await running?.server.close();
   running = null;

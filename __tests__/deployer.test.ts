@@ -46,6 +46,9 @@ const setUp = (overrides: Partial<DeploySettings> = {}) => {
 const editHeadline = (repository: SourceRepository, headline: string, extra: Record<string, string> = {}) =>
   repository.commit({ "content/home.json": homeJson(headline), ...extra }, `Headline: ${headline}`);
 
+// Each deploy runs git and the stand-in build in processes of their own: seconds on a busy machine.
+jest.setTimeout(60_000);
+
 afterEach(() => {
   delete process.env.BUILD_RECORD;
 });
