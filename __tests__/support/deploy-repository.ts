@@ -82,7 +82,7 @@ export const deploySettingsFor = (
   keep: 3,
   buildMemoryMb: 1024,
   buildTimeoutMs: 60_000,
-  buildNice: 10,
+  buildNice: 19,
   ...overrides,
 });
 

@@ -20,7 +20,7 @@ export interface DeploySettings {
   readonly buildMemoryMb: number;
   /** DEPLOY_BUILD_TIMEOUT_MINUTES: a build still running after this is killed and the deploy fails. */
   readonly buildTimeoutMs: number;
-  /** DEPLOY_BUILD_NICE: the build's scheduling priority (0-19; higher yields more to the site). */
+  /** DEPLOY_BUILD_NICE: the build's niceness (0-19) among other idle-class work; it runs under SCHED_IDLE anyway. */
   readonly buildNice: number;
 }
 
@@ -59,6 +59,6 @@ export const readDeploySettings = (env: NodeJS.ProcessEnv = process.env): Deploy
     keep: wholeNumber(env, "DEPLOY_KEEP", 3, 1, 100),
     buildMemoryMb: wholeNumber(env, "DEPLOY_BUILD_MEMORY_MB", 3072, 512, 65_536),
     buildTimeoutMs: wholeNumber(env, "DEPLOY_BUILD_TIMEOUT_MINUTES", 20, 1, 240) * 60_000,
-    buildNice: wholeNumber(env, "DEPLOY_BUILD_NICE", 10, 0, 19),
+    buildNice: wholeNumber(env, "DEPLOY_BUILD_NICE", 19, 0, 19),
   };
 };
