@@ -15,7 +15,9 @@ module.exports = {
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
   // gatsby ships untranspiled ES modules that jest must compile, and @fastify/static's content-disposition (3.x) is
   // ES modules only.
-  transformIgnorePatterns: ["node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition)/)"],
+  transformIgnorePatterns: [
+    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
+  ],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],
   globalSetup: "<rootDir>/__tests__/support/jest-global-setup.ts",

@@ -5,6 +5,13 @@ import fastifyCompress from "@fastify/compress";
 import fastifyRateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import {
+  AUTH_PATH,
+  CALLBACK_PATH,
+  createGithubOAuth,
+  type GithubOAuthSettings,
+  type OAuthAnswer,
+} from "../src/admin/server/github-oauth";
 import { clientKey } from "../src/inquiry/server/client-address";
 import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/config";
 import type { InquiryContent } from "../src/inquiry/server/content";
@@ -21,6 +28,8 @@ export interface ServerOptions {
   /** The built site (`public/`), with the `_headers` file the build wrote. */
   readonly publicDir: string;
   readonly content: InquiryContent;
+  /** Editors' sign-in with GitHub for the editing screen (CMS_GITHUB_*); null: its routes do not exist. */
+  readonly githubOAuth?: GithubOAuthSettings | null;
   /** Inquiry settings, read for every request; by default the environment, read once as the server starts. */
   readonly inquiryConfig?: () => InquiryConfig;
   /**
@@ -54,7 +63,12 @@ export interface ServerTimeouts {
 }
 
 // Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000, lingerMs: 2_000 };
+export const defaultTimeouts: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 15_000,
+  keepAliveMs: 5_000,
+  lingerMs: 2_000,
+};
 
 export interface SiteServer {
   readonly app: FastifyInstance;
@@ -101,7 +115,9 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
   Array.isArray(value) ? value[0] : value;
 
 /** Fastify's own form of the setting: a hop count becomes "trust the nearest N addresses". */
-const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
+const trustProxyOption = (
+  setting: ServerOptions["trustProxy"],
+): boolean | string[] | ((address: string, hop: number) => boolean) =>
   setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
 
 const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
@@ -146,7 +162,11 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     frameworkErrors: (_error, _request, reply) => {
       void (reply as FastifyReply)
         .code(400)
-        .headers({ ...siteHeaders, "Cache-Control": "no-store", ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}) })
+        .headers({
+          ...siteHeaders,
+          "Cache-Control": "no-store",
+          ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}),
+        })
         .send({ error: "The request could not be handled." });
     },
   });
@@ -177,7 +197,8 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       // A built page gets every header of its rule; any other HTML answer without a policy of its own
       // gets the 404 page's policy and nothing else of that page's.
       const fallbackPolicy = headerRules.get("/404.html")?.["Content-Security-Policy"];
-      const headers = headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
+      const headers =
+        headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
       for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;
@@ -240,11 +261,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   // eslint-disable-next-line @typescript-eslint/require-await
   await app.register(async (api) => {
     api.removeAllContentTypeParsers();
-    api.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: handler.maxBodyBytes }, (_req, body, done) => {
-      const parsed = parseJsonBody(body as string);
-      if (parsed.readable) done(null, parsed.body);
-      else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
-    });
+    api.addContentTypeParser(
+      "application/json",
+      { parseAs: "string", bodyLimit: handler.maxBodyBytes },
+      (_req, body, done) => {
+        const parsed = parseJsonBody(body as string);
+        if (parsed.readable) done(null, parsed.body);
+        else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
+      },
+    );
     api.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: handler.maxBodyBytes },
@@ -266,6 +291,20 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       },
     });
   });
+
+  if (options.githubOAuth) {
+    const oauth = createGithubOAuth({ settings: options.githubOAuth, log });
+    const oauthRequest = (request: FastifyRequest) => ({
+      url: request.url,
+      cookie: headerValue(request.headers.cookie),
+      // As the editor's browser reaches this server: behind a trusted proxy, the scheme it was reached by.
+      origin: `${request.protocol}://${request.host}`,
+    });
+    const sendOAuth = (reply: FastifyReply, answer: OAuthAnswer) =>
+      reply.code(answer.status).headers(answer.headers).send(answer.body);
+    app.get(AUTH_PATH, (request, reply) => sendOAuth(reply, oauth.begin(oauthRequest(request))));
+    app.get(CALLBACK_PATH, async (request, reply) => sendOAuth(reply, await oauth.callback(oauthRequest(request))));
+  }
 
   app.get("/healthz", async (_request, reply) => {
     const config = readConfig();

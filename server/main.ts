@@ -5,6 +5,7 @@
 import path from "node:path";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createSiteServer, type ServerOptions } from "./app";
+import { readGithubOAuthSettings } from "../src/admin/server/github-oauth";
 
 // How long a stop may take beyond the longest delivery attempt under way when it began.
 const SHUTDOWN_MARGIN_MS = 10_000;
@@ -17,8 +18,13 @@ export const trustProxySetting = (value: string | undefined): ServerOptions["tru
   if (text === "" || text === "0" || text.toLowerCase() === "false") return false;
   if (/^\d+$/.test(text)) return Number(text);
   if (text.toLowerCase() === "true")
-    throw new Error("TRUST_PROXY=true would believe any client's X-Forwarded-For; give a hop count or the proxy addresses");
-  return text.split(",").map((item) => item.trim()).filter(Boolean);
+    throw new Error(
+      "TRUST_PROXY=true would believe any client's X-Forwarded-For; give a hop count or the proxy addresses",
+    );
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
 };
 
 const numberSetting = (name: string, fallback: number): number => {
@@ -37,6 +43,7 @@ const main = async () => {
   const server = await createSiteServer({
     publicDir: path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
     content,
+    githubOAuth: readGithubOAuthSettings(),
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
     hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
     requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
@@ -47,7 +54,9 @@ const main = async () => {
   const hostSetting = process.env.HOST?.trim();
   const host = hostSetting === undefined || hostSetting === "" ? "127.0.0.1" : hostSetting;
   await server.app.listen({ port, host });
-  log(`serving ${path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || "."} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  log(
+    `serving ${path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || "."} on http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+  );
 
   let closing = false;
   const shutdown = (signal: string) => {
