@@ -18,7 +18,7 @@ module.exports = {
   // gatsby ships untranspiled ES modules that jest must compile, and @fastify/static's content-disposition (3.x) is
   // ES modules only.
   transformIgnorePatterns: [
-    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|@octokit)/)",
+    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
   ],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],

@@ -8,6 +8,7 @@ import { ADMIN_PATH, writeEditingScreen } from "../src/admin/editing-screen";
 import { formatProblem } from "../src/content-contract/validate";
 import { robotsProblems } from "../src/seo/robots";
 import { adminPolicy } from "../build/admin-headers";
+import { readEditingBackend } from "../src/admin/editing-backend";
 import { headerRulesFor, inlineScriptHashes, pagePolicy, writeHeadersFile } from "../build/security-headers";
 import { formatHeaderRules, parseHeaderRules } from "../src/serving/headers-file";
 
@@ -22,11 +23,24 @@ describe("the editing screen's headers", () => {
   const rules = headerRulesFor(publicDir);
 
   it("give /admin/ Decap's own policy and keep every site page's hash policy", () => {
-    expect(rules.get(ADMIN_PATH)?.["Content-Security-Policy"]).toBe(adminPolicy);
+    const live = adminPolicy();
+    expect(rules.get(ADMIN_PATH)?.["Content-Security-Policy"]).toBe(live);
     expect(rules.get("/")).toEqual({ "Content-Security-Policy": pagePolicy(inlineScriptHashes(sitePage)) });
-    expect(adminPolicy).toMatch(/script-src 'self' 'unsafe-eval' https:\/\/identity\.netlify\.com;/);
-    expect(adminPolicy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
-    expect(adminPolicy).toMatch(/frame-ancestors 'none'/);
+    expect(live).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    expect(live).toMatch(/frame-ancestors 'none'/);
+  });
+
+  it("allow GitHub's API for the github backend; Netlify Identity only when Git Gateway is chosen", () => {
+    const github = adminPolicy(readEditingBackend(() => ""));
+    expect(github).toMatch(/connect-src 'self' blob: https:\/\/api\.github\.com http:\/\/localhost:8081;/);
+    expect(github).toMatch(/script-src 'self' 'unsafe-eval';/);
+    expect(github).not.toMatch(/identity\.netlify\.com/);
+    const enterprise = adminPolicy(
+      readEditingBackend((name) => (name === "CMS_GITHUB_URL" ? "https://github.example.com" : "")),
+    );
+    expect(enterprise).toMatch(/connect-src 'self' blob: https:\/\/github\.example\.com /);
+    const gateway = adminPolicy(readEditingBackend((name) => (name === "CMS_BACKEND" ? "git-gateway" : "")));
+    expect(gateway).toMatch(/script-src 'self' 'unsafe-eval' https:\/\/identity\.netlify\.com;/);
   });
 
   it("cut /admin/ off from a window of another site that opened it, but not from the sign-in popup it opens", () => {

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import express from "express";
 import { serveEditingScreen, writeEditingScreen } from "../src/admin/editing-screen";
+import { readEditingBackend } from "../src/admin/editing-backend";
 import { CMS_CONFIG_PATH } from "../src/content-contract/cms-config";
 
 const root = path.join(__dirname, "..");
@@ -17,9 +18,15 @@ const adminDir = path.join(publicDir, "admin");
 describe("the editing screen in public/admin/", () => {
   it("has its page, its scripts, the configuration the contract generates and Decap's own bundle", () => {
     expect(fs.readdirSync(adminDir).sort()).toEqual(["admin.js", "config.json", "decap", "index.html", "tidy-json.js"]);
-    expect(fs.readFileSync(path.join(adminDir, "config.json"), "utf8")).toBe(
-      fs.readFileSync(path.join(root, CMS_CONFIG_PATH), "utf8"),
-    );
+    // The contract's configuration, after the backend the build's environment chose (editing-backend.ts).
+    const config = JSON.parse(fs.readFileSync(path.join(adminDir, "config.json"), "utf8")) as Record<string, unknown>;
+    const fromContract = JSON.parse(fs.readFileSync(path.join(root, CMS_CONFIG_PATH), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    const { connectOrigins, scriptOrigins, ...backend } = readEditingBackend();
+    expect(config).toEqual({ ...backend, ...fromContract });
+    expect(Object.keys(config)[0]).toBe("backend");
     const bundle = fs.readdirSync(path.join(adminDir, "decap"));
     expect(bundle).toContain("decap-cms.js");
     // The chunks Decap loads next to its entry, without the 25 MB of source maps.
@@ -58,4 +65,35 @@ it("is answered by gatsby develop's server at /admin/, which otherwise never ser
   } finally {
     server.close();
   }
+});
+
+describe("the live editing screen's backend", () => {
+  const from = (values: Record<string, string>) => readEditingBackend((name) => values[name] ?? "");
+  it("is GitHub, signed in through the site's own /api/auth, with review before publishing unless turned off", () => {
+    expect(from({ CMS_GITHUB_REPO: "cardinal/site" })).toEqual({
+      backend: {
+        name: "github",
+        repo: "cardinal/site",
+        branch: "main",
+        api_root: "https://api.github.com",
+        auth_endpoint: "api/auth",
+        auth_scope: "repo",
+        use_graphql: false,
+      },
+      publish_mode: "editorial_workflow",
+      connectOrigins: ["https://api.github.com"],
+      scriptOrigins: [],
+    });
+    expect(from({ CMS_EDITORIAL_WORKFLOW: "0" }).publish_mode).toBeUndefined();
+    expect(from({ CMS_GITHUB_URL: "https://github.example.com", CMS_GITHUB_BRANCH: "live" }).backend).toMatchObject({
+      api_root: "https://github.example.com/api/v3",
+      branch: "live",
+    });
+  });
+
+  it("is Netlify's deprecated Git Gateway only when asked for, and refuses what it does not know", () => {
+    expect(from({ CMS_BACKEND: "git-gateway" }).backend).toEqual({ name: "git-gateway", branch: "main" });
+    expect(() => from({ CMS_BACKEND: "gitlab" })).toThrow(/github or git-gateway/);
+    expect(() => from({ CMS_GITHUB_REPO: "not a repo" })).toThrow(/owner\/name/);
+  });
 });

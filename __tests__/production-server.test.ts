@@ -55,7 +55,7 @@ const makeSite = (): string => {
         ["/", { "Content-Security-Policy": policies.home }],
         ["/contact/", { "Content-Security-Policy": policies.contact }],
         ["/404.html", { "Content-Security-Policy": policies.missing }],
-        ["/admin/", adminPageHeaders],
+        ["/admin/", adminPageHeaders()],
       ]),
     ),
   );
@@ -186,7 +186,7 @@ describe("the built site, served as a CDN would", () => {
         admin.status,
         admin.headers["content-security-policy"],
         admin.headers["cross-origin-opener-policy"],
-      ]).toEqual([url, 200, adminPageHeaders["Content-Security-Policy"], "same-origin-allow-popups"]);
+      ]).toEqual([url, 200, adminPageHeaders()["Content-Security-Policy"], "same-origin-allow-popups"]);
     }
     const home = await request(`${site.origin}/`);
     expect(home.headers["cross-origin-opener-policy"]).toBeUndefined();

@@ -75,7 +75,7 @@ export const inlineScriptHashes = (html: string): string[] => {
  */
 export const headersForFile = (relativeFile: string, html: string): Readonly<Record<string, string>> =>
   relativeFile.split(/[\\/]/)[0] === ADMIN_FOLDER
-    ? adminPageHeaders
+    ? adminPageHeaders()
     : { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) };
 
 /**

@@ -38,7 +38,7 @@ test("/admin/ opens the editing screen under its own policy, out of search engin
 }) => {
   const response = await openEditingScreen(page, backend.port);
   expect(response?.status()).toBe(200);
-  expect(response?.headers()["content-security-policy"]).toBe(adminPolicy);
+  expect(response?.headers()["content-security-policy"]).toBe(adminPolicy());
   await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex, nofollow");
   for (const collection of ["Site content", "Product categories", "Pages"]) {
     await expect(page.getByRole("link", { name: collection, exact: true })).toBeVisible();

@@ -5,6 +5,13 @@ import fastifyCompress from "@fastify/compress";
 import fastifyRateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import {
+  AUTH_PATH,
+  CALLBACK_PATH,
+  createGithubOAuth,
+  type GithubOAuthSettings,
+  type OAuthAnswer,
+} from "../src/admin/server/github-oauth";
 import { clientKey } from "../src/inquiry/server/client-address";
 import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/config";
 import type { InquiryContent } from "../src/inquiry/server/content";
@@ -38,6 +45,8 @@ export interface ServerOptions {
   /** The server's own checkout, whose node_modules a release with the same lockfile reuses. */
   readonly projectDir?: string;
   readonly content: InquiryContent;
+  /** Editors' sign-in with GitHub for the editing screen (CMS_GITHUB_*); null: its routes do not exist. */
+  readonly githubOAuth?: GithubOAuthSettings | null;
   /** Inquiry settings, read for every request; by default the environment, read once as the server starts. */
   readonly inquiryConfig?: () => InquiryConfig;
   /**
@@ -341,6 +350,20 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       },
     });
   });
+
+  if (options.githubOAuth) {
+    const oauth = createGithubOAuth({ settings: options.githubOAuth, log });
+    const oauthRequest = (request: FastifyRequest) => ({
+      url: request.url,
+      cookie: headerValue(request.headers.cookie),
+      // As the editor's browser reaches this server: behind a trusted proxy, the scheme it was reached by.
+      origin: `${request.protocol}://${request.host}`,
+    });
+    const sendOAuth = (reply: FastifyReply, answer: OAuthAnswer) =>
+      reply.code(answer.status).headers(answer.headers).send(answer.body);
+    app.get(AUTH_PATH, (request, reply) => sendOAuth(reply, oauth.begin(oauthRequest(request))));
+    app.get(CALLBACK_PATH, async (request, reply) => sendOAuth(reply, await oauth.callback(oauthRequest(request))));
+  }
 
   app.get("/healthz", async (_request, reply) => {
     const config = readConfig();

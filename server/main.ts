@@ -7,6 +7,7 @@ import path from "node:path";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createSiteServer, type ServerOptions } from "./app";
 import { readDeploySettings } from "./releases/settings";
+import { readGithubOAuthSettings } from "../src/admin/server/github-oauth";
 
 // How long a stop may take beyond the longest delivery attempt under way when it began.
 const SHUTDOWN_MARGIN_MS = 10_000;
@@ -47,6 +48,7 @@ const main = async () => {
     deploy,
     projectDir: root,
     content,
+    githubOAuth: readGithubOAuthSettings(),
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
     hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
     requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),

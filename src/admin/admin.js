@@ -18,19 +18,39 @@
   // the editor's machine.
   const onEditorsMachine = ["localhost", "127.0.0.1"].includes(window.location.hostname);
 
+  // Says on the screen what is missing, instead of a sign-in that cannot work.
+  const notSetUp = (what) => {
+    throw new Error(`The editing screen is not set up on this site: ${what}. See CONTENT.md, "Signing in".`);
+  };
+
   const start = async () => {
     const response = await fetch("config.json", { cache: "no-cache" });
     if (!response.ok) throw new Error(`The editing screen's configuration is missing (${response.status})`);
     const config = await response.json();
-    // On the deployed site editors sign in with Netlify Identity, whose widget Decap's git-gateway
-    // backend looks for as it loads; an editor's own machine needs no sign-in.
-    if (!onEditorsMachine) await loadScript("https://identity.netlify.com/v1/netlify-identity-widget.js");
+    let backend = config.backend;
+    let publishMode = config.publish_mode;
+    if (backend.name === "github") {
+      // The sign-in popup is this site's own /api/auth, and Decap accepts its answer only from this origin.
+      backend = { ...backend, base_url: window.location.origin };
+    }
+    if (onEditorsMachine) {
+      // npm run edit: decap-server writes into the working tree; it keeps no drafts, so no review step.
+      publishMode = undefined;
+    } else if (backend.name === "github") {
+      if (!backend.repo) notSetUp("the build had no CMS_GITHUB_REPO (owner/name of the site's repository)");
+    } else if (backend.name === "git-gateway") {
+      // Deprecated by Netlify (CONTENT.md): Decap's git-gateway backend looks for the Identity widget as it loads.
+      await loadScript("https://identity.netlify.com/v1/netlify-identity-widget.js");
+    }
     window.CMS_MANUAL_INIT = true;
     await loadScript("decap/decap-cms.js");
     window.CMS.registerCustomFormat(config.collections[0].format, "json", window.tidyJson.createFormat(config));
     window.CMS.init({
       config: {
         ...config,
+        backend,
+        publish_mode: publishMode,
+        local_backend: onEditorsMachine,
         load_config_file: false,
         // "View live" opens the page on the server that serves this screen: the develop server locally.
         site_url: window.location.origin,

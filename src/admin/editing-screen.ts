@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Application } from "express";
 import { cmsConfig } from "../content-contract/cms-config";
 import { toJsonText } from "../content-contract/tidy-json";
+import { readEditingBackend } from "./editing-backend";
 
 /**
  * The editing screen at /admin/, written into public/ by the build and by `gatsby develop` before
@@ -38,7 +39,9 @@ export const writeEditingScreen = (publicDir: string): number => {
   fs.mkdirSync(decapTarget, { recursive: true });
   for (const file of PAGE_FILES) fs.copyFileSync(path.join(sourceDir, file), path.join(target, file));
   fs.copyFileSync(tidyJsonFile, path.join(target, path.basename(tidyJsonFile)));
-  fs.writeFileSync(path.join(target, "config.json"), toJsonText(cmsConfig()));
+  // The backend first, as Decap's documentation writes it; the origins are for the policy, not for Decap.
+  const { connectOrigins, scriptOrigins, ...backend } = readEditingBackend();
+  fs.writeFileSync(path.join(target, "config.json"), toJsonText({ ...backend, ...cmsConfig() }));
   const decapFiles = fs.readdirSync(decapDist).filter(isDecapFile);
   for (const file of decapFiles) fs.copyFileSync(path.join(decapDist, file), path.join(decapTarget, file));
   return PAGE_FILES.length + 2 + decapFiles.length;

@@ -331,9 +331,10 @@ export const cmsFields = (schema: ContractNode, at: string): CmsField[] => {
 const fileMetaOf = (entry: ContentSchemaEntry) => unwrap(entry.schema).meta;
 
 /**
- * The whole configuration. The single files form one collection; each folder is a collection of its
- * own whose new entries are named after their slug. Saves go through Netlify's Git Gateway on the
- * deployed site and through decap-server on an editor's machine (`npm run edit`, local_backend).
+ * The configuration the content decides. The single files form one collection; each folder is a
+ * collection of its own whose new entries are named after their slug. Where saves go (the backend) is
+ * the deploy's to say, not the content's: src/admin/editing-backend.ts adds it when the build writes
+ * the screen, and admin.js switches to decap-server on an editor's machine.
  */
 export const cmsConfig = (entries: readonly ContentSchemaEntry[] = contentSchemaEntries()): CmsConfig => {
   const single = entries.filter((entry) => !entry.fileMatch.endsWith("*.json"));
@@ -368,9 +369,6 @@ export const cmsConfig = (entries: readonly ContentSchemaEntry[] = contentSchema
     };
   });
   return {
-    backend: { name: "git-gateway", branch: "main" },
-    // On localhost the editor talks to decap-server (npm run edit), which writes to the working tree.
-    local_backend: true,
     // Uploads land under content/images and the JSON keeps the path relative to content/, as the site reads it.
     media_folder: "content/images",
     public_folder: "images",

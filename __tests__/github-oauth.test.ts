@@ -1,0 +1,298 @@
+/**
+ * @jest-environment node
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { JSDOM } from "jsdom";
+import { createSiteServer } from "../server/app";
+import { readInquiryConfig } from "../src/inquiry/server/config";
+import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../src/admin/server/github-oauth";
+import {
+  FAKE_CLIENT_ID,
+  FAKE_CLIENT_SECRET,
+  FAKE_TOKEN,
+  GOOD_CODE,
+  startFakeGithubOAuth,
+  type FakeGithubOAuth,
+} from "./support/fake-github-oauth";
+import { makePublicDir } from "./support/inquiry-app";
+
+const site = "https://www.example.com";
+let github: FakeGithubOAuth;
+let logs: string[];
+
+beforeEach(async () => {
+  github = await startFakeGithubOAuth();
+  logs = [];
+});
+afterEach(() => github.close());
+
+const oauthFor = (overrides: Partial<GithubOAuthSettings> = {}) =>
+  createGithubOAuth({
+    settings: {
+      clientId: FAKE_CLIENT_ID,
+      clientSecret: FAKE_CLIENT_SECRET,
+      githubUrl: github.url,
+      scope: "repo",
+      ...overrides,
+    },
+    log: (line) => logs.push(line),
+    exchangeTimeoutMs: 1_000,
+  });
+
+/** /api/auth, then GitHub's redirect back with the state it was given (or another). */
+const signIn = async (
+  oauth: ReturnType<typeof oauthFor>,
+  callbackQuery: (state: string) => string,
+  cookieState?: (state: string) => string,
+) => {
+  const begun = oauth.begin({
+    url: "/api/auth?provider=github&site_id=www.example.com&scope=repo",
+    cookie: undefined,
+    origin: site,
+  });
+  const location = new URL(begun.headers.Location ?? "");
+  const state = location.searchParams.get("state") ?? "";
+  const cookie = (begun.headers["Set-Cookie"] ?? "").split(";")[0] ?? "";
+  const sentCookie = cookieState ? `cms_oauth_state=${cookieState(state)}` : cookie;
+  const answer = await oauth.callback({
+    url: `/api/auth/callback?${callbackQuery(state)}`,
+    cookie: `other=1; ${sentCookie}`,
+    origin: site,
+  });
+  return { begun, location, state, answer };
+};
+
+const secretsIn = (text: string) =>
+  [FAKE_TOKEN, FAKE_CLIENT_SECRET, GOOD_CODE].filter((secret) => text.includes(secret));
+
+describe("the editing screen's GitHub sign-in", () => {
+  it("sends the editor to GitHub with the client id, the callback on this site, the scope and a fresh state bound to a cookie", () => {
+    const oauth = oauthFor();
+    const first = oauth.begin({ url: "/api/auth", cookie: undefined, origin: site });
+    const second = oauth.begin({ url: "/api/auth", cookie: undefined, origin: site });
+    expect(first.status).toBe(302);
+    const location = new URL(first.headers.Location ?? "");
+    expect(`${location.origin}${location.pathname}`).toBe(`${github.url}/login/oauth/authorize`);
+    expect(location.searchParams.get("client_id")).toBe(FAKE_CLIENT_ID);
+    expect(location.searchParams.get("redirect_uri")).toBe(`${site}/api/auth/callback`);
+    expect(location.searchParams.get("scope")).toBe("repo");
+    const state = location.searchParams.get("state") ?? "";
+    expect(state).toMatch(/^[\w-]{43}$/);
+    expect(new URL(second.headers.Location ?? "").searchParams.get("state")).not.toBe(state);
+    expect(first.headers["Set-Cookie"]).toBe(
+      `cms_oauth_state=${state}; Path=/api/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure`,
+    );
+  });
+
+  it("exchanges GitHub's code and hands the token over, in a page whose policy allows exactly its one script", async () => {
+    const { answer } = await signIn(oauthFor(), (state) => `code=${GOOD_CODE}&state=${state}`);
+    expect(answer.status).toBe(200);
+    expect(github.exchanges).toEqual([
+      {
+        client_id: FAKE_CLIENT_ID,
+        client_secret: FAKE_CLIENT_SECRET,
+        code: GOOD_CODE,
+        redirect_uri: `${site}/api/auth/callback`,
+        accept: "application/json",
+      },
+    ]);
+    const script = /<script>([\s\S]*)<\/script>/.exec(answer.body)?.[1] ?? "";
+    expect(script).toContain(FAKE_TOKEN);
+    const hash = `sha256-${createHash("sha256").update(script).digest("base64")}`;
+    expect(answer.headers["Content-Security-Policy"]).toContain(`script-src '${hash}'`);
+    expect(answer.headers["Content-Security-Policy"]).toMatch(/^default-src 'none'/);
+    expect(answer.headers["Cache-Control"]).toBe("no-store");
+    expect(answer.headers["Referrer-Policy"]).toBe("no-referrer");
+    // The state is spent.
+    expect(answer.headers["Set-Cookie"]).toMatch(/^cms_oauth_state=; Path=\/api\/auth\/callback; Max-Age=0/);
+    expect(secretsIn(logs.join("\n"))).toEqual([]);
+  });
+
+  it("posts the token only to this site's origin, and only after Decap's handshake from it", async () => {
+    const { answer } = await signIn(oauthFor(), (state) => `code=${GOOD_CODE}&state=${state}`);
+    const script = /<script>([\s\S]*)<\/script>/.exec(answer.body)?.[1] ?? "";
+    const dom = new JSDOM("<!doctype html><body></body>", {
+      url: `${site}/api/auth/callback`,
+      runScripts: "outside-only",
+    });
+    const toOpener: [unknown, string][] = [];
+    const toSource: [unknown, string][] = [];
+    Object.defineProperty(dom.window, "opener", {
+      value: { postMessage: (data: unknown, origin: string) => toOpener.push([data, origin]) },
+    });
+    dom.window.eval(script);
+    // It speaks first, to this origin only (never "*").
+    expect(toOpener).toEqual([["authorizing:github", site]]);
+    const source = { postMessage: (data: unknown, origin: string) => toSource.push([data, origin]) };
+    const send = (origin: string, data: unknown) =>
+      dom.window.dispatchEvent(
+        new dom.window.MessageEvent("message", { origin, data, source: source as unknown as Window }),
+      );
+    send("https://evil.example.net", "authorizing:github");
+    send(site, "something else");
+    expect(toSource).toEqual([]);
+    send(site, "authorizing:github");
+    expect(toSource).toEqual([
+      [`authorization:github:success:${JSON.stringify({ token: FAKE_TOKEN, provider: "github" })}`, site],
+    ]);
+    // Once: a second echo gets nothing more.
+    send(site, "authorizing:github");
+    expect(toSource).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      "a state that is not this browser's",
+      (state: string) => `code=${GOOD_CODE}&state=${state}x`,
+      undefined,
+      400,
+      /not started from this browser/,
+    ],
+    ["no state", () => `code=${GOOD_CODE}`, undefined, 400, /not started from this browser/],
+    [
+      "no state cookie (another browser, or expired)",
+      (state: string) => `code=${GOOD_CODE}&state=${state}`,
+      () => "",
+      400,
+      /not started from this browser/,
+    ],
+    [
+      "a denied authorisation",
+      () => "error=access_denied&error_description=denied",
+      undefined,
+      403,
+      /access was not granted/,
+    ],
+    ["a GitHub error", () => "error=redirect_uri_mismatch", undefined, 502, /refused the sign-in request/],
+    ["a bad or used code", (state: string) => `code=used-code&state=${state}`, undefined, 400, /used or expired/],
+  ])(
+    "ends on a page that says what to do, posting nothing, for %s",
+    async (_case, query, cookieState, status, message) => {
+      const { answer } = await signIn(oauthFor(), query, cookieState);
+      expect(answer.status).toBe(status);
+      expect(answer.body).toMatch(message);
+      expect(answer.body).not.toContain("<script");
+      expect(answer.headers["Content-Security-Policy"]).not.toContain("script-src");
+      expect(answer.headers["Set-Cookie"]).toMatch(/Max-Age=0/);
+      expect(secretsIn(answer.body + logs.join("\n"))).toEqual([]);
+    },
+  );
+
+  it("says so when GitHub refuses the site's credentials, is down or is slow", async () => {
+    const wrongSecret = await signIn(
+      oauthFor({ clientSecret: "not the secret" }),
+      (state) => `code=${GOOD_CODE}&state=${state}`,
+    );
+    expect(wrongSecret.answer).toMatchObject({
+      status: 502,
+      body: expect.stringContaining("CMS_GITHUB_CLIENT_SECRET") as unknown,
+    });
+    github.mode = "error500";
+    expect((await signIn(oauthFor(), (state) => `code=${GOOD_CODE}&state=${state}`)).answer).toMatchObject({
+      status: 504,
+    });
+    github.mode = "slow";
+    const started = Date.now();
+    expect((await signIn(oauthFor(), (state) => `code=${GOOD_CODE}&state=${state}`)).answer).toMatchObject({
+      status: 504,
+      body: expect.stringContaining("did not answer in time") as unknown,
+    });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await github.close();
+    expect((await signIn(oauthFor(), (state) => `code=${GOOD_CODE}&state=${state}`)).answer).toMatchObject({
+      status: 504,
+    });
+    expect(secretsIn(logs.join("\n"))).toEqual([]);
+    expect(logs.join("\n")).not.toContain("not the secret");
+  });
+});
+
+describe("the production server's sign-in routes", () => {
+  const content = readInquiryContent(path.resolve("content"));
+  const serve = async (githubOAuth: GithubOAuthSettings | null) => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "oauth-data-"));
+    const server = await createSiteServer({
+      publicDir: makePublicDir(),
+      content,
+      githubOAuth,
+      inquiryConfig: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
+      trustProxy: false,
+      hsts: false,
+      requestsPerMinute: 0,
+      log: (line) => logs.push(line),
+    });
+    await server.app.listen({ port: 0, host: "127.0.0.1" });
+    return { server, origin: `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}` };
+  };
+
+  it("run the handshake through /api/auth and /api/auth/callback, with the site's headers", async () => {
+    const { server, origin } = await serve({
+      clientId: FAKE_CLIENT_ID,
+      clientSecret: FAKE_CLIENT_SECRET,
+      githubUrl: github.url,
+      scope: "public_repo",
+    });
+    try {
+      const begun = await fetch(`${origin}/api/auth?provider=github&site_id=127.0.0.1&scope=repo`, {
+        redirect: "manual",
+      });
+      expect(begun.status).toBe(302);
+      const location = new URL(begun.headers.get("location") ?? "");
+      expect(location.searchParams.get("redirect_uri")).toBe(`${origin}/api/auth/callback`);
+      expect(location.searchParams.get("scope")).toBe("public_repo");
+      // Plain HTTP (a test on loopback): the cookie cannot be Secure there.
+      const cookie = begun.headers.get("set-cookie") ?? "";
+      expect(cookie).toMatch(
+        /^cms_oauth_state=[\w-]{43}; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/,
+      );
+      const state = location.searchParams.get("state") ?? "";
+      const page = await fetch(`${origin}/api/auth/callback?code=${GOOD_CODE}&state=${state}`, {
+        headers: { cookie: cookie.split(";")[0] ?? "" },
+      });
+      expect(page.status).toBe(200);
+      expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; .*script-src 'sha256-/);
+      expect(await page.text()).toContain(FAKE_TOKEN);
+      expect(github.exchanges[0]).toMatchObject({ redirect_uri: `${origin}/api/auth/callback` });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("do not exist when sign-in is not set up", async () => {
+    const { server, origin } = await serve(null);
+    try {
+      expect((await fetch(`${origin}/api/auth`, { redirect: "manual" })).status).toBe(404);
+      expect((await fetch(`${origin}/api/auth/callback?code=x&state=y`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the sign-in settings", () => {
+  const from = (values: Record<string, string>) => readGithubOAuthSettings((name) => values[name] ?? "");
+  it("are off without a client id, and name what is wrong", () => {
+    expect(from({})).toBeNull();
+    expect(() => from({ CMS_GITHUB_CLIENT_ID: "x" })).toThrow(/go together/);
+    expect(() => from({ CMS_GITHUB_CLIENT_ID: "x", CMS_GITHUB_CLIENT_SECRET: "y", CMS_GITHUB_SCOPE: "admin" })).toThrow(
+      /repo or public_repo/,
+    );
+    expect(() =>
+      from({ CMS_GITHUB_CLIENT_ID: "x", CMS_GITHUB_CLIENT_SECRET: "y", CMS_GITHUB_URL: "http://github.example.com" }),
+    ).toThrow(/https/);
+    expect(
+      from({ CMS_GITHUB_CLIENT_ID: "x", CMS_GITHUB_CLIENT_SECRET: "y", CMS_GITHUB_URL: "https://github.example.com/" }),
+    ).toEqual({
+      clientId: "x",
+      clientSecret: "y",
+      githubUrl: "https://github.example.com",
+      scope: "repo",
+    });
+  });
+});

@@ -1,0 +1,58 @@
+import { githubApiRoot } from "./server/github-oauth";
+
+/**
+ * Where the editing screen on the live site reads and commits content, from the build's environment
+ * (both deploys build with it): Decap's `github` backend, signed in through the site's own handshake
+ * (/api/auth, src/admin/server/github-oauth.ts). Netlify's Git Gateway remains as an opt-in
+ * (CMS_BACKEND=git-gateway) only because sites set up with it still run: Netlify has deprecated it and
+ * Identity, and it is never the default. On an editor's own machine the screen uses decap-server
+ * instead (admin.js sets `local_backend` there), whatever this says.
+ */
+export interface EditingBackend {
+  /** Decap's `backend` block, without base_url: admin.js sets it to the origin that serves the screen. */
+  readonly backend: Readonly<Record<string, unknown>>;
+  /** `editorial_workflow`: each edit a branch and a pull request, published when merged. */
+  readonly publish_mode?: "editorial_workflow";
+  /** The origins the screen's policy must allow for this backend to be reached. */
+  readonly connectOrigins: readonly string[];
+  readonly scriptOrigins: readonly string[];
+}
+
+const env = (name: string): string => (globalThis.process.env[name] ?? "").trim();
+
+export const readEditingBackend = (read: (name: string) => string = env): EditingBackend => {
+  const kind = read("CMS_BACKEND") || "github";
+  // Review before publishing is the default: the content makes compliance claims (TAA, the Berry
+  // Amendment, certifications) that a second person should read before they are public.
+  const workflow = read("CMS_EDITORIAL_WORKFLOW") !== "0";
+  const publishMode = workflow ? { publish_mode: "editorial_workflow" as const } : {};
+  const branch = read("CMS_GITHUB_BRANCH") || "main";
+  if (kind === "git-gateway") {
+    return {
+      backend: { name: "git-gateway", branch },
+      ...publishMode,
+      connectOrigins: [],
+      scriptOrigins: ["https://identity.netlify.com"],
+    };
+  }
+  if (kind !== "github") throw new Error(`CMS_BACKEND must be github or git-gateway, not ${kind}`);
+  const repo = read("CMS_GITHUB_REPO");
+  if (repo !== "" && !/^[\w.-]+\/[\w.-]+$/.test(repo))
+    throw new Error(`CMS_GITHUB_REPO must be owner/name, not ${repo}`);
+  const apiRoot = githubApiRoot((read("CMS_GITHUB_URL") || "https://github.com").replace(/\/+$/, ""));
+  return {
+    backend: {
+      name: "github",
+      repo,
+      branch,
+      api_root: apiRoot,
+      auth_endpoint: "api/auth",
+      auth_scope: read("CMS_GITHUB_SCOPE") || "repo",
+      // Decap's GraphQL path is wrong for GitHub Enterprise Server (shared/research/decap-github.md, 4).
+      use_graphql: false,
+    },
+    ...publishMode,
+    connectOrigins: [new URL(apiRoot).origin],
+    scriptOrigins: [],
+  };
+};

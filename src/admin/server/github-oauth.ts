@@ -1,0 +1,305 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import escapeHtml from "escape-html";
+
+/**
+ * Editors' sign-in to the editing screen with GitHub, served by the site itself on both deploys (the
+ * production server's routes and the CDN's functions are thin adapters over this module). Decap's
+ * `github` backend opens `<base_url>/api/auth` in a popup and waits for the popup to post the token back
+ * (shared/research/decap-github.md, section 1):
+ *
+ *   /api/auth            a random state in a short-lived cookie, then a redirect to GitHub's authorize page
+ *   /api/auth/callback   the state checked against the cookie, the code exchanged for a token with the
+ *                        OAuth App's secret (@octokit/oauth-methods), then a page whose script answers
+ *                        Decap's "authorizing:github" handshake, to this site's origin only
+ *
+ * Every failure ends on a page that says what happened and what to do, and posts nothing. No token, code,
+ * state or secret reaches a log line.
+ */
+
+export type GithubScope = "repo" | "public_repo";
+
+export interface GithubOAuthSettings {
+  /** CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET: the GitHub OAuth App's. */
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** CMS_GITHUB_URL: GitHub's web address, or a GitHub Enterprise Server's (https://github.example.com). */
+  readonly githubUrl: string;
+  /** CMS_GITHUB_SCOPE: `repo` for a private repository, `public_repo` for a public one. */
+  readonly scope: GithubScope;
+}
+
+export interface OAuthRequest {
+  /** The path and query string, as the request line has them. */
+  readonly url: string;
+  readonly cookie: string | undefined;
+  /** This site's origin as the editor's browser reaches it (`https://www.example.com`). */
+  readonly origin: string;
+}
+
+export interface OAuthAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export const AUTH_PATH = "/api/auth";
+export const CALLBACK_PATH = "/api/auth/callback";
+const STATE_COOKIE = "cms_oauth_state";
+// Long enough to sign in to GitHub (and pass its two-factor check), short enough that a state is not lying about.
+const STATE_MAX_AGE_SECONDS = 600;
+// GitHub answers the exchange in well under a second; past this, the editor is told to try again.
+const EXCHANGE_TIMEOUT_MS = 10_000;
+
+const env = (name: string): string => (globalThis.process.env[name] ?? "").trim();
+
+/**
+ * The settings from the environment, or null when sign-in is not set up (no client id): the routes then
+ * answer 404. A half-set or wrong setting is an error that names it.
+ */
+export const readGithubOAuthSettings = (read: (name: string) => string = env): GithubOAuthSettings | null => {
+  const clientId = read("CMS_GITHUB_CLIENT_ID");
+  const clientSecret = read("CMS_GITHUB_CLIENT_SECRET");
+  if (clientId === "" && clientSecret === "") return null;
+  if (clientId === "" || clientSecret === "") {
+    throw new Error("CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET go together: set both, or neither");
+  }
+  const scope = read("CMS_GITHUB_SCOPE") || "repo";
+  if (scope !== "repo" && scope !== "public_repo")
+    throw new Error(`CMS_GITHUB_SCOPE must be repo or public_repo, not ${scope}`);
+  const githubUrl = (read("CMS_GITHUB_URL") || "https://github.com").replace(/\/+$/, "");
+  let parsed: URL;
+  try {
+    parsed = new URL(githubUrl);
+  } catch {
+    throw new Error(`CMS_GITHUB_URL is not an address: ${githubUrl}`);
+  }
+  if (parsed.protocol !== "https:" && !["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname)) {
+    throw new Error("CMS_GITHUB_URL must be https (a loopback address is allowed, for a stand-in)");
+  }
+  return { clientId, clientSecret, githubUrl, scope };
+};
+
+/** GitHub's REST API root for a GitHub web address: api.github.com, or <host>/api/v3 for GitHub Enterprise Server. */
+export const githubApiRoot = (githubUrl: string): string =>
+  githubUrl === "https://github.com" ? "https://api.github.com" : `${githubUrl}/api/v3`;
+
+const cookieValue = (header: string | undefined, name: string): string | null => {
+  for (const part of (header ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return null;
+};
+
+const sameText = (a: string, b: string): boolean => {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+};
+
+const stateCookie = (value: string, maxAge: number, secure: boolean) =>
+  [
+    `${STATE_COOKIE}=${value}`,
+    `Path=${CALLBACK_PATH}`,
+    `Max-Age=${maxAge}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
+
+const PAGE_STYLE =
+  "body{font:16px/1.5 system-ui,sans-serif;color:#1b2a41;max-width:34rem;margin:3rem auto;padding:0 1rem}h1{font-size:1.4rem}";
+const styleHash = `sha256-${createHash("sha256").update(PAGE_STYLE).digest("base64")}`;
+
+/** The headers of every page here: never stored, never framed, never sending this URL (it holds a code) on. */
+const pageHeaders = (scriptHash: string | null): Record<string, string> => ({
+  "Content-Type": "text/html; charset=utf-8",
+  "Cache-Control": "no-store",
+  "Referrer-Policy": "no-referrer",
+  "Content-Security-Policy": [
+    "default-src 'none'",
+    `style-src '${styleHash}'`,
+    ...(scriptHash ? [`script-src '${scriptHash}'`] : []),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; "),
+});
+
+const page = (title: string, paragraphs: readonly string[], script: string | null = null): string =>
+  [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">',
+    `<title>${escapeHtml(title)}</title><style>${PAGE_STYLE}</style></head><body>`,
+    `<h1>${escapeHtml(title)}</h1>`,
+    ...paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`),
+    script ? `<script>${script}</script>` : "",
+    "</body></html>",
+  ].join("");
+
+const errorPage = (status: number, what: string, todo: string, clearState: boolean, secure: boolean): OAuthAnswer => ({
+  status,
+  headers: { ...pageHeaders(null), ...(clearState ? { "Set-Cookie": stateCookie("", 0, secure) } : {}) },
+  body: page("Sign-in did not finish", [what, todo, "You can close this window."]),
+});
+
+/**
+ * The script of the page that hands the token over. It speaks first ("authorizing:github") to the window
+ * that opened it, and only to this site's origin; it posts the token only in answer to Decap's echo from
+ * that same origin. A page of another site that opened this one hears nothing, and gets nothing.
+ */
+const handoverScript = (origin: string, token: string): string => {
+  const message = `authorization:github:success:${JSON.stringify({ token, provider: "github" })}`;
+  // JSON in a script: `<` escaped so that no value can end the element.
+  const literal = (value: string) => JSON.stringify(value).replace(/</g, "\\u003c");
+  return [
+    "(function(){",
+    `var origin=${literal(origin)},message=${literal(message)};`,
+    "function answer(event){",
+    'if(event.origin!==origin||event.data!=="authorizing:github"||!event.source)return;',
+    'window.removeEventListener("message",answer);',
+    "event.source.postMessage(message,origin);",
+    "}",
+    'window.addEventListener("message",answer);',
+    'if(window.opener)window.opener.postMessage("authorizing:github",origin);',
+    'else document.body.insertAdjacentHTML("beforeend","<p>Open the editing screen and sign in from there.</p>");',
+    "})();",
+  ].join("");
+};
+
+export interface GithubOAuthOptions {
+  readonly settings: GithubOAuthSettings;
+  readonly log: (line: string) => void;
+  readonly exchangeTimeoutMs?: number;
+}
+
+export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_TIMEOUT_MS }: GithubOAuthOptions) => {
+  const secureFor = (origin: string) => origin.startsWith("https:");
+  const redirectUri = (origin: string) => `${origin}${CALLBACK_PATH}`;
+
+  /** /api/auth: a new state, remembered in a cookie for the callback, and the way to GitHub. */
+  const begin = (request: OAuthRequest): OAuthAnswer => {
+    const state = randomBytes(32).toString("base64url");
+    const authorize = new URL(`${settings.githubUrl}/login/oauth/authorize`);
+    authorize.searchParams.set("client_id", settings.clientId);
+    authorize.searchParams.set("redirect_uri", redirectUri(request.origin));
+    authorize.searchParams.set("scope", settings.scope);
+    authorize.searchParams.set("state", state);
+    authorize.searchParams.set("allow_signup", "false");
+    return {
+      status: 302,
+      headers: {
+        Location: authorize.href,
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+        "Set-Cookie": stateCookie(state, STATE_MAX_AGE_SECONDS, secureFor(request.origin)),
+      },
+      body: "",
+    };
+  };
+
+  /** /api/auth/callback: GitHub's answer, checked, exchanged, and handed to the editing screen. */
+  const callback = async (request: OAuthRequest): Promise<OAuthAnswer> => {
+    const secure = secureFor(request.origin);
+    const query = new URL(request.url, "http://callback.invalid").searchParams;
+    const error = query.get("error");
+    if (error !== null) {
+      log(`sign-in: GitHub answered ${error.slice(0, 40).replace(/[^\w-]/g, "?")}`);
+      return error === "access_denied"
+        ? errorPage(
+            403,
+            "GitHub says access was not granted.",
+            "To edit, sign in again and choose Authorize.",
+            true,
+            secure,
+          )
+        : errorPage(
+            502,
+            "GitHub refused the sign-in request.",
+            "Ask whoever runs the site to check the GitHub OAuth App's settings (its callback URL).",
+            true,
+            secure,
+          );
+    }
+    const state = query.get("state") ?? "";
+    const expected = cookieValue(request.cookie, STATE_COOKIE) ?? "";
+    if (state === "" || expected === "" || !sameText(state, expected)) {
+      log("sign-in: refused, the state does not match this browser's");
+      return errorPage(
+        400,
+        "This sign-in was not started from this browser, or it took too long.",
+        "Go back to the editing screen and choose Login with GitHub again.",
+        true,
+        secure,
+      );
+    }
+    const code = query.get("code") ?? "";
+    if (code === "" || code.length > 256) {
+      return errorPage(
+        400,
+        "GitHub sent no sign-in code.",
+        "Go back to the editing screen and sign in again.",
+        true,
+        secure,
+      );
+    }
+    let token: string;
+    try {
+      const [{ exchangeWebFlowCode }, { request: octokitRequest }] = await Promise.all([
+        import("@octokit/oauth-methods"),
+        import("@octokit/request"),
+      ]);
+      const { authentication } = await exchangeWebFlowCode({
+        clientType: "oauth-app",
+        clientId: settings.clientId,
+        clientSecret: settings.clientSecret,
+        code,
+        redirectUrl: redirectUri(request.origin),
+        request: octokitRequest.defaults({
+          baseUrl: githubApiRoot(settings.githubUrl),
+          request: { signal: AbortSignal.timeout(exchangeTimeoutMs) },
+        }),
+      });
+      token = authentication.token;
+    } catch (failure) {
+      const status = (failure as { status?: unknown }).status;
+      const message = (failure as Error).message;
+      // GitHub's OAuth errors come as 200 with an error field, turned into a 400 RequestError.
+      const badCode = status === 400 && message.includes("bad_verification_code");
+      const badSecret = status === 400 && message.includes("incorrect_client_credentials");
+      log(
+        `sign-in: the code exchange failed (${badCode ? "bad code" : badSecret ? "client credentials refused" : (failure as Error).name})`,
+      );
+      if (badCode) {
+        return errorPage(
+          400,
+          "GitHub did not accept this sign-in code: it was used or expired.",
+          "Sign in again.",
+          true,
+          secure,
+        );
+      }
+      if (badSecret) {
+        return errorPage(
+          502,
+          "GitHub did not accept this site's OAuth App credentials.",
+          "Ask whoever runs the site to check CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET.",
+          true,
+          secure,
+        );
+      }
+      return errorPage(504, "GitHub did not answer in time.", "Wait a minute and sign in again.", true, secure);
+    }
+    const script = handoverScript(request.origin, token);
+    log("sign-in: token handed to the editing screen");
+    return {
+      status: 200,
+      headers: {
+        ...pageHeaders(`sha256-${createHash("sha256").update(script).digest("base64")}`),
+        "Set-Cookie": stateCookie("", 0, secure),
+      },
+      body: page("Signed in", ["Returning to the editing screen…"], script),
+    };
+  };
+
+  return { begin, callback };
+};
