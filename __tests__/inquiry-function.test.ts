@@ -394,6 +394,8 @@ describe("/api/inquiry: spam", () => {
       expect((await post("198.51.100.10, 192.0.2.1")).status).toBe(429);
       // One IPv4 address written another way, and one IPv6 /64, are one client.
       expect((await post("::ffff:192.0.2.2")).status).toBe(429);
+      expect((await post("::ffff:c000:202")).status).toBe(429);
+      expect((await post("0:0:0:0:0:FFFF:C000:0202")).status).toBe(429);
       expect((await post("192.0.2.2:4444")).status).toBe(429);
       expect((await post("2001:db8:1:2::1")).status).toBe(201);
       expect((await post("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).status).toBe(429);
