@@ -1,4 +1,5 @@
 import { promises as fs } from "node:fs";
+import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
 import fastifyCompress from "@fastify/compress";
@@ -54,7 +55,12 @@ export interface ServerTimeouts {
 }
 
 // Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000, lingerMs: 2_000 };
+export const defaultTimeouts: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 15_000,
+  keepAliveMs: 5_000,
+  lingerMs: 2_000,
+};
 
 export interface SiteServer {
   readonly app: FastifyInstance;
@@ -96,12 +102,27 @@ const lingerOnClose = (socket: Socket, lingerMs: number) => {
   };
 };
 
+/** What the server says, in its own words, to a request it cannot handle. */
+const COULD_NOT_HANDLE = "The request could not be handled.";
+
+/**
+ * The answer to a request Node's HTTP parser refused (Fastify's `clientErrorHandler`): the status Node
+ * and Fastify give it, in the server's own words rather than Fastify's.
+ */
+const clientErrorAnswer = (code: string): { readonly status: number; readonly message: string } => {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { status: 408, message: "The request did not arrive in time." };
+  if (code === "HPE_HEADER_OVERFLOW") return { status: 431, message: "The request's headers are too large." };
+  return { status: 400, message: COULD_NOT_HANDLE };
+};
+
 /** A single value from a header that may repeat. */
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
 /** Fastify's own form of the setting: a hop count becomes "trust the nearest N addresses". */
-const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
+const trustProxyOption = (
+  setting: ServerOptions["trustProxy"],
+): boolean | string[] | ((address: string, hop: number) => boolean) =>
   setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
 
 const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
@@ -121,6 +142,10 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   const headerRules: HeaderRules = readHeadersFile(options.publicDir);
   const siteHeaders = headerRules.get("/*") ?? {};
   const notFoundPage = await fs.readFile(path.join(options.publicDir, "404.html"));
+  const hstsHeaders: Readonly<Record<string, string>> = options.hsts ? { "Strict-Transport-Security": HSTS } : {};
+  // The 404 page with status 404; its policy is added by the onSend hook below, as for any 404 page.
+  const sendNotFoundPage = (reply: FastifyReply) =>
+    reply.code(404).type("text/html; charset=utf-8").header("Cache-Control", REVALIDATE).send(notFoundPage);
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
   const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
 
@@ -146,8 +171,34 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     frameworkErrors: (_error, _request, reply) => {
       void (reply as FastifyReply)
         .code(400)
-        .headers({ ...siteHeaders, "Cache-Control": "no-store", ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}) })
-        .send({ error: "The request could not be handled." });
+        .headers({ ...siteHeaders, "Cache-Control": "no-store", ...hstsHeaders })
+        .send({ error: COULD_NOT_HANDLE });
+    },
+    // A request Node could not parse (a header line without a colon, a body both chunked and of a given
+    // length, headers too large or too slow) never becomes a request, so no hook sees it: its answer is
+    // written here, with the site's headers, and the connection closed as after any refusal.
+    clientErrorHandler: (error, socket) => {
+      if (error.code === "ECONNRESET" || socket.destroyed || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const { status, message } = clientErrorAnswer(error.code);
+      const body = JSON.stringify({ error: message });
+      const headers = {
+        ...siteHeaders,
+        ...hstsHeaders,
+        "Cache-Control": "no-store",
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": String(Buffer.byteLength(body)),
+        Connection: "close",
+      };
+      const head = [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      ].join("\r\n");
+      lingerOnClose(socket, timeouts.lingerMs);
+      socket.write(`${head}\r\n\r\n${body}`);
+      socket.destroySoon();
     },
   });
 
@@ -177,7 +228,8 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       // A built page gets every header of its rule; any other HTML answer without a policy of its own
       // gets the 404 page's policy and nothing else of that page's.
       const fallbackPolicy = headerRules.get("/404.html")?.["Content-Security-Policy"];
-      const headers = headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
+      const headers =
+        headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
       for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;
@@ -194,10 +246,14 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       if (status === 415) return sendReply(reply, handler.unsupported(inquiryRequest));
       return sendReply(reply, handler.failed(inquiryRequest));
     }
+    // A path @fastify/static will not read, because it is not in its one canonical form (`//x`, `/./x`,
+    // `/a/../b`): it names no page, so a visitor (or a scanner) gets the 404 page, as for any other path
+    // no file answers, rather than a 403 that says something is there.
+    if (status === 403 && (request.method === "GET" || request.method === "HEAD")) return sendNotFoundPage(reply);
     return reply
       .code(status >= 400 && status < 600 ? status : 500)
       .header("Cache-Control", "no-store")
-      .send({ error: status >= 500 ? "Something went wrong." : "The request could not be handled." });
+      .send({ error: status >= 500 ? "Something went wrong." : COULD_NOT_HANDLE });
   });
 
   // Only the inquiry endpoint takes a body: a POST (PUT, ...) to any other path is answered before a
@@ -214,7 +270,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     if (request.method !== "GET" && request.method !== "HEAD") {
       return reply.code(404).header("Cache-Control", "no-store").send({ error: "Not found." });
     }
-    return reply.code(404).type("text/html; charset=utf-8").header("Cache-Control", REVALIDATE).send(notFoundPage);
+    return sendNotFoundPage(reply);
   });
 
   if (options.requestsPerMinute > 0) {
@@ -240,11 +296,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   // eslint-disable-next-line @typescript-eslint/require-await
   await app.register(async (api) => {
     api.removeAllContentTypeParsers();
-    api.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: handler.maxBodyBytes }, (_req, body, done) => {
-      const parsed = parseJsonBody(body as string);
-      if (parsed.readable) done(null, parsed.body);
-      else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
-    });
+    api.addContentTypeParser(
+      "application/json",
+      { parseAs: "string", bodyLimit: handler.maxBodyBytes },
+      (_req, body, done) => {
+        const parsed = parseJsonBody(body as string);
+        if (parsed.readable) done(null, parsed.body);
+        else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
+      },
+    );
     api.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: handler.maxBodyBytes },
