@@ -12,6 +12,8 @@ export interface FunctionCall {
   readonly contentType?: string;
   /** The connection's address; null for a request without a socket, as gatsby-adapter-netlify makes them. */
   readonly remoteAddress?: string | null;
+  /** The path the request came to, as the adapter sets it from the event (unset: none, as `gatsby serve` tests leave it). */
+  readonly url?: string;
   /** Further request headers (lower-case names). */
   readonly headers?: Readonly<Record<string, string>>;
   /** The Lambda event gatsby-adapter-netlify puts on the request: the store access of the invocation. */
@@ -47,6 +49,7 @@ export const callFunction = async (
     headers = {},
     event,
     bodyIn = "parsed",
+    url,
   }: FunctionCall = {},
 ): Promise<FunctionAnswer> => {
   const answer: FunctionAnswer = { status: 200, headers: {}, body: "" };
@@ -65,6 +68,7 @@ export const callFunction = async (
     ...(bodyIn === "parsed" ? { body: bytes } : {}),
     ...(remoteAddress === null ? {} : { socket: { remoteAddress } }),
     ...(event === undefined ? {} : { netlifyFunctionParams: { event, context: {} } }),
+    ...(url === undefined ? {} : { url, originalUrl: url }),
   }) as unknown as GatsbyFunctionRequest;
   const res = {
     setHeader: (name: string, value: string) => {

@@ -31,6 +31,24 @@ const header = (req: GatsbyFunctionRequest, name: string): string | undefined =>
   return Array.isArray(value) ? value[0] : value;
 };
 
+/**
+ * Whether the function was called at its own address, `/.netlify/functions/<name>`, rather than through
+ * netlify.toml's route from /api/inquiry. Netlify gives a function the path the visitor asked for (the
+ * event's `path`, which the adapter makes the request's URL; netlify/cli#559), and serves that address
+ * as well, where no redirect rule, and so no rate limit across instances, can reach: Netlify's own
+ * parser refuses a rule from /.netlify/. So the function answers there as for any path without a page.
+ */
+const calledAtOwnAddress = (req: GatsbyFunctionRequest): boolean => {
+  const url = (req as GatsbyFunctionRequest & { readonly originalUrl?: string }).originalUrl ?? req.url ?? "";
+  return url.startsWith("/.netlify/");
+};
+
+const NOT_FOUND: InquiryReply = {
+  status: 404,
+  headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  body: JSON.stringify({ error: "Not found." }),
+};
+
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
 type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
 
@@ -103,6 +121,10 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
   };
 
   const inquiryFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+    if (calledAtOwnAddress(req)) {
+      send(res, NOT_FOUND);
+      return;
+    }
     let config: InquiryConfig | null = null;
     try {
       config = readConfig();
