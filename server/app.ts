@@ -140,7 +140,9 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
   const headerRules: HeaderRules = readHeadersFile(options.publicDir);
-  const siteHeaders = headerRules.get("/*") ?? {};
+  // The rule for all paths, but for its policy: that one is for the CDN's answers that no page's rule
+  // covers (build/security-headers.ts); here every HTML answer gets its page's policy, or the 404 page's.
+  const { "Content-Security-Policy": _anyPagePolicy, ...siteHeaders } = headerRules.get("/*") ?? {};
   const notFoundPage = await fs.readFile(path.join(options.publicDir, "404.html"));
   const hstsHeaders: Readonly<Record<string, string>> = options.hsts ? { "Strict-Transport-Security": HSTS } : {};
   // The 404 page with status 404; its policy is added by the onSend hook below, as for any 404 page.
