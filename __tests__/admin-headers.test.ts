@@ -9,7 +9,13 @@ import { formatProblem } from "../src/content-contract/validate";
 import { robotsProblems } from "../src/seo/robots";
 import { adminPolicy } from "../build/admin-headers";
 import { readEditingBackend } from "../src/admin/editing-backend";
-import { headerRulesFor, inlineScriptHashes, pagePolicy, writeHeadersFile } from "../build/security-headers";
+import {
+  headerRulesFor,
+  inlineScriptHashes,
+  pagePolicy,
+  policyAllowingEach,
+  writeHeadersFile,
+} from "../build/security-headers";
 import { formatHeaderRules, parseHeaderRules } from "../src/serving/headers-file";
 
 const root = path.join(__dirname, "..");
@@ -48,6 +54,25 @@ describe("the editing screen's headers", () => {
     // Netlify's rule for /admin/ does not match /admin/index.html, which serves the same screen.
     expect(rules.get(`${ADMIN_PATH}index.html`)).toEqual(rules.get(ADMIN_PATH));
     expect(rules.get("/*")?.["Cross-Origin-Opener-Policy"]).toBeUndefined();
+  });
+
+  it("give the paths no page answers (the CDN's 404) a policy that allows what each page's does, and no inline script but by hash", () => {
+    const anyPage = rules.get("/*")?.["Content-Security-Policy"] ?? "";
+    const sitePolicy = pagePolicy(inlineScriptHashes(sitePage));
+    expect(anyPage).toBe(policyAllowingEach([adminPolicy(), sitePolicy]));
+    expect(anyPage).toContain(`script-src 'self' 'unsafe-eval' '${inlineScriptHashes(sitePage)[0]}';`);
+    expect(anyPage).toMatch(/object-src 'none'/);
+    expect(anyPage).toMatch(/frame-ancestors 'none'/);
+    expect(anyPage).toMatch(/manifest-src 'self'/);
+    // The editing screen's policy has no manifest-src: its default-src, 'self', stands for it.
+    expect(policyAllowingEach(["default-src 'self'", "default-src 'self'; img-src https:"])).toBe(
+      "default-src 'self'; img-src 'self' https:",
+    );
+    // A directive one policy leaves unrestricted is unrestricted in the union.
+    expect(policyAllowingEach(["default-src 'self'; base-uri 'self'", "default-src 'self'"])).toBe(
+      "default-src 'self'",
+    );
+    expect(() => policyAllowingEach(["script-src 'unsafe-inline'", "script-src 'sha256-x'"])).toThrow(/script-src/);
   });
 
   it("keep everything under /admin/ out of search engines' indexes", () => {

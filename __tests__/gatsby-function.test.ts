@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -50,6 +50,33 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
     } finally {
       await hook.close();
     }
+  });
+
+  it("refuses a post to the function's own address (/.netlify/functions/…), where no rate limit of netlify.toml reaches, and stores nothing", async () => {
+    const fn = createGatsbyFunction({
+      content,
+      siteHeaders: commonHeaders,
+      config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
+      log: () => undefined,
+    });
+    for (const url of ["/.netlify/functions/inquiry-js", "/.netlify/functions/inquiry-js/", "/.netlify/builders/x"]) {
+      const answer = await call(fn, validInquiry, { url, remoteAddress: null, event: { path: url } });
+      expect([url, answer.status, answer.headers["cache-control"], JSON.parse(answer.body)]).toEqual([
+        url,
+        404,
+        "no-store",
+        { error: "Not found." },
+      ]);
+      for (const [name, value] of Object.entries(commonHeaders)) expect(answer.headers[name.toLowerCase()]).toBe(value);
+    }
+    // Nothing was written: the outbox's folder is as the test made it.
+    expect(readdirSync(dataDir)).toEqual([]);
+    const routed = await call(fn, validInquiry, {
+      url: "/api/inquiry",
+      remoteAddress: null,
+      event: { path: "/api/inquiry" },
+    });
+    expect(routed.status).toBe(201);
   });
 
   it("answers a form post with the result page and its own Content-Security-Policy", async () => {
@@ -217,10 +244,25 @@ describe("/api/inquiry as a Gatsby Function, where the platform differs from a s
     expect(form.status).toBe(422);
   });
 
-  it("gives Gatsby's body parser the single server's limit and keeps the bytes for itself", () => {
+  it("reads the body of a request made as gatsby-adapter-netlify makes it, whose end Node 24 took for an abort", async () => {
+    const fn = functionWith({ INQUIRY_RATE_LIMIT_REQUESTS: "1000" });
+    const errors: unknown[] = [];
+    const onError = (error: unknown) => errors.push(error);
+    process.on("uncaughtException", onError);
+    try {
+      const { status } = await call(fn, post(7), { bodyIn: "adapter", remoteAddress: null });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect({ status, errors }).toEqual({ status: 201, errors: [] });
+    } finally {
+      process.off("uncaughtException", onError);
+    }
+  });
+
+  it("leaves the body to itself: Gatsby's parsers take no type, with the single server's limit", () => {
     const fn = functionWith({});
+    const unread = { type: "application/x-read-by-the-function", limit: content.form.delivery.maxBodyKilobytes * 1024 };
     expect(fn.config).toEqual({
-      bodyParser: { raw: { type: "*/*", limit: content.form.delivery.maxBodyKilobytes * 1024 } },
+      bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } },
     });
   });
 

@@ -1,6 +1,7 @@
 /**
  * @jest-environment node
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -348,7 +349,9 @@ describe("/api/inquiry: spam", () => {
       Array.from({ length: 5 }, () => postJson(app.url, { ...valid, idempotency_key: key })),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill(201));
-    const references = await Promise.all(answers.map(async (answer) => ((await answer.json()) as { reference: string }).reference));
+    const references = await Promise.all(
+      answers.map(async (answer) => ((await answer.json()) as { reference: string }).reference),
+    );
     expect(new Set(references).size).toBe(1);
     const again = await postJson(app.url, { ...valid, idempotency_key: key });
     expect(((await again.json()) as { reference: string }).reference).toBe(references[0]);
@@ -394,6 +397,8 @@ describe("/api/inquiry: spam", () => {
       expect((await post("198.51.100.10, 192.0.2.1")).status).toBe(429);
       // One IPv4 address written another way, and one IPv6 /64, are one client.
       expect((await post("::ffff:192.0.2.2")).status).toBe(429);
+      expect((await post("::ffff:c000:202")).status).toBe(429);
+      expect((await post("0:0:0:0:0:FFFF:C000:0202")).status).toBe(429);
       expect((await post("192.0.2.2:4444")).status).toBe(429);
       expect((await post("2001:db8:1:2::1")).status).toBe(201);
       expect((await post("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).status).toBe(429);
@@ -406,7 +411,9 @@ describe("/api/inquiry: spam", () => {
     const limited = await startApp({ INQUIRY_RATE_LIMIT_REQUESTS: "2", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "99" });
     try {
       expect((await postJson(limited.url, { email: "nope" })).status).toBe(422);
-      expect((await fetch(limited.url, { method: "POST", body: "x", headers: { "Content-Type": "text/plain" } })).status).toBe(415);
+      expect(
+        (await fetch(limited.url, { method: "POST", body: "x", headers: { "Content-Type": "text/plain" } })).status,
+      ).toBe(415);
       expect((await postJson(limited.url, valid)).status).toBe(429);
       expect(storedLines()).toHaveLength(0);
     } finally {
@@ -443,6 +450,25 @@ describe("/api/inquiry: spam", () => {
   });
 });
 
+/**
+ * What a receiver of the webhook does with a delivery, as the README shows it (Stripe's `v1` scheme): the
+ * HMAC-SHA256 of `${timestamp}.${body}` must be the signature, and the timestamp within five minutes.
+ */
+const receiverAccepts = (
+  delivery: { readonly timestamp: string; readonly signature: string; readonly body: string },
+  secret: string,
+  nowMs: number,
+): boolean => {
+  const toleranceSeconds = 5 * 60;
+  if (!/^\d+$/.test(delivery.timestamp)) return false;
+  if (Math.abs(nowMs / 1000 - Number(delivery.timestamp)) > toleranceSeconds) return false;
+  const expected = Buffer.from(
+    `v1=${createHmac("sha256", secret).update(`${delivery.timestamp}.${delivery.body}`).digest("hex")}`,
+  );
+  const given = Buffer.from(delivery.signature);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+};
+
 describe("/api/inquiry: delivery", () => {
   it("posts the stored record to the webhook, signed, and records the delivery", async () => {
     const hook = await startWebhookReceiver(204);
@@ -454,12 +480,21 @@ describe("/api/inquiry: delivery", () => {
       const [call] = hook.received;
       const payload = JSON.parse(call?.body ?? "{}") as unknown;
       expect(payload).toMatchObject({ reference, values: { quantities: quote.quantities, shipToState: "NC" } });
-      const { createHmac } = await import("node:crypto");
-      expect(call?.headers["x-inquiry-signature"]).toBe(
-        `sha256=${createHmac("sha256", "s3cret")
-          .update(call?.body ?? "")
-          .digest("hex")}`,
-      );
+      expect(call?.headers["x-inquiry-reference"]).toBe(reference);
+      // Checked as the README tells a receiver to: the signature over the timestamp and the body, and the
+      // timestamp within five minutes of the receiver's clock.
+      const delivery = {
+        timestamp: String(call?.headers["x-inquiry-timestamp"]),
+        signature: String(call?.headers["x-inquiry-signature"]),
+        body: call?.body ?? "",
+      };
+      expect(receiverAccepts(delivery, "s3cret", Date.now())).toBe(true);
+      // The same delivery replayed ten minutes later is refused, and so is one whose time was changed.
+      expect(receiverAccepts(delivery, "s3cret", Date.now() + 10 * 60_000)).toBe(false);
+      const moved = { ...delivery, timestamp: String(Math.floor(Date.now() / 1000) + 600) };
+      expect(receiverAccepts(moved, "s3cret", Date.now() + 10 * 60_000)).toBe(false);
+      expect(receiverAccepts({ ...delivery, body: `${delivery.body} ` }, "s3cret", Date.now())).toBe(false);
+      expect(receiverAccepts(delivery, "another secret", Date.now())).toBe(false);
       const entries = await outboxEntries();
       expect(entries.map((entry) => [entry.record.reference, entry.deliveries, entry.state])).toEqual([
         [reference, { webhook: "delivered" }, "delivered"],

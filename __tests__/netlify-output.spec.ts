@@ -16,7 +16,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
 import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../build/netlify-adapter";
-import { builtPageFiles, headersForFile, servedPathsOf } from "../build/security-headers";
+import {
+  builtPageFiles,
+  FETCH_DIRECTIVES,
+  headersForFile,
+  policyDirectives,
+  servedPathsOf,
+} from "../build/security-headers";
 import { commonHeaders } from "../src/serving/common-headers";
 import { pagePathOf } from "../src/serving/headers-file";
 import { readInquiryConfig } from "../src/inquiry/server/config";
@@ -101,6 +107,26 @@ const redirectMatches = (rule: RedirectRule, urlPath: string): boolean => {
   if (rule.from.includes(":") || rule.from.includes("*"))
     return new RegExp(`^${rule.from.replace(/:[^/]+/g, "[^/]+")}/?$`).test(urlPath);
   return strip(rule.from) === strip(urlPath);
+};
+
+/** A policy's sources for a directive: undefined where the policy does not restrict it. */
+const sourcesOf = (policy: string, directive: string): string[] | undefined => {
+  const directives = policyDirectives(policy);
+  return directives.get(directive) ?? (FETCH_DIRECTIVES.has(directive) ? directives.get("default-src") : undefined);
+};
+
+/**
+ * Whether `wide` allows everything `narrow` does, so that a response carrying both policies (a browser
+ * enforces each) is held to `narrow` alone.
+ */
+const allowsAllOf = (wide: string, narrow: string): boolean => {
+  const names = [wide, narrow].flatMap((policy) => policy.split(";").map((part) => part.trim().split(/\s+/)[0] ?? ""));
+  return names.every((directive) => {
+    const wideSources = sourcesOf(wide, directive);
+    if (wideSources === undefined) return true;
+    const narrowSources = sourcesOf(narrow, directive);
+    return narrowSources?.every((source) => wideSources.includes(source)) === true;
+  });
 };
 
 // ---- the posts, sent to both ----
@@ -318,16 +344,26 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
     const urlPaths = pages.flatMap((file) => servedPathsOf(file).map((urlPath) => ({ file, urlPath })));
     for (const { file, urlPath } of urlPaths) {
       const headers = headersAt(rules, urlPath);
-      const repeated = [...headers].filter(([, values]) => values.length > 1).map(([name]) => name);
-      expect([urlPath, repeated]).toEqual([urlPath, []]);
       const pageHeaders = headersForFile(file, readFileSync(path.join(publicDir, file), "utf8"));
+      const ownPolicy = pageHeaders["Content-Security-Policy"] ?? "";
+      // Two rules give a page a policy: "/*" (for the paths no page answers) and the page's own, after it.
+      // Netlify's own emulation (@netlify/headers, netlify dev) lets the later rule's value replace the
+      // earlier one's; should the platform send both instead, a browser enforces both, and "/*"'s allows
+      // everything every page's does, so the page is held to its own policy either way.
+      const policies = headers.get("content-security-policy") ?? [];
+      expect([urlPath, policies.at(-1)]).toEqual([urlPath, ownPolicy]);
+      for (const policy of policies) expect([urlPath, allowsAllOf(policy, ownPolicy)]).toEqual([urlPath, true]);
+      const repeated = [...headers]
+        .filter(([name, values]) => values.length > 1 && name !== "content-security-policy")
+        .map(([name]) => name);
+      expect([urlPath, repeated]).toEqual([urlPath, []]);
       // No opener policy unless the page's own rule has one (the editing screen's).
       const expected = Object.fromEntries(
         Object.entries({ "Cross-Origin-Opener-Policy": undefined, ...commonHeaders, ...pageHeaders }).map(
           ([name, value]) => [name.toLowerCase(), value],
         ),
       );
-      const onNetlify = Object.fromEntries(Object.keys(expected).map((name) => [name, headers.get(name)?.[0]]));
+      const onNetlify = Object.fromEntries(Object.keys(expected).map((name) => [name, headers.get(name)?.at(-1)]));
       expect([urlPath, onNetlify]).toEqual([urlPath, expected]);
 
       const served = await get(urlPath);
@@ -395,9 +431,22 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
     expect(rules.redirects.filter((rule) => redirectMatches(rule, unknown))).toEqual([]);
     const headers = headersAt(rules, unknown);
     for (const [name, value] of Object.entries(commonHeaders)) expect(headers.get(name.toLowerCase())).toEqual([value]);
+    // Netlify gives the answer the rules of the path asked for, not those of 404.html: one of them must
+    // carry a policy under which the 404 page's own scripts run, and only those a page of the site has.
+    const notFoundPolicy = headersForFile("404.html", readFileSync(path.join(publicDir, "404.html"), "utf8"))[
+      "Content-Security-Policy"
+    ];
+    const policies = headers.get("content-security-policy") ?? [];
+    expect(policies).toHaveLength(1);
+    const [policy = ""] = policies;
+    expect(allowsAllOf(policy, notFoundPolicy ?? "")).toBe(true);
+    expect(sourcesOf(policy, "script-src")).not.toContain("'unsafe-inline'");
+    expect(sourcesOf(policy, "object-src")).toEqual([]);
+    expect(sourcesOf(policy, "frame-ancestors")).toEqual([]);
     const served = await get(unknown);
     expect(served.status).toBe(404);
     expect(served.body.equals(readFileSync(path.join(publicDir, "404.html")))).toBe(true);
+    expect(served.headers.get("content-security-policy")).toBe(notFoundPolicy);
   });
 
   it("route /api/inquiry, and only there, to the function the adapter built, with a rate limit counted across instances", () => {
@@ -455,6 +504,56 @@ describe("/api/inquiry as the function Netlify runs", () => {
     // The valid posts, the quarantined one, one for the repeated key, and the posts within the limit.
     expect(fromFunction).toHaveLength(2 + 1 + 1 + rateLimit.requests);
     expect(fromFunction.filter((record) => "quarantine" in record)).toHaveLength(1);
+  });
+
+  it("refuses a post to the function's own address, which no rule (and so no rate limit) can cover", () => {
+    const name = functionNameOf();
+    // Netlify's own parser refuses any redirect rule from /.netlify/, so the limit netlify.toml puts on
+    // /api/inquiry cannot be put on /.netlify/functions/<name>, which Netlify serves as well.
+    const parse = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { parseAllRedirects } from "@netlify/redirect-parser";
+         const { redirects, errors } = await parseAllRedirects({ redirectsFiles: [], netlifyConfigPath: undefined,
+           configRedirects: [{ from: "/.netlify/functions/${name}", to: "/.netlify/functions/${name}", status: 200,
+             rate_limit: { window_limit: 10, window_size: 60, aggregate_by: ["ip", "domain"] } }], minimal: true });
+         process.stdout.write(JSON.stringify({ redirects, errors: errors.map((error) => error.message) }));`,
+      ],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(parse.status).toBe(0);
+    expect(JSON.parse(parse.stdout)).toEqual({ redirects: [], errors: [expect.stringMatching(/\/\.netlify/)] });
+
+    // Netlify gives a function the path the visitor asked for (event.path): /api/inquiry through the rule,
+    // its own address when called there.
+    const dataDir = mkdtempSync(path.join(tmpdir(), "netlify-output-direct-"));
+    const post = { client: "192.0.2.40", ...json(validInquiry) };
+    const direct = [`/.netlify/functions/${name}`, `/.netlify/functions/${name}/`, `/.netlify/functions/${name}/x`];
+    const events = [...direct, "/api/inquiry"].map((urlPath): FunctionEvent => ({
+      ...eventOf(post),
+      path: urlPath,
+      rawUrl: `https://site.example${urlPath}`,
+    }));
+    const run = runLocal(["invoke", name], { input: JSON.stringify(events), env: inquiryEnv(dataDir) });
+    const stored = storedRecords(dataDir);
+    rmSync(dataDir, { recursive: true, force: true });
+    expect([run.status, run.status === 0 ? "" : run.stderr.split("\n").slice(0, 6).join("\n")]).toEqual([0, ""]);
+    const answers = (JSON.parse(run.stdout) as Invocation).answers;
+    for (const [index, answer] of answers.slice(0, direct.length).entries()) {
+      expect([direct[index], answer.statusCode, answer.headers["cache-control"], answer.body]).toEqual([
+        direct[index],
+        404,
+        "no-store",
+        JSON.stringify({ error: "Not found." }),
+      ]);
+      for (const [header, value] of Object.entries(commonHeaders))
+        expect([direct[index], header, answer.headers[header.toLowerCase()]]).toEqual([direct[index], header, value]);
+    }
+    // The same post through the rule is taken, once: the refusals stored nothing.
+    expect(answers.at(-1)?.statusCode).toBe(201);
+    expect(stored).toHaveLength(1);
   });
 
   it("answers where no header names the visitor's address, as the single server does", () => {

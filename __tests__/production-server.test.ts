@@ -31,6 +31,8 @@ const policies = {
   home: pagePolicy(["sha256-home"]),
   contact: pagePolicy(["sha256-contact"]),
   missing: pagePolicy(["sha256-missing"]),
+  // The rule for all paths carries one for the CDN's answers no page's rule covers; the server never sends it.
+  anyPage: pagePolicy(["sha256-contact", "sha256-home", "sha256-missing"]),
 };
 const hashedScript = "app-0123456789abcdef0123.js";
 const scriptText = `window.cart=${JSON.stringify(Array.from({ length: 200 }, (_, index) => `item-${index}`))};`;
@@ -51,7 +53,7 @@ const makeSite = (): string => {
     path.join(dir, "_headers"),
     formatHeaderRules(
       new Map([
-        ["/*", commonHeaders],
+        ["/*", { ...commonHeaders, "Content-Security-Policy": policies.anyPage }],
         ["/", { "Content-Security-Policy": policies.home }],
         ["/contact/", { "Content-Security-Policy": policies.contact }],
         ["/404.html", { "Content-Security-Policy": policies.missing }],
@@ -277,6 +279,50 @@ describe("the built site, served as a CDN would", () => {
     }
   });
 
+  it("answers a path in no canonical form (`//x`) with 404, the 404 page and its policy, as any unknown path", async () => {
+    const notFound = readFileSync(path.join(publicDir, "404.html"), "utf8");
+    for (const url of ["//x", "//no-such-page/", "///etc/passwd", "/./contact/", "/contact//", "/contact/../nothing"]) {
+      const answer = parseAnswer(
+        await exchange(site.port, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
+      );
+      expect([url, answer?.status, answer?.headers["content-type"], answer?.body]).toEqual([
+        url,
+        404,
+        "text/html; charset=utf-8",
+        notFound,
+      ]);
+      expect([url, answer?.headers["content-security-policy"]]).toEqual([url, policies.missing]);
+      expectSecurityHeaders(answer?.headers ?? {});
+    }
+    const head = parseAnswer(
+      await exchange(site.port, "HEAD //x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+    );
+    expect([head?.status, head?.body]).toEqual([404, ""]);
+  });
+
+  it("answers a request it cannot parse with the site's headers and its own short error, and closes the connection", async () => {
+    const malformed = [
+      "GET /x HTTP/1.1\r\nHost localhost\r\n\r\n",
+      "NOT HTTP AT ALL\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+      "GET /\u0001 HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    ];
+    for (const text of malformed) {
+      // exchange() resolves only once the server has closed the connection.
+      const answer = parseAnswer(await exchange(site.port, text));
+      expect([text, answer?.status, answer?.headers["cache-control"]]).toEqual([text, 400, "no-store"]);
+      expect(answer?.headers["content-type"]).toBe("application/json; charset=utf-8");
+      expectSecurityHeaders(answer?.headers ?? {});
+      expectOwnJsonError(answer?.body ?? "");
+    }
+    const huge = parseAnswer(
+      await exchange(site.port, `GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`),
+    );
+    expect(huge?.status).toBe(431);
+    expectSecurityHeaders(huge?.headers ?? {});
+    expectOwnJsonError(huge?.body ?? "");
+  });
+
   it("answers GET /healthz with 200 and a writable outbox", async () => {
     const response = await fetch(`${site.origin}/healthz`);
     expect(response.status).toBe(200);
@@ -354,6 +400,12 @@ describe("HSTS", () => {
         const { headers } = await request(`${behindTls.origin}${url}`);
         expect([url, headers["strict-transport-security"]]).toEqual([url, "max-age=63072000; includeSubDomains"]);
       }
+      // A request Node could not parse never reaches Fastify's hooks, and is answered with HSTS all the same.
+      const malformed = parseAnswer(await exchange(behindTls.port, "GET /x HTTP/1.1\r\nHost localhost\r\n\r\n"));
+      expect([malformed?.status, malformed?.headers["strict-transport-security"]]).toEqual([
+        400,
+        "max-age=63072000; includeSubDomains",
+      ]);
     } finally {
       await plain.close();
       await behindTls.close();
@@ -515,7 +567,10 @@ describe("slow clients", () => {
     const headers = `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ${"slow".repeat(200)}\r\n\r\n`;
     const result = await trickle(headers, 20, 4_000);
     expect(result.closedByServer).toBe(true);
-    expect(result.received).not.toMatch(/^HTTP\/1\.1 200/);
+    const answer = parseAnswer(result.received);
+    expect(answer?.status).toBe(408);
+    expectSecurityHeaders(answer?.headers ?? {});
+    expectOwnJsonError(answer?.body ?? "");
   });
 
   it("cuts off a client that sends its body slower than the request timeout, and stores nothing", async () => {

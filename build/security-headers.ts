@@ -96,16 +96,78 @@ export const builtPageFiles = (publicDir: string): string[] =>
     .filter((file) => fs.statSync(path.join(publicDir, file)).isFile())
     .sort();
 
-/** Every built page with its headers, after the rules for all paths and for the editing screen's folder. */
+/** Directives a policy that leaves them out takes from its default-src (CSP 3, "fetch directives"). */
+export const FETCH_DIRECTIVES: ReadonlySet<string> = new Set([
+  "child-src",
+  "connect-src",
+  "font-src",
+  "frame-src",
+  "img-src",
+  "manifest-src",
+  "media-src",
+  "object-src",
+  "script-src",
+  "style-src",
+  "worker-src",
+]);
+
+/** A policy's directives, each with its sources ('none' as no source). */
+export const policyDirectives = (policy: string): Map<string, string[]> =>
+  new Map(
+    policy
+      .split(";")
+      .map((part) => part.trim().split(/\s+/))
+      .filter(([name]) => name)
+      .map(([name = "", ...sources]) => [name, sources.filter((source) => source !== "'none'")]),
+  );
+
+/**
+ * One policy that allows whatever any of the given policies allows, directive by directive (a fetch
+ * directive a policy leaves out read as its default-src; any other directive it leaves out is left out).
+ * A browser that enforces it together with one of them is held to that one alone. A directive that would
+ * mix 'unsafe-inline' with hashes is refused: a browser ignores 'unsafe-inline' beside a hash, so the
+ * union would forbid what one of the policies allows.
+ */
+export const policyAllowingEach = (policies: readonly string[]): string => {
+  const parsed = policies.map(policyDirectives);
+  const names = [...new Set(parsed.flatMap((directives) => [...directives.keys()]))];
+  const union: string[] = [];
+  for (const name of names) {
+    const sourceLists = parsed.map(
+      (directives) => directives.get(name) ?? (FETCH_DIRECTIVES.has(name) ? directives.get("default-src") : undefined),
+    );
+    // Unrestricted by one of the policies: unrestricted by the union.
+    if (sourceLists.some((sources) => sources === undefined)) continue;
+    const sources = [...new Set(sourceLists.flatMap((list) => list ?? []))];
+    if (sources.includes("'unsafe-inline'") && sources.some((source) => /^'(sha\d+|nonce)-/.test(source)))
+      throw new Error(`${name}: one policy allows inline code by 'unsafe-inline', another by hash`);
+    union.push([name, ...(sources.length > 0 ? sources : ["'none'"])].join(" "));
+  }
+  return union.join("; ");
+};
+
+/**
+ * Every built page with its headers, after the rules for all paths and for the editing screen's folder.
+ *
+ * The rule for all paths carries a Content-Security-Policy too, for the answers no page's rule covers:
+ * Netlify answers a path without a file with 404.html but with the headers of the path asked for, so
+ * without it the 404 page would come without a policy. It allows what any page's policy allows, and
+ * each page's own rule, later in the file, gives the page its own: Netlify's emulation of its rules
+ * (@netlify/headers, netlify dev) lets the later matching rule's value replace the earlier one's, and
+ * should the platform send both values instead, a browser enforces both, which holds the page to its own.
+ */
 export const headerRulesFor = (publicDir: string): HeaderRules => {
+  const pages = builtPageFiles(publicDir).map((file) => ({
+    file,
+    headers: headersForFile(file, fs.readFileSync(path.join(publicDir, file), "utf8")),
+  }));
+  const pagePolicies = pages.flatMap(({ headers }) => headers["Content-Security-Policy"] ?? []);
+  const anyPagePolicy = policyAllowingEach(pagePolicies);
   const rules = new Map<string, Readonly<Record<string, string>>>([
-    ["/*", commonHeaders],
+    ["/*", { ...commonHeaders, ...(anyPagePolicy ? { "Content-Security-Policy": anyPagePolicy } : {}) }],
     [`/${ADMIN_FOLDER}/*`, adminFolderHeaders],
   ]);
-  for (const file of builtPageFiles(publicDir)) {
-    const headers = headersForFile(file, fs.readFileSync(path.join(publicDir, file), "utf8"));
-    for (const servedPath of servedPathsOf(file)) rules.set(servedPath, headers);
-  }
+  for (const { file, headers } of pages) for (const servedPath of servedPathsOf(file)) rules.set(servedPath, headers);
   return rules;
 };
 

@@ -1,4 +1,5 @@
 import { promises as fs } from "node:fs";
+import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
 import fastifyCompress from "@fastify/compress";
@@ -146,6 +147,19 @@ const lingerOnClose = (socket: Socket, lingerMs: number) => {
   };
 };
 
+/** What the server says, in its own words, to a request it cannot handle. */
+const COULD_NOT_HANDLE = "The request could not be handled.";
+
+/**
+ * The answer to a request Node's HTTP parser refused (Fastify's `clientErrorHandler`): the status Node
+ * and Fastify give it, in the server's own words rather than Fastify's.
+ */
+const clientErrorAnswer = (code: string): { readonly status: number; readonly message: string } => {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { status: 408, message: "The request did not arrive in time." };
+  if (code === "HPE_HEADER_OVERFLOW") return { status: 431, message: "The request's headers are too large." };
+  return { status: 400, message: COULD_NOT_HANDLE };
+};
+
 /** A single value from a header that may repeat. */
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
@@ -183,6 +197,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
         onLive: (release) => void sites.release(release.id),
       })
     : null;
+  const hstsHeaders: Readonly<Record<string, string>> = options.hsts ? { "Strict-Transport-Security": HSTS } : {};
+  // The 404 page of the request's release, with status 404; its policy is added by the onSend hook below,
+  // as for any 404 page.
+  const sendNotFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(404)
+      .type("text/html; charset=utf-8")
+      .header("Cache-Control", REVALIDATE)
+      .send((request.servedSite ?? sites.current()).notFoundPage);
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
   const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
 
@@ -208,12 +231,34 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     frameworkErrors: (_error, _request, reply) => {
       void (reply as FastifyReply)
         .code(400)
-        .headers({
-          ...sites.current().siteHeaders,
-          "Cache-Control": "no-store",
-          ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}),
-        })
-        .send({ error: "The request could not be handled." });
+        .headers({ ...sites.current().siteHeaders, "Cache-Control": "no-store", ...hstsHeaders })
+        .send({ error: COULD_NOT_HANDLE });
+    },
+    // A request Node could not parse (a header line without a colon, a body both chunked and of a given
+    // length, headers too large or too slow) never becomes a request, so no hook sees it: its answer is
+    // written here, with the site's headers, and the connection closed as after any refusal.
+    clientErrorHandler: (error, socket) => {
+      if (error.code === "ECONNRESET" || socket.destroyed || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const { status, message } = clientErrorAnswer(error.code);
+      const body = JSON.stringify({ error: message });
+      const headers = {
+        ...sites.current().siteHeaders,
+        ...hstsHeaders,
+        "Cache-Control": "no-store",
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": String(Buffer.byteLength(body)),
+        Connection: "close",
+      };
+      const head = [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      ].join("\r\n");
+      lingerOnClose(socket, timeouts.lingerMs);
+      socket.write(`${head}\r\n\r\n${body}`);
+      socket.destroySoon();
     },
   });
 
@@ -270,10 +315,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       if (status === 415) return sendReply(reply, handler.unsupported(inquiryRequest));
       return sendReply(reply, handler.failed(inquiryRequest));
     }
+    // A path @fastify/static will not read, because it is not in its one canonical form (`//x`, `/./x`,
+    // `/a/../b`): it names no page, so a visitor (or a scanner) gets the 404 page, as for any other path
+    // no file answers, rather than a 403 that says something is there.
+    if (status === 403 && (request.method === "GET" || request.method === "HEAD"))
+      return sendNotFoundPage(request, reply);
     return reply
       .code(status >= 400 && status < 600 ? status : 500)
       .header("Cache-Control", "no-store")
-      .send({ error: status >= 500 ? "Something went wrong." : "The request could not be handled." });
+      .send({ error: status >= 500 ? "Something went wrong." : COULD_NOT_HANDLE });
   });
 
   // Only the inquiry endpoint takes a body: a POST (PUT, ...) to any other path is answered before a
@@ -290,11 +340,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     if (request.method !== "GET" && request.method !== "HEAD") {
       return reply.code(404).header("Cache-Control", "no-store").send({ error: "Not found." });
     }
-    return reply
-      .code(404)
-      .type("text/html; charset=utf-8")
-      .header("Cache-Control", REVALIDATE)
-      .send(siteOf(request).notFoundPage);
+    return sendNotFoundPage(request, reply);
   });
 
   if (options.requestsPerMinute > 0) {

@@ -11,7 +11,7 @@ import { readHeadersFile, type HeaderRules } from "../src/serving/headers-file";
 export interface ServedSite {
   readonly publicDir: string;
   readonly headerRules: HeaderRules;
-  /** The headers of every answer (`/*` in `_headers`). */
+  /** The headers of every answer (`/*` in `_headers`, without its policy). */
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly notFoundPage: Buffer;
   /** The release it is (DEPLOY_DIR), or null for a folder served as it is (PUBLIC_DIR). */
@@ -20,10 +20,13 @@ export interface ServedSite {
 
 export const loadServedSite = (publicDir: string, release: string | null): ServedSite => {
   const headerRules = readHeadersFile(publicDir);
+  // The rule for all paths, but for its policy: that one is for the CDN's answers that no page's rule
+  // covers (build/security-headers.ts); here every HTML answer gets its page's policy, or the 404 page's.
+  const { "Content-Security-Policy": _anyPagePolicy, ...siteHeaders } = headerRules.get("/*") ?? {};
   return {
     publicDir,
     headerRules,
-    siteHeaders: headerRules.get("/*") ?? {},
+    siteHeaders,
     notFoundPage: fs.readFileSync(path.join(publicDir, "404.html")),
     release,
   };

@@ -1,3 +1,4 @@
+import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import type { createGatsbyFunction } from "../../src/inquiry/server/gatsby-function";
@@ -12,6 +13,8 @@ export interface FunctionCall {
   readonly contentType?: string;
   /** The connection's address; null for a request without a socket, as gatsby-adapter-netlify makes them. */
   readonly remoteAddress?: string | null;
+  /** The path the request came to, as the adapter sets it from the event (unset: none, as `gatsby serve` tests leave it). */
+  readonly url?: string;
   /** Further request headers (lower-case names). */
   readonly headers?: Readonly<Record<string, string>>;
   /** The Lambda event gatsby-adapter-netlify puts on the request: the store access of the invocation. */
@@ -20,9 +23,10 @@ export interface FunctionCall {
    * Where the body is: "parsed", taken by Gatsby's raw body parser (the function's `config`) and on the
    * request as a Buffer; "stream", left unread in the request's stream, as the parser leaves a body whose
    * length no header declares; "refused", read by the parser and not handed on, as it does a body past
-   * its limit.
+   * its limit; "adapter", in a request made as gatsby-adapter-netlify 1.4 makes one from a Lambda event
+   * (a Readable with IncomingMessage's prototype copied onto it, the body pushed into it, no socket).
    */
-  readonly bodyIn?: "parsed" | "stream" | "refused";
+  readonly bodyIn?: "parsed" | "stream" | "refused" | "adapter";
 }
 
 /** The bytes a client sends: bytes or a string as they are, an object as JSON or, for a form, urlencoded. */
@@ -37,6 +41,14 @@ const encode = (body: unknown, contentType: string): Buffer => {
   return Buffer.from(params.toString());
 };
 
+/** The request stream gatsby-adapter-netlify's lambda handler makes (createRequestObject in its lambda-handler.js). */
+const adapterStream = (bytes: Buffer): Readable => {
+  const stream = Object.assign(new Readable(), IncomingMessage.prototype) as unknown as Readable;
+  stream.push(bytes);
+  stream.push(null);
+  return stream;
+};
+
 /** Calls /api/inquiry's Gatsby Function as Gatsby does with the function's `config`, with an Express-like response. */
 export const callFunction = async (
   fn: ReturnType<typeof createGatsbyFunction>,
@@ -47,13 +59,15 @@ export const callFunction = async (
     headers = {},
     event,
     bodyIn = "parsed",
+    url,
   }: FunctionCall = {},
 ): Promise<FunctionAnswer> => {
   const answer: FunctionAnswer = { status: 200, headers: {}, body: "" };
   const bytes = encode(body, contentType);
-  const stream = Readable.from(bodyIn === "stream" ? [bytes] : []);
-  if (bodyIn !== "stream") stream.resume();
-  if (bodyIn !== "stream") await new Promise((resolve) => stream.once("end", resolve));
+  const unread = bodyIn === "stream" || bodyIn === "adapter";
+  const stream = bodyIn === "adapter" ? adapterStream(bytes) : Readable.from(bodyIn === "stream" ? [bytes] : []);
+  if (!unread) stream.resume();
+  if (!unread) await new Promise((resolve) => stream.once("end", resolve));
   const req = Object.assign(stream, {
     method: "POST",
     headers: {
@@ -63,8 +77,9 @@ export const callFunction = async (
       ...headers,
     },
     ...(bodyIn === "parsed" ? { body: bytes } : {}),
-    ...(remoteAddress === null ? {} : { socket: { remoteAddress } }),
+    ...(remoteAddress === null || bodyIn === "adapter" ? {} : { socket: { remoteAddress } }),
     ...(event === undefined ? {} : { netlifyFunctionParams: { event, context: {} } }),
+    ...(url === undefined ? {} : { url, originalUrl: url }),
   }) as unknown as GatsbyFunctionRequest;
   const res = {
     setHeader: (name: string, value: string) => {

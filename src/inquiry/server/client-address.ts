@@ -1,38 +1,42 @@
-import net from "node:net";
+import ipaddr from "ipaddr.js";
 
-/** The 64-bit network part of an IPv6 address: one home or office usually has a whole /64. */
-const ipv6Prefix64 = (address: string): string => {
-  const [head = "", tail = ""] = address.split("::");
-  const headGroups = head === "" ? [] : head.split(":");
-  const tailGroups = tail === "" ? [] : tail.split(":");
-  const missing = address.includes("::") ? 8 - headGroups.length - tailGroups.length : 0;
-  const groups = [...headGroups, ...Array<string>(Math.max(0, missing)).fill("0"), ...tailGroups];
-  return `${groups
-    .slice(0, 4)
-    .map((group) => (Number.parseInt(group, 16) || 0).toString(16))
-    .join(":")}::/64`;
+/** One home or office usually has a whole IPv6 /64, and can change its address within it at will. */
+const IPV6_CLIENT_PREFIX_GROUPS = 4;
+
+/** The network an IPv6 address belongs to, as the client: `2001:db8:1:2::/64`. */
+const ipv6ClientNetwork = (address: ipaddr.IPv6): string => {
+  const network = new ipaddr.IPv6([
+    ...address.parts.slice(0, IPV6_CLIENT_PREFIX_GROUPS),
+    ...Array<number>(8 - IPV6_CLIENT_PREFIX_GROUPS).fill(0),
+  ]);
+  return `${network.toRFC5952String()}/${IPV6_CLIENT_PREFIX_GROUPS * 16}`;
 };
 
 /**
- * The key the rate limit counts a client under. One IPv4 address may be written several ways (as an
- * IPv4-mapped IPv6 address, with a port from a proxy's header); an IPv6 client can change its address
- * within its /64 at will, so the /64 is the client. Anything that is no IP address counts as itself.
+ * The address alone, from the forms proxies write it in: `[2001:db8::1]:443` and `192.0.2.7:4444` carry
+ * a port, and a bare IPv6 address may carry a zone (`fe80::1%eth0`), which names the local interface,
+ * not the client.
+ */
+const addressPart = (raw: string): string => {
+  const text = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(text);
+  if (bracketed?.[1]) return bracketed[1];
+  const withPort = /^([^:]+):\d+$/.exec(text);
+  if (withPort?.[1]) return withPort[1];
+  return text;
+};
+
+/**
+ * The key the rate limit counts a client under. ipaddr.js reads the address, so every spelling of one
+ * address is one client: an IPv4 address however it is written, as itself or IPv4-mapped in IPv6
+ * (`::ffff:192.0.2.77`, `::ffff:c000:24d`), and an IPv6 address in any case and abbreviation. An IPv6
+ * client is its /64. Anything that is no IP address counts as itself.
  */
 export const clientKey = (raw: string | undefined | null): string => {
-  let address = (raw ?? "").trim().toLowerCase();
-  // [2001:db8::1]:443 and 192.0.2.7:4444, as some proxies write them.
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
-  if (bracketed?.[1]) address = bracketed[1];
-  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(":"));
-  address = address.replace(/%.*$/, "");
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
-  if (mapped?.[1]) address = mapped[1];
-  switch (net.isIP(address)) {
-    case 4:
-      return address;
-    case 6:
-      return ipv6Prefix64(address);
-    default:
-      return address || "unknown";
-  }
+  const text = addressPart(raw ?? "");
+  const withoutZone = text.replace(/%.*$/, "");
+  if (!ipaddr.isValid(withoutZone)) return text.toLowerCase() || "unknown";
+  // process() turns an IPv4-mapped IPv6 address into the IPv4 address it carries.
+  const address = ipaddr.process(withoutZone);
+  return address instanceof ipaddr.IPv6 ? ipv6ClientNetwork(address) : address.toString();
 };

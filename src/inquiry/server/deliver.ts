@@ -89,18 +89,33 @@ const sendEmail = async (
   }
 };
 
+/**
+ * The webhook's signature, Stripe's scheme (its `v1` signature): an HMAC-SHA256, in hex, with the secret
+ * as key, of the Unix time of the delivery in seconds, a dot, and the body as sent. The time goes in
+ * `X-Inquiry-Timestamp`, as Slack sends its own, so a receiver can refuse a delivery older than a few
+ * minutes: a captured delivery then cannot be replayed later, and the time cannot be changed without
+ * breaking the signature. Each attempt is signed at its own time.
+ */
+export const webhookSignature = (secret: string, timestamp: number, body: string): string =>
+  `v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+
 const callWebhook = async (
   record: OutboxRecord,
   settings: NonNullable<InquiryConfig["webhook"]>,
   timeoutMs: number,
+  now: () => Date,
 ): Promise<void> => {
   const body = JSON.stringify(webhookPayload(record));
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
+    // The same on every attempt, so a receiver can tell a delivery it already has (a retry, or a run that
+    // stalled between sending and recording) from a new inquiry.
     "X-Inquiry-Reference": record.reference,
   };
   if (settings.secret) {
-    headers["X-Inquiry-Signature"] = `sha256=${createHmac("sha256", settings.secret).update(body).digest("hex")}`;
+    const timestamp = Math.floor(now().getTime() / 1000);
+    headers["X-Inquiry-Timestamp"] = String(timestamp);
+    headers["X-Inquiry-Signature"] = webhookSignature(settings.secret, timestamp, body);
   }
   const response = await fetch(settings.url, {
     method: "POST",
@@ -113,7 +128,12 @@ const callWebhook = async (
   if (!response.ok) throw new DeliveryError(`HTTP ${response.status}`);
 };
 
-const deliverOne = async (record: OutboxRecord, transport: TransportName, config: InquiryConfig): Promise<void> => {
+const deliverOne = async (
+  record: OutboxRecord,
+  transport: TransportName,
+  config: InquiryConfig,
+  now: () => Date,
+): Promise<void> => {
   if (config.problems.length > 0) throw new DeliveryError(`settings: ${config.problems.join("; ")}`);
   const timeoutMs = config.delivery.attemptTimeoutMs;
   if (transport === "email") {
@@ -121,7 +141,7 @@ const deliverOne = async (record: OutboxRecord, transport: TransportName, config
     return sendEmail(record, config.email, timeoutMs);
   }
   if (!config.webhook) throw new DeliveryError("INQUIRY_WEBHOOK_URL is not set");
-  return callWebhook(record, config.webhook, timeoutMs);
+  return callWebhook(record, config.webhook, timeoutMs, now);
 };
 
 /**
@@ -151,7 +171,7 @@ export const deliver = async (
     transports.map(async (transport): Promise<DeliveryResult> => {
       let result: DeliveryResult;
       try {
-        await deliverOne(record, transport, config);
+        await deliverOne(record, transport, config, now);
         result = { transport, ok: true };
       } catch (error) {
         result = {

@@ -31,6 +31,24 @@ const header = (req: GatsbyFunctionRequest, name: string): string | undefined =>
   return Array.isArray(value) ? value[0] : value;
 };
 
+/**
+ * Whether the function was called at its own address, `/.netlify/functions/<name>`, rather than through
+ * netlify.toml's route from /api/inquiry. Netlify gives a function the path the visitor asked for (the
+ * event's `path`, which the adapter makes the request's URL; netlify/cli#559), and serves that address
+ * as well, where no redirect rule, and so no rate limit across instances, can reach: Netlify's own
+ * parser refuses a rule from /.netlify/. So the function answers there as for any path without a page.
+ */
+const calledAtOwnAddress = (req: GatsbyFunctionRequest): boolean => {
+  const url = (req as GatsbyFunctionRequest & { readonly originalUrl?: string }).originalUrl ?? req.url ?? "";
+  return url.startsWith("/.netlify/");
+};
+
+const NOT_FOUND: InquiryReply = {
+  status: 404,
+  headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  body: JSON.stringify({ error: "Not found." }),
+};
+
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
 type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
 
@@ -54,10 +72,15 @@ const clientAddressOf = (req: GatsbyFunctionRequest, configuredHeader: string | 
 type BodyText = { readonly kind: "text"; readonly text: string } | { readonly kind: "tooLarge" | "unreadable" };
 
 /**
- * The body's text, as it came. Gatsby's body parser is set (`config` below) to keep the bytes, within
- * the same limit as the single server's, and to hand them on as a Buffer; it passes on none of its
- * errors, so a body it refused arrives as no body at all. A request that declares no length (no
- * Content-Length, no Transfer-Encoding) it leaves unread in the stream, and it is read here.
+ * The body's text, as it came, read here from the request's stream: Gatsby's body parsers are told to
+ * take no type (`config` below), because they pass on none of their errors and because of what follows.
+ *
+ * gatsby-adapter-netlify makes the request a plain stream with IncomingMessage's methods copied onto it,
+ * already holding the whole body, without a socket and without the fields Node's constructor sets. On
+ * Node 24, IncomingMessage's `_destroy` takes a message that ended without `complete` for an aborted
+ * one and reaches for its socket's listeners: the stream's end threw "Cannot read properties of undefined
+ * (reading 'removeListener')" and ended the function on every POST with a body. Such a request is
+ * complete (its body is all in memory), so it is marked so, and read to its end rather than dropped halfway.
  */
 const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number): Promise<BodyText> => {
   const encoding = header(req, "content-encoding")?.trim().toLowerCase();
@@ -66,19 +89,20 @@ const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number): Promi
   const body: unknown = req.body;
   if (Buffer.isBuffer(body)) return { kind: "text", text: body.toString("utf8") };
   if (typeof body === "string") return { kind: "text", text: body };
-  if (req.readable && !req.readableEnded) {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer | string>) {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      size += bytes.length;
-      if (size > maxBytes) return { kind: "tooLarge" };
-      chunks.push(bytes);
-    }
-    return { kind: "text", text: Buffer.concat(chunks).toString("utf8") };
+  // Read already by something else and not handed on: once compressed bodies are ruled out above, only a
+  // parser refusing a body past its limit does that.
+  if (!req.readable || req.readableEnded) return { kind: "tooLarge" };
+  const synthetic = (req.socket as unknown) === undefined;
+  if (synthetic) (req as { complete: boolean }).complete = true;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > maxBytes && !synthetic) return { kind: "tooLarge" };
+    if (size <= maxBytes) chunks.push(bytes);
   }
-  // Read by the parser and not handed on: past the limit, once compressed bodies are ruled out above.
-  return { kind: "tooLarge" };
+  return size > maxBytes ? { kind: "tooLarge" } : { kind: "text", text: Buffer.concat(chunks).toString("utf8") };
 };
 
 /**
@@ -103,6 +127,10 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
   };
 
   const inquiryFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+    if (calledAtOwnAddress(req)) {
+      send(res, NOT_FOUND);
+      return;
+    }
     let config: InquiryConfig | null = null;
     try {
       config = readConfig();
@@ -163,8 +191,11 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
     }
   };
 
-  // Gatsby's body parser keeps the bytes of any type (the handler has refused other types before they
-  // are read) up to the single server's limit; `readBodyText` takes them from there.
-  const config: GatsbyFunctionConfig = { bodyParser: { raw: { type: "*/*", limit: handler.maxBodyBytes } } };
+  // Gatsby's parsers take no type at all (a type no request has): the function reads the body itself,
+  // within the single server's limit (readBodyText).
+  const unread = { type: "application/x-read-by-the-function", limit: handler.maxBodyBytes };
+  const config: GatsbyFunctionConfig = {
+    bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } },
+  };
   return Object.assign(inquiryFunction, { config });
 };
