@@ -1,4 +1,3 @@
-import "slick-carousel/slick/slick.css";
 import { startTransition, type ReactElement } from "react";
 import { createRoot, hydrateRoot, type Root } from "react-dom/client";
 import type { GatsbyBrowser } from "gatsby";

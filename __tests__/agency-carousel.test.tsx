@@ -31,6 +31,18 @@ describe("AgencyCarousel", () => {
     });
   });
 
+  it("brings the layout react-slick needs in its own styles, not from a stylesheet every page loads", async () => {
+    const { container } = await renderCarousel();
+    const style = (selector: string, ...properties: string[]) => {
+      const computed = getComputedStyle(container.querySelector(selector)!);
+      return Object.fromEntries(properties.map((property) => [property, computed.getPropertyValue(property)]));
+    };
+    expect(style(".slick-slider", "position", "display")).toEqual({ position: "relative", display: "block" });
+    expect(style(".slick-list", "position", "overflow")).toEqual({ position: "relative", overflow: "hidden" });
+    expect(style(".slick-track", "position", "display")).toEqual({ position: "relative", display: "block" });
+    expect(style(".slick-slide", "display", "float")).toEqual({ display: "block", float: "left" });
+  });
+
   it("is a labelled, focusable carousel region with labelled previous and next buttons", async () => {
     await renderCarousel();
     const region = screen.getByRole("region", { name: "Fixture agencies carousel" });

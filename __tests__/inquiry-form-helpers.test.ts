@@ -21,10 +21,11 @@ describe("the control of each field", () => {
     expect(kind("quantities")).toEqual({ kind: "textarea", rows: 3 });
   });
 
-  it("offers the inquiry types as they are, and the other selects after an empty choice worded by the placeholder", () => {
+  it("offers the inquiry types as they are, always answered, and the other selects after an empty choice worded by the placeholder", () => {
     expect(controlFor("inquiryType", fields.inquiryType, inquiryContent.inquiryTypes, categories)).toEqual({
       kind: "select",
       options: inquiryContent.inquiryTypes,
+      alwaysAnswered: true,
     });
     expect(controlFor("productCategory", fields.productCategory, inquiryContent.inquiryTypes, categories)).toEqual({
       kind: "select",

@@ -147,6 +147,23 @@ describe("InquiryForm", () => {
     expect(screen.getByLabelText(/Product category/)).toHaveValue("");
   });
 
+  it("asks the inquiry type as a choice that always holds a type, so neither required nor marked so", () => {
+    renderForm("quote");
+    // Named by its label alone, without the required marker.
+    const select = screen.getByRole("combobox", { name: "Inquiry Type" });
+    // HTML allows `required` on a select only after an empty placeholder; this one offers only the types.
+    expect(select).not.toBeRequired();
+    expect(
+      within(select)
+        .getAllByRole("option")
+        .map((option) => option.getAttribute("value")),
+    ).toEqual(inquiryContent.inquiryTypes.map((type) => type.value));
+    expect(select).toHaveValue("quote");
+    // The fields the visitor can leave empty still are.
+    expect(screen.getByRole("textbox", { name: /^Full Name/ })).toBeRequired();
+    expect(screen.getByRole("combobox", { name: "Product category" })).not.toBeRequired();
+  });
+
   it("ignores an inquiry type it does not know", () => {
     renderForm("free-stuff");
     expect(screen.getByLabelText(/Inquiry Type/)).toHaveValue("general");

@@ -22,6 +22,17 @@ describe("checkInquiry", () => {
     expect(checkInquiry(form, choices, quoteInquiry, noon("2027-01-10")).ok).toBe(true);
   });
 
+  it("refuses an inquiry with no type or a type not on offer, which the form's select (not `required`) cannot send", () => {
+    const now = noon("2027-01-10");
+    const { errors } = form.formFields.inquiryType;
+    expect(errorsOf(form, choices, { ...validInquiry, inquiryType: "" }, now)).toEqual({
+      inquiryType: errors.required,
+    });
+    expect(errorsOf(form, choices, { ...validInquiry, inquiryType: "rocket" }, now)).toEqual({
+      inquiryType: errors.invalid,
+    });
+  });
+
   it("judges a need-by date against the day it is checked on, though the rules stay the same", () => {
     const inquiry = { ...quoteInquiry, needBy: "2027-01-10" };
     // The same date, the same rules and choices: first on its day and the day after (a visitor west of

@@ -24,10 +24,17 @@ interface ControlChoice {
   readonly options?: readonly LabelledOption[];
   /** Visible lines of a textarea other than the message's. */
   readonly rows?: number;
+  /**
+   * A select offering only real answers, one of them always chosen: the visitor cannot leave it empty,
+   * so it is neither marked nor built as `required`, which HTML allows on a select only when its first
+   * option is an empty placeholder (a required select without one could never be missing its value).
+   */
+  readonly alwaysAnswered?: true;
 }
 
 /**
- * How a field is asked: the inquiry type offers the types (it always has one); the category and the
+ * How a field is asked: the inquiry type offers the types and always has one (the page's, the link's or
+ * the visitor's choice), so no empty choice that could only be refused is offered; the category and the
  * selects whose answers live in the form's own content start with an empty choice worded by the
  * field's placeholder; the quantities take three lines.
  */
@@ -39,7 +46,7 @@ export const controlFor = (
 ): ControlChoice => {
   const kind = controlKinds[name];
   const none = { value: "", label: field.placeholder ?? "" };
-  if (name === "inquiryType") return { kind, options: inquiryTypes };
+  if (name === "inquiryType") return { kind, options: inquiryTypes, alwaysAnswered: true };
   if (name === "productCategory") return { kind, options: [none, ...categories] };
   if (kind === "select") return { kind, options: [none, ...(field.options ?? [])] };
   if (name === "quantities") return { kind, rows: 3 };

@@ -129,7 +129,63 @@ const staticTrackStyles = css`
   }
 `;
 
+/**
+ * The rules of slick-carousel's slick.css that react-slick's markup needs here, so that they come with
+ * the carousel, on the one page that has one, instead of in every page's <head>; the rest of that file is
+ * for what this carousel leaves off (arrows, dots, vertical and right-to-left sliders) or for classes
+ * react-slick never sets (`dragging`, `slick-loading`), among them the `cursor: hand` that is not CSS.
+ * The slides float side by side in a track as wide as all of them, which react-slick moves with a
+ * transform inside a list that clips it; a slide is shown once react-slick has measured the widths.
+ */
 const sliderStyles = css`
+  .slick-slider {
+    position: relative;
+    display: block;
+    box-sizing: border-box;
+    user-select: none;
+    -webkit-touch-callout: none;
+    touch-action: pan-y;
+    -webkit-tap-highlight-color: transparent;
+  }
+  .slick-list {
+    position: relative;
+    display: block;
+    overflow: hidden;
+    margin: 0;
+    padding: 0;
+  }
+  .slick-track,
+  .slick-list {
+    transform: translate3d(0, 0, 0);
+  }
+  .slick-track {
+    position: relative;
+    top: 0;
+    left: 0;
+    display: block;
+    margin-left: auto;
+    margin-right: auto;
+  }
+  .slick-track::before,
+  .slick-track::after {
+    display: table;
+    content: "";
+  }
+  .slick-track::after {
+    clear: both;
+  }
+  .slick-slide {
+    display: none;
+    float: left;
+    height: 100%;
+    min-height: 1px;
+  }
+  .slick-slide img {
+    display: block;
+  }
+  .slick-initialized .slick-slide {
+    display: block;
+  }
   .slick-slide > div {
     ${slidePadding};
   }
