@@ -2,11 +2,10 @@
  * @jest-environment node
  */
 import fs from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import examples from "@octokit/webhooks-examples";
-import { createSiteServer, DEPLOY_WEBHOOK_PATH, type SiteServer } from "../server/app";
+import { DEPLOY_WEBHOOK_PATH, type SiteServer } from "../server/app";
 import { listReleases, makeLive } from "../server/releases/release-store";
 import type { DeploySettings } from "../server/releases/settings";
 import { readInquiryConfig } from "../src/inquiry/server/config";
@@ -20,7 +19,7 @@ import {
   pushBody,
   type SourceRepository,
 } from "./support/deploy-repository";
-import { makePublicDir } from "./support/inquiry-app";
+import { startInquiryApp } from "./support/inquiry-app";
 
 const content = readInquiryContent(path.resolve("content"));
 const pushExample = (examples.find((definition) => definition.name === "push")?.examples[0] ?? {}) as Record<
@@ -55,21 +54,14 @@ const start = async (overrides: Partial<DeploySettings> = {}): Promise<Running> 
   const settings = deploySettingsFor(repository, overrides);
   const logs: string[] = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "deploy-data-"));
-  const server = await createSiteServer({
-    // The server's own build, served until the first release goes live.
-    publicDir: makePublicDir(),
-    deploy: settings,
-    deploySteps: fakeSteps(),
+  // Until the first release goes live, the server answers from its own build (startInquiryApp's).
+  const { server, origin } = await startInquiryApp({
     content,
-    inquiryConfig: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-    trustProxy: false,
-    hsts: false,
-    requestsPerMinute: 0,
+    config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
     log: (line) => logs.push(line),
+    deploy: { deploy: settings, deploySteps: fakeSteps() },
   });
-  await server.app.listen({ port: 0, host: "127.0.0.1" });
-  const { port } = server.app.server.address() as AddressInfo;
-  running = { server, origin: `http://127.0.0.1:${port}`, settings, repository, logs };
+  running = { server, origin, settings, repository, logs };
   return running;
 };
 

@@ -3,11 +3,9 @@
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { JSDOM } from "jsdom";
-import { createSiteServer } from "../server/app";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../src/admin/server/github-oauth";
@@ -19,7 +17,7 @@ import {
   startFakeGithubOAuth,
   type FakeGithubOAuth,
 } from "./support/fake-github-oauth";
-import { makePublicDir } from "./support/inquiry-app";
+import { startInquiryApp } from "./support/inquiry-app";
 
 const site = "https://www.example.com";
 let github: FakeGithubOAuth;
@@ -216,18 +214,12 @@ describe("the production server's sign-in routes", () => {
   const content = readInquiryContent(path.resolve("content"));
   const serve = async (githubOAuth: GithubOAuthSettings | null) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "oauth-data-"));
-    const server = await createSiteServer({
-      publicDir: makePublicDir(),
+    return startInquiryApp({
       content,
       githubOAuth,
-      inquiryConfig: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      trustProxy: false,
-      hsts: false,
-      requestsPerMinute: 0,
+      config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
       log: (line) => logs.push(line),
     });
-    await server.app.listen({ port: 0, host: "127.0.0.1" });
-    return { server, origin: `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}` };
   };
 
   it("run the handshake through /api/auth and /api/auth/callback, with the site's headers", async () => {

@@ -36,6 +36,10 @@ export interface InquiryAppOptions {
   readonly trustProxy?: ServerOptions["trustProxy"];
   readonly requestsPerMinute?: number;
   readonly publicDir?: string;
+  /** Releases (DEPLOY_*) and the deploy's commands, for the deploy tests. */
+  readonly deploy?: Pick<ServerOptions, "deploy" | "deploySteps">;
+  /** The editing screen's GitHub sign-in (CMS_GITHUB_*). */
+  readonly githubOAuth?: ServerOptions["githubOAuth"];
 }
 
 /** The production server on a free loopback port, with the inquiry settings the test gives. */
@@ -48,6 +52,8 @@ export const startInquiryApp = async (options: InquiryAppOptions) => {
     hsts: false,
     requestsPerMinute: options.requestsPerMinute ?? 0,
     log: options.log,
+    ...options.deploy,
+    githubOAuth: options.githubOAuth ?? null,
   });
   await server.app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = server.app.server.address() as AddressInfo;
