@@ -22,8 +22,10 @@ const config: GatsbyConfig = {
   jsxRuntime: "automatic",
   jsxImportSource: "@emotion/react",
   trailingSlash: "always",
-  // /api/inquiry is routed by netlify.toml, where its route carries the platform's rate limit.
-  ...(buildingForNetlify() ? { adapter: siteNetlifyAdapter({ routedByNetlifyToml: ["/api/inquiry"] }) } : {}),
+  // The functions are routed by netlify.toml, where each route carries the platform's rate limit.
+  ...(buildingForNetlify()
+    ? { adapter: siteNetlifyAdapter({ routedByNetlifyToml: ["/api/inquiry", "/api/auth", "/api/auth/callback"] }) }
+    : {}),
   plugins: [
     "gatsby-plugin-image",
     "gatsby-plugin-sharp",

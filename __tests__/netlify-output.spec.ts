@@ -28,6 +28,13 @@ import { pagePathOf } from "../src/serving/headers-file";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
+import {
+  FAKE_CLIENT_ID,
+  FAKE_CLIENT_SECRET,
+  FAKE_TOKEN,
+  GOOD_CODE,
+  startFakeGithubOAuth,
+} from "./support/fake-github-oauth";
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 
@@ -256,12 +263,20 @@ const storedRecords = (dataDir: string): Record<string, unknown>[] => {
 
 // ---- the run ----
 
-/** The one function the adapter built (src/api/inquiry.ts); the routing test checks that it is the only one. */
-const functionNameOf = (): string => {
-  const name = readdirSync(functionsDir).find((entry) => existsSync(path.join(functionsDir, entry, `${entry}.js`)));
-  if (!name) throw new Error("The adapter built no function under .netlify/functions-internal/");
+/** The function netlify.toml routes a path to (`/api/inquiry` → src/api/inquiry.ts's), as Netlify reads the rule. */
+const functionRoutedFrom = (from: string): string => {
+  const rule = rules.redirects.find(
+    (candidate) => candidate.from === from && candidate.to.startsWith("/.netlify/functions/"),
+  );
+  const name = rule?.to.slice("/.netlify/functions/".length) ?? "";
+  if (!existsSync(path.join(functionsDir, name, `${name}.js`))) {
+    throw new Error(`netlify.toml routes ${from} to no function the adapter built (${name || "no rule"})`);
+  }
   return name;
 };
+const functionNameOf = (): string => functionRoutedFrom("/api/inquiry");
+/** The site's function routes: each in netlify.toml, with the same rate limit counted across instances. */
+const FUNCTION_ROUTES = ["/api/inquiry", "/api/auth", "/api/auth/callback"];
 
 let rules: Rules;
 let server: Awaited<ReturnType<typeof startInquiryApp>>;
@@ -449,16 +464,21 @@ describe("the Netlify build's rules, as Netlify reads them", () => {
     expect(served.headers.get("content-security-policy")).toBe(notFoundPolicy);
   });
 
-  it("route /api/inquiry, and only there, to the function the adapter built, with a rate limit counted across instances", () => {
+  it("route /api/inquiry, /api/auth and /api/auth/callback, and only those, to the functions the adapter built, each with a rate limit counted across instances", () => {
     const routes = rules.redirects.filter((rule) => rule.to.startsWith("/.netlify/functions/"));
-    expect(routes.map(({ from, status }) => ({ from, status }))).toEqual([{ from: "/api/inquiry", status: 200 }]);
-    const [route] = routes;
-    const name = route?.to.slice("/.netlify/functions/".length) ?? "";
-    expect(existsSync(path.join(functionsDir, name, `${name}.js`))).toBe(true);
-    expect(readdirSync(functionsDir)).toEqual([name]);
-    expect(route?.rate_limit).toEqual({ window_limit: 10, window_size: 60, aggregate_by: ["ip", "domain"] });
-    // netlify.toml's rule is read after public/_redirects: nothing there may match the endpoint first.
-    expect(readFileSync(path.join(publicDir, "_redirects"), "utf8")).not.toMatch(/\/api\/inquiry/);
+    expect(routes.map(({ from, status }) => ({ from, status }))).toEqual(
+      FUNCTION_ROUTES.map((from) => ({ from, status: 200 })),
+    );
+    const names = FUNCTION_ROUTES.map(functionRoutedFrom);
+    expect(readdirSync(functionsDir).sort()).toEqual([...names].sort());
+    for (const route of routes) {
+      expect([route.from, route.rate_limit]).toEqual([
+        route.from,
+        { window_limit: 10, window_size: 60, aggregate_by: ["ip", "domain"] },
+      ]);
+    }
+    // netlify.toml's rules are read after public/_redirects: nothing there may match an endpoint first.
+    expect(readFileSync(path.join(publicDir, "_redirects"), "utf8")).not.toMatch(/\/api\//);
     const pagesRedirected = builtPages().filter((file) =>
       rules.redirects.some((rule) => redirectMatches(rule, pagePathOf(file))),
     );
@@ -648,5 +668,103 @@ describe("/api/inquiry as the function Netlify runs, with a Netlify Blobs outbox
     expect(inStore.length).toBe(inOutbox.length);
     // The same records in any order (the store lists them by key).
     expect(inStore).toEqual(expect.arrayContaining(inOutbox));
+  });
+});
+
+describe("/api/auth and /api/auth/callback as the functions Netlify runs", () => {
+  /** A GET as Netlify gives it to a function: the visitor's path, Netlify's headers, HTTPS. */
+  const getEvent = (urlPath: string, headers: Record<string, string> = {}): FunctionEvent => {
+    const url = new URL(urlPath, "https://site.example");
+    const all = {
+      host: "site.example",
+      "x-forwarded-proto": "https",
+      "x-nf-client-connection-ip": "192.0.2.60",
+      ...headers,
+    };
+    return {
+      path: url.pathname,
+      rawUrl: url.href,
+      httpMethod: "GET",
+      headers: all,
+      multiValueHeaders: Object.fromEntries(Object.entries(all).map(([name, value]) => [name, [value]])),
+      queryStringParameters: Object.fromEntries(url.searchParams),
+      multiValueQueryStringParameters: Object.fromEntries(
+        [...url.searchParams.keys()].map((key) => [key, url.searchParams.getAll(key)]),
+      ),
+      body: null,
+      isBase64Encoded: false,
+    };
+  };
+  const invoke = (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) => {
+    const run = runLocal(["invoke", functionRoutedFrom(from)], { input: JSON.stringify(events), env });
+    if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
+    return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
+  };
+
+  it("run the same handshake as the single server, against a stand-in of GitHub, and refuse their own addresses", async () => {
+    const github = await startFakeGithubOAuth();
+    try {
+      const env = {
+        CMS_GITHUB_CLIENT_ID: FAKE_CLIENT_ID,
+        CMS_GITHUB_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+        CMS_GITHUB_URL: github.url,
+        CMS_GITHUB_SCOPE: "public_repo",
+      };
+      const beginName = functionRoutedFrom("/api/auth");
+      const begun = invoke(
+        "/api/auth",
+        [
+          getEvent("/api/auth?provider=github&site_id=site.example&scope=repo"),
+          getEvent(`/.netlify/functions/${beginName}`),
+        ],
+        env,
+      );
+      const [redirect, direct] = begun.answers;
+      expect(redirect?.statusCode).toBe(302);
+      const location = new URL(redirect?.headers.location ?? "");
+      expect(location.searchParams.get("redirect_uri")).toBe("https://site.example/api/auth/callback");
+      expect(location.searchParams.get("scope")).toBe("public_repo");
+      const cookie = redirect?.headers["set-cookie"] ?? "";
+      expect(cookie).toMatch(
+        /^cms_oauth_state=[\w-]{43}; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
+      );
+      expect(direct?.statusCode).toBe(404);
+      // The site's headers, but its Referrer-Policy: the sign-in's pages send no referrer at all (their URLs hold a code).
+      const { "Referrer-Policy": _sitesReferrerPolicy, ...siteHeaders } = commonHeaders;
+      for (const [header, value] of Object.entries(siteHeaders))
+        expect(redirect?.headers[header.toLowerCase()]).toBe(value);
+      expect(redirect?.headers["referrer-policy"]).toBe("no-referrer");
+
+      const state = location.searchParams.get("state") ?? "";
+      const back = invoke(
+        "/api/auth/callback",
+        [
+          getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`, { cookie: cookie.split(";")[0] ?? "" }),
+          getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`),
+        ],
+        env,
+      );
+      const [page, noCookie] = back.answers;
+      expect(page?.statusCode).toBe(200);
+      expect(page?.headers["content-security-policy"]).toMatch(/^default-src 'none'; .*script-src 'sha256-/);
+      expect(page?.body).toContain(FAKE_TOKEN);
+      expect(page?.body).toContain(JSON.stringify("https://site.example"));
+      expect(github.exchanges).toHaveLength(1);
+      expect(github.exchanges[0]).toMatchObject({
+        client_id: FAKE_CLIENT_ID,
+        code: GOOD_CODE,
+        redirect_uri: "https://site.example/api/auth/callback",
+      });
+      expect(noCookie?.statusCode).toBe(400);
+      expect(noCookie?.body).not.toContain(FAKE_TOKEN);
+      expect(`${begun.log}${back.log}`).not.toMatch(new RegExp(`${FAKE_TOKEN}|${FAKE_CLIENT_SECRET}|${GOOD_CODE}`));
+    } finally {
+      await github.close();
+    }
+  });
+
+  it("do not exist where sign-in is not set up", () => {
+    const { answers } = invoke("/api/auth", [getEvent("/api/auth")], {});
+    expect(answers[0]?.statusCode).toBe(404);
   });
 });

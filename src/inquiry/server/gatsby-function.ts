@@ -1,4 +1,5 @@
 import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
+import { calledAtOwnAddress, header } from "../../serving/function-request";
 import { blobsAccessFromLambdaEvent } from "./blobs-store";
 import { clientKey } from "./client-address";
 import { readInquiryConfig, type InquiryConfig } from "./config";
@@ -25,23 +26,6 @@ export interface GatsbyFunctionOptions {
  * get it, `netlify dev` gives `client-ip` instead), so, unlike X-Forwarded-For, it cannot be forged.
  */
 export const NETLIFY_CLIENT_IP_HEADER = "x-nf-client-connection-ip";
-
-const header = (req: GatsbyFunctionRequest, name: string): string | undefined => {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
-/**
- * Whether the function was called at its own address, `/.netlify/functions/<name>`, rather than through
- * netlify.toml's route from /api/inquiry. Netlify gives a function the path the visitor asked for (the
- * event's `path`, which the adapter makes the request's URL; netlify/cli#559), and serves that address
- * as well, where no redirect rule, and so no rate limit across instances, can reach: Netlify's own
- * parser refuses a rule from /.netlify/. So the function answers there as for any path without a page.
- */
-const calledAtOwnAddress = (req: GatsbyFunctionRequest): boolean => {
-  const url = (req as GatsbyFunctionRequest & { readonly originalUrl?: string }).originalUrl ?? req.url ?? "";
-  return url.startsWith("/.netlify/");
-};
 
 const NOT_FOUND: InquiryReply = {
   status: 404,

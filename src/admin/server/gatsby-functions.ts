@@ -1,0 +1,65 @@
+import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
+import { calledAtOwnAddress, header } from "../../serving/function-request";
+import { createGithubOAuth, readGithubOAuthSettings, type OAuthAnswer, type OAuthRequest } from "./github-oauth";
+
+/**
+ * /api/auth and /api/auth/callback as Gatsby Functions, for the CDN deploy: thin adapters over the same
+ * handshake as the production server's routes (github-oauth.ts). The settings are read for each request:
+ * a function is configured by its platform's environment (CMS_GITHUB_*, Functions scope on Netlify), not
+ * by the build.
+ */
+export interface SignInFunctionOptions {
+  /** The headers every answer of the site carries (src/serving/common-headers.ts). */
+  readonly siteHeaders: Readonly<Record<string, string>>;
+  readonly log?: (line: string) => void;
+}
+
+const NOT_FOUND: OAuthAnswer = {
+  status: 404,
+  headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  body: JSON.stringify({ error: "Not found." }),
+};
+
+export const createSignInFunctions = (options: SignInFunctionOptions) => {
+  const log = options.log ?? ((line: string) => console.info(`[sign-in] ${line}`));
+  const send = (res: GatsbyFunctionResponse, answer: OAuthAnswer) => {
+    for (const [name, value] of Object.entries({ ...options.siteHeaders, ...answer.headers }))
+      res.setHeader(name, value);
+    res.status(answer.status).send(answer.body);
+  };
+  /** The path and query: gatsby-adapter-netlify gives the event's path as the URL and the query apart, in `query`. */
+  const urlOf = (req: GatsbyFunctionRequest): string => {
+    const url = req.url ?? "/";
+    if (url.includes("?")) return url;
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+      for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) query.append(name, String(one));
+    }
+    return query.size > 0 ? `${url}?${query.toString()}` : url;
+  };
+  const requestOf = (req: GatsbyFunctionRequest): OAuthRequest => ({
+    url: urlOf(req),
+    cookie: header(req, "cookie"),
+    // The CDN serves the site over HTTPS only; it says so in x-forwarded-proto, as `gatsby serve` does not.
+    origin: `${header(req, "x-forwarded-proto") ?? "https"}://${header(req, "host") ?? ""}`,
+  });
+  /** The handshake's step, or 404 where sign-in is not set up, or the function was called at its own address. */
+  const step =
+    (run: (oauth: ReturnType<typeof createGithubOAuth>, request: OAuthRequest) => OAuthAnswer | Promise<OAuthAnswer>) =>
+    async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+      if (calledAtOwnAddress(req) || req.method !== "GET") {
+        send(res, NOT_FOUND);
+        return;
+      }
+      const settings = readGithubOAuthSettings();
+      if (!settings) {
+        send(res, NOT_FOUND);
+        return;
+      }
+      send(res, await run(createGithubOAuth({ settings, log }), requestOf(req)));
+    };
+  return {
+    begin: step((oauth, request) => oauth.begin(request)),
+    callback: step((oauth, request) => oauth.callback(request)),
+  };
+};
