@@ -134,4 +134,24 @@ export default defineConfig(
     files: ["__tests__/**/*", "jest.setup.ts", "__mocks__/**/*"],
     languageOptions: { globals: { ...globals.jest, ...globals.node, ...globals.browser } },
   },
+  {
+    // A focused test (it.only, describe.only, test.only.each, fit, fdescribe) runs alone and every other
+    // test of its file is skipped without failing. Playwright refuses them in CI (forbidOnly); jest has
+    // no such switch, so lint refuses them in both.
+    files: ["__tests__/**/*", "e2e/**/*"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name='only']",
+          message: "A focused test skips the others: remove .only before committing.",
+        },
+      ],
+      "no-restricted-globals": [
+        "error",
+        { name: "fit", message: "A focused test skips the others: use it." },
+        { name: "fdescribe", message: "A focused test skips the others: use describe." },
+      ],
+    },
+  },
 );

@@ -2,6 +2,7 @@
 import { median } from "../bench/lighthouse";
 import { withBenchFigures } from "../bench/readme";
 import type { BenchReport } from "../bench/report";
+import { measuredBenchReport } from "./fixtures/bench-report";
 
 const report: BenchReport = {
   date: "2026-11-23T09:15:00.000Z",
@@ -57,27 +58,9 @@ const report: BenchReport = {
       deliveredOnceBoth: 198,
       allDeliveredSeconds: 6.27,
     },
-    refused: {
-      requests: 2000,
-      statuses: { "400": 1000, "405": 1000, "415": 1000, "422": 1000 },
-      rssBeforeMb: 115.1,
-      rssAfterFirstMb: 159.3,
-      rssAfterMb: 153.6,
-      rssGrowthMb: -5.7,
-      cpuMsPerRequest: 0.79,
-      homeDuringBurstP50Ms: 62.9,
-      homeDuringBurstSamples: 42,
-      recordsStored: 0,
-    },
-    flood: {
-      limit: 5,
-      windowSeconds: 600,
-      submissions: 30,
-      accepted: 5,
-      refused: 25,
-      retryAfterSeconds: 600,
-      recordsStored: 5,
-    },
+    // The memory, CPU and flood figures of a passing run.
+    refused: measuredBenchReport.inquiryLoad.refused,
+    flood: measuredBenchReport.inquiryLoad.flood,
   },
 };
 

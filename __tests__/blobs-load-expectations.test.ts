@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { blobsLoadExpectations, type BlobsLoadFigures } from "../bench/blobs-load";
+import { measuredBenchReport } from "./fixtures/bench-report";
 
 // The gate npm run check:budgets applies to the Blobs figures of reports/bench.json.
 const { blobsLoad } = JSON.parse(readFileSync(path.resolve("budgets.json"), "utf8")) as {
@@ -11,25 +12,7 @@ const { blobsLoad } = JSON.parse(readFileSync(path.resolve("budgets.json"), "utf
 };
 
 // The figures of npm run bench:blobs on 2026-11-23 (this 2-core machine).
-const measured: BlobsLoadFigures = {
-  invocations: 200,
-  repeats: 20,
-  answers: { 201: 220 },
-  seconds: 1.16,
-  p50Ms: 1078,
-  p95Ms: 1141,
-  maxMs: 1164,
-  records: 200,
-  uniqueReferences: 200,
-  lost: 0,
-  duplicated: 0,
-  repeatsWithFirstReference: 20,
-  deliveredByInvocations: 1,
-  deliveredByScheduledRuns: 199,
-  scheduledRuns: 1,
-  deliveredExactlyOnce: 200,
-  webhookDeliveries: 200,
-};
+const measured: BlobsLoadFigures = measuredBenchReport.blobs!;
 
 const failing = (figures: BlobsLoadFigures) =>
   blobsLoadExpectations(figures, blobsLoad.inquiries)

@@ -85,36 +85,6 @@ describe("the projections of the content contract", () => {
       }
     });
   });
-
-  it("match the query types graphqlTypegen wrote to src/gatsby-types.d.ts (npm run build)", () => {
-    const typegen = fs.readFileSync(path.join(root, "src", "gatsby-types.d.ts"), "utf8");
-    const scalars = new Set(["String", "Int", "Float", "Boolean", "Date"]);
-    const tsType = (type: string): string => {
-      const bare = type.endsWith("!") ? type.slice(0, -1) : type;
-      const inner = bare.startsWith("[")
-        ? `ReadonlyArray<${tsType(bare.slice(1, -1))}>`
-        : scalars.has(bare)
-          ? `Scalars['${bare}']`
-          : bare;
-      return type.endsWith("!") ? inner : `Maybe<${inner}>`;
-    };
-    for (const type of types.values()) {
-      const block = new RegExp(`\\ntype ${type.name} = (Node & )?\\{\\n([\\s\\S]*?)\\n\\};`).exec(typegen);
-      const written = new Map(
-        [...(block?.[2] ?? "").matchAll(/^ {2}readonly (\w+): (.*);$/gm)].map(([, name, tsFieldType]) => [
-          name,
-          tsFieldType,
-        ]),
-      );
-      for (const field of type.fields) {
-        expect({ at: `${type.name}.${field.name}`, type: written.get(field.name) }).toEqual({
-          at: `${type.name}.${field.name}`,
-          type: tsType(field.type),
-        });
-      }
-      expect({ type: type.name, node: block?.[1] === "Node & " }).toEqual({ type: type.name, node: type.node });
-    }
-  });
 });
 
 describe("the GraphQL projection", () => {

@@ -2,6 +2,7 @@ import { render, screen } from "@testing-library/react";
 import type { PageProps } from "gatsby";
 import HomePage from "../src/pages/index";
 import { homePageData } from "./fixtures/pages";
+import { installIntersectionObserver, removeIntersectionObserver } from "./support/intersection-observer";
 
 const data = homePageData;
 
@@ -13,6 +14,15 @@ const renderHome = (search = "") =>
   );
 
 describe("home page", () => {
+  // The page as it first renders, as a browser at its top shows it: the code that waits until its section
+  // nears the viewport (the carousel's slider, the form's checks) has not loaded. Without an
+  // IntersectionObserver, which jsdom lacks, it would load at once and arrive after the test's assertions,
+  // outside act() (agency-carousel*.test.tsx test it arriving).
+  beforeEach(() => {
+    installIntersectionObserver();
+  });
+  afterEach(removeIntersectionObserver);
+
   it("shows the navigation, hero, solutions, agencies, about, contact and footer in that order", () => {
     const { container } = renderHome();
     const pageParts = Array.from(container.querySelectorAll("header, h1, h2, footer")).filter(

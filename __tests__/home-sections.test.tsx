@@ -61,9 +61,13 @@ describe("Solutions", () => {
   });
 
   it("refuses an icon name that has no icon, rather than showing an empty badge", () => {
-    jest.spyOn(console, "error").mockImplementation(() => undefined);
+    // React reports the render error on the console as well.
+    const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
     const broken = { ...solutionsContent, cards: [{ title: "T", description: "D", icon: "rocket" }] };
     expect(() => render(<Solutions content={broken} />)).toThrow(/Unknown icon "rocket"/);
+    expect(consoleError).toHaveBeenCalledWith(
+      expect.stringContaining("The above error occurred in the <Icon> component"),
+    );
   });
 });
 

@@ -19,8 +19,9 @@ const props = (pathname: string) =>
 
 describe("404 page", () => {
   it("says the page cannot be found and links home", () => {
-    jest.spyOn(console, "error").mockImplementation(() => undefined);
+    const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
     render(<NotFoundPage {...props("/no-such-page/")} />);
+    expect(consoleError).toHaveBeenCalledWith("404 Not Found: no page exists at /no-such-page/");
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("404");
     expect(screen.getByText("The page you're looking for cannot be found.")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");

@@ -44,7 +44,8 @@ export interface LighthouseFigures {
   pages: PageFigures[];
 }
 
-interface LighthouseResult {
+/** The parts of a Lighthouse result (lhr-<time>.json) the bench reads. */
+export interface LighthouseResult {
   finalUrl?: string;
   requestedUrl?: string;
   lighthouseVersion: string;
@@ -69,17 +70,38 @@ const gzipBytes = (content: string | Buffer) => gzipSync(content, { level: 9 }).
  * gzip weight that budgets.json's homeJavaScriptGzipKb and the README compare against a bare Gatsby page.
  */
 const pageWeight = (publicDir: string, pagePath: string, result: LighthouseResult) => {
-  const origin = new URL(result.finalUrl ?? result.requestedUrl ?? "").origin;
   const local = (url: string) => path.join(publicDir, decodeURIComponent(new URL(url).pathname));
-  const requests = (result.audits["network-requests"]?.details?.items ?? []).filter((request) =>
-    request.url.startsWith(origin),
-  );
-  const filesOf = (type: string) =>
-    requests.filter((request) => request.resourceType === type).map((request) => fs.readFileSync(local(request.url)));
+  const { scripts, stylesheets } = siteFilesLoaded(result);
   const html = fs.readFileSync(path.join(publicDir, pagePath, "index.html"), "utf8");
   const inlineCss = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)].map((match) => match[1]).join("\n");
-  const sum = (files: Buffer[]) => files.reduce((total, file) => total + gzipBytes(file), 0);
-  return { javaScript: sum(filesOf("Script")), css: gzipBytes(inlineCss) + sum(filesOf("Stylesheet")) };
+  const sum = (urls: string[]) => urls.reduce((total, url) => total + gzipBytes(fs.readFileSync(local(url))), 0);
+  return { javaScript: sum(scripts), css: gzipBytes(inlineCss) + sum(stylesheets) };
+};
+
+/**
+ * The addresses of the site's own scripts and style sheets that one run loaded, from Lighthouse's
+ * network-requests audit. Every page of the site loads Gatsby's runtime, so a run without that audit, or
+ * with no script of the site among its requests (Lighthouse renamed its resource types), is refused:
+ * summed as it stands, it would weigh 0 KB, under every budget.
+ */
+export const siteFilesLoaded = (result: LighthouseResult): { scripts: string[]; stylesheets: string[] } => {
+  const page = result.finalUrl ?? result.requestedUrl ?? "";
+  const items = result.audits["network-requests"]?.details?.items;
+  if (!items)
+    throw new Error(`Lighthouse's run of ${page} has no network-requests audit: its JavaScript cannot be weighed.`);
+  const origin = new URL(page).origin;
+  const requests = items.filter((request) => request.url.startsWith(origin));
+  const urlsOf = (type: string) =>
+    requests.filter((request) => request.resourceType === type).map((request) => request.url);
+  const scripts = urlsOf("Script");
+  if (scripts.length === 0) {
+    const types = [...new Set(requests.map((request) => request.resourceType ?? "none"))].join(", ");
+    throw new Error(
+      `Lighthouse's run of ${page} lists no request of resourceType Script from ${origin} ` +
+        `(its ${requests.length} requests from there are of the types ${types || "none"}): its JavaScript cannot be weighed.`,
+    );
+  }
+  return { scripts, stylesheets: urlsOf("Stylesheet") };
 };
 
 /** One of the judgements `lhci assert` writes to .lighthouseci/assertion-results.json. */

@@ -34,6 +34,25 @@ export const addToReport = <K extends keyof BenchReport>(key: K, figures: BenchR
   return reportPath;
 };
 
+/**
+ * A report as read back from disk, for the gates: any part may be missing (a bench that stopped early, or
+ * a report from an older bench), and a figure the bench could not take is null, which is how JSON writes
+ * NaN. Nothing here is trusted to be a number until a gate has looked.
+ */
+export type ReadBack<T> = T extends number
+  ? number | null
+  : T extends readonly (infer Item)[]
+    ? ReadBack<Item>[]
+    : T extends object
+      ? { [K in keyof T]?: ReadBack<T[K]> }
+      : T;
+
+/** reports/bench.json as written, for npm run check:budgets to judge part by part. */
+export const readReportAsWritten = (): ReadBack<BenchReport> => {
+  if (!fs.existsSync(reportPath)) throw new Error("No reports/bench.json: run npm run bench first.");
+  return JSON.parse(fs.readFileSync(reportPath, "utf8")) as ReadBack<BenchReport>;
+};
+
 export const readReport = (): BenchReport => {
   if (!fs.existsSync(reportPath)) throw new Error("No reports/bench.json: run npm run bench first.");
   const report = JSON.parse(fs.readFileSync(reportPath, "utf8")) as Partial<BenchReport>;

@@ -1,0 +1,181 @@
+/**
+ * @jest-environment node
+ */
+import { judgeBenchReport, type BudgetCheck } from "../bench/budget-checks";
+import { readBudgets } from "../bench/budgets";
+import { siteFilesLoaded, type LighthouseResult } from "../bench/lighthouse";
+import type { BenchReport, ReadBack } from "../bench/report";
+import { measuredBenchReport } from "./fixtures/bench-report";
+
+// The gates npm run check:budgets applies to reports/bench.json besides lhci's, with budgets.json as it is.
+const budgets = readBudgets();
+
+const measured = measuredBenchReport;
+
+const failed = (report: ReadBack<BenchReport>): Pick<BudgetCheck, "what" | "actual">[] =>
+  judgeBenchReport(report, budgets)
+    .filter((check) => !check.ok)
+    .map(({ what, actual }) => ({ what, actual }));
+
+const withHome = (javaScriptGzipBytes: number | null | undefined): ReadBack<BenchReport> => ({
+  ...measured,
+  lighthouse: {
+    ...measured.lighthouse,
+    pages: measured.lighthouse.pages.map((figures) =>
+      figures.path === "/" ? { ...figures, javaScriptGzipBytes } : figures,
+    ),
+  },
+});
+
+const withRefused = (figures: Partial<ReadBack<BenchReport["inquiryLoad"]["refused"]>>): ReadBack<BenchReport> => ({
+  ...measured,
+  inquiryLoad: { ...measured.inquiryLoad, refused: { ...measured.inquiryLoad.refused, ...figures } },
+});
+
+describe("the gates of npm run check:budgets on reports/bench.json", () => {
+  it("pass a run that measured every figure within its budget", () => {
+    const checks = judgeBenchReport(measured, budgets);
+    expect(checks.length).toBeGreaterThan(30);
+    expect(checks.filter((check) => !check.ok)).toEqual([]);
+    expect(checks[0]).toEqual({ what: "/ JavaScript (KB gzip)", actual: "97", limit: "<= 100", ok: true });
+  });
+
+  it("fail the home page's JavaScript weight when it was not measured, instead of passing 0 KB", () => {
+    const notMeasured = [{ what: "/ JavaScript (KB gzip)", actual: "not measured" }];
+    expect(failed(withHome(undefined))).toEqual(notMeasured);
+    expect(failed(withHome(null))).toEqual(notMeasured);
+    expect(failed(withHome(Number.NaN))).toEqual(notMeasured);
+    expect(failed(withHome(0))).toEqual([
+      { what: "/ JavaScript (KB gzip)", actual: "0 (not measured: a real run reads more than 0)" },
+    ]);
+    expect(failed({ ...measured, lighthouse: { ...measured.lighthouse, pages: [] } })).toEqual(notMeasured);
+  });
+
+  it("fail memory and CPU read as 0 or not at all from /proc, whatever their budgets", () => {
+    expect(failed(withRefused({ rssAfterFirstMb: 0, rssAfterMb: 0, rssGrowthMb: 0 }))).toEqual([
+      {
+        what: "refused requests: server RSS after the first round (MB)",
+        actual: "0 (not measured: a real run reads more than 0)",
+      },
+      {
+        what: "refused requests: server RSS after the second round (MB)",
+        actual: "0 (not measured: a real run reads more than 0)",
+      },
+    ]);
+    expect(failed(withRefused({ rssBeforeMb: null, rssGrowthMb: null, cpuMsPerRequest: null }))).toEqual([
+      { what: "refused requests: server RSS before the rounds (MB)", actual: "not measured" },
+      { what: "refused requests: RSS growth over the second round (MB)", actual: "not measured" },
+      { what: "refused requests: CPU per request (ms)", actual: "not measured" },
+    ]);
+    expect(failed(withRefused({ cpuMsPerRequest: 0 }))).toEqual([
+      { what: "refused requests: CPU per request (ms)", actual: "0 (not measured: a real run reads more than 0)" },
+    ]);
+    expect(failed(withRefused({ homeDuringBurstSamples: 0, homeDuringBurstP50Ms: null }))).toEqual([
+      { what: "refused requests: GET / loads timed meanwhile", actual: "0" },
+      { what: "refused requests: GET / p50 meanwhile (ms)", actual: "not measured" },
+    ]);
+  });
+
+  it("hold the inquiry load to budgets.json's counts, so a smaller run exact in itself fails", () => {
+    expect(budgets.inquiryLoad).toMatchObject({ submissions: 200, refusedRequests: 2000 });
+    // What LOAD_SUBMISSIONS=0 LOAD_REFUSED=0 writes: every count agrees with the others, and nothing was timed.
+    const nothing: ReadBack<BenchReport> = {
+      ...measured,
+      inquiryLoad: {
+        ...measured.inquiryLoad,
+        concurrent: {
+          ...measured.inquiryLoad.concurrent,
+          submissions: 0,
+          accepted: 0,
+          recordsStored: 0,
+          storedExactlyOnce: 0,
+          uniqueReferences: 0,
+          webhookDeliveries: 0,
+          emailDeliveries: 0,
+          deliveredOnceBoth: 0,
+          p95Ms: null,
+        },
+        refused: { ...measured.inquiryLoad.refused, requests: 0, statuses: {} },
+      },
+    };
+    expect(failed(nothing).map(({ what }) => what)).toEqual([
+      "inquiry load: concurrent submissions sent (LOAD_SUBMISSIONS)",
+      "inquiry load: accepted",
+      "inquiry load: records in the outbox",
+      "inquiry load: submissions stored exactly once",
+      "inquiry load: unique references",
+      "inquiry load: webhook deliveries",
+      "inquiry load: email deliveries",
+      "inquiry load: delivered exactly once by email and webhook",
+      "inquiry load: p95 latency (ms)",
+      "refused requests: requests per round (LOAD_REFUSED)",
+      "refused requests: answered 4xx",
+    ]);
+    expect(failed(withRefused({ statuses: { "400": 1000, "405": null, "415": 1000, "422": 1000 } }))).toEqual([
+      { what: "refused requests: answered 4xx", actual: "not measured" },
+    ]);
+  });
+
+  it("fail every gate of a part the report does not hold", () => {
+    const { blobs: _blobs, ...withoutBlobs } = measured;
+    expect(failed(withoutBlobs)).toEqual([{ what: "Blobs load (npm run bench:blobs)", actual: "not measured" }]);
+    const inquiryGates = judgeBenchReport(measured, budgets)
+      .map(({ what }) => what)
+      .filter((what) => /^(inquiry load|refused requests|rate limit flood):/.test(what));
+    expect(inquiryGates).toHaveLength(24);
+    expect(failed({ ...measured, inquiryLoad: undefined })).toEqual(
+      inquiryGates.map((what) => ({ what, actual: "not measured" })),
+    );
+    expect(failed({ ...measured, inquiryLoad: { ...measured.inquiryLoad, flood: { limit: null } } })).toEqual([
+      { what: "rate limit flood: accepted", actual: "not measured" },
+      { what: "rate limit flood: refused with 429", actual: "not measured" },
+      { what: "rate limit flood: records in the outbox", actual: "not measured" },
+      { what: "rate limit flood: Retry-After (s)", actual: "not measured" },
+    ]);
+  });
+});
+
+describe("the weight of a page's JavaScript, from Lighthouse's network-requests audit", () => {
+  const run = (items?: { url: string; resourceType?: string }[]): LighthouseResult => ({
+    finalUrl: "http://localhost:9000/",
+    lighthouseVersion: "12.6.1",
+    environment: { hostUserAgent: "Chrome/156" },
+    categories: {
+      performance: { score: 1 },
+      accessibility: { score: 1 },
+      "best-practices": { score: 1 },
+      seo: { score: 1 },
+    },
+    audits: items ? { "network-requests": { details: { items } } } : {},
+  });
+
+  it("counts the site's own scripts and style sheets, not other origins'", () => {
+    expect(
+      siteFilesLoaded(
+        run([
+          { url: "http://localhost:9000/", resourceType: "Document" },
+          { url: "http://localhost:9000/app-1.js", resourceType: "Script" },
+          { url: "http://localhost:9000/styles.css", resourceType: "Stylesheet" },
+          { url: "http://elsewhere.example/tracker.js", resourceType: "Script" },
+        ]),
+      ),
+    ).toEqual({ scripts: ["http://localhost:9000/app-1.js"], stylesheets: ["http://localhost:9000/styles.css"] });
+  });
+
+  it("refuses a run without the audit, or whose resource types no longer say Script, instead of weighing 0 KB", () => {
+    expect(() => siteFilesLoaded(run())).toThrow(
+      "Lighthouse's run of http://localhost:9000/ has no network-requests audit: its JavaScript cannot be weighed.",
+    );
+    expect(() =>
+      siteFilesLoaded(
+        run([
+          { url: "http://localhost:9000/", resourceType: "Document" },
+          { url: "http://localhost:9000/app-1.js", resourceType: "JavaScript" },
+        ]),
+      ),
+    ).toThrow(
+      "Lighthouse's run of http://localhost:9000/ lists no request of resourceType Script from http://localhost:9000 " +
+        "(its 2 requests from there are of the types Document, JavaScript): its JavaScript cannot be weighed.",
+    );
+  });
+});

@@ -1,0 +1,128 @@
+// The gates npm run check:budgets (bench/check-budgets.ts) applies to reports/bench.json beside lhci's own:
+// the gzip weight of the home page's JavaScript, the inquiry load and the CDN deploy's Blobs outbox.
+// A gate passes only on a figure that was measured. A figure the report lacks, or holds as null (JSON's
+// NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
+// a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
+// write, a /proc entry without its line) sums to, and 0 is under every budget.
+import { blobsLoadExpectations } from "./blobs-load";
+import type { Budgets } from "./budgets";
+import type { BenchReport, ReadBack } from "./report";
+
+/** One gate's judgement. `actual` as printed: the figure, or why it does not count as one. */
+export interface BudgetCheck {
+  readonly what: string;
+  readonly actual: string;
+  /** The budget with its comparison, such as "<= 1000". */
+  readonly limit: string;
+  readonly ok: boolean;
+}
+
+type Figure = number | null | undefined;
+
+const isMeasured = (value: Figure): value is number => typeof value === "number" && Number.isFinite(value);
+
+const notMeasured = "not measured";
+
+/**
+ * Judges one figure. `positive`: no real run reads it as 0 or less, so such a reading is a source that
+ * was not read, and fails whatever the budget.
+ */
+const judge = (
+  what: string,
+  value: Figure,
+  limit: string,
+  within: (measured: number) => boolean,
+  positive: boolean,
+): BudgetCheck => {
+  if (!isMeasured(value)) return { what, actual: notMeasured, limit, ok: false };
+  if (positive && value <= 0) {
+    return { what, actual: `${value} (${notMeasured}: a real run reads more than 0)`, limit, ok: false };
+  }
+  return { what, actual: String(value), limit, ok: within(value) };
+};
+
+/** The sum of figures, or NaN (not measured) if any of them is not a number. */
+const sumOf = (values: Figure[]): number =>
+  values.reduce<number>((sum, value) => sum + (isMeasured(value) ? value : Number.NaN), 0);
+
+/** The gates on reports/bench.json other than lhci's, in the order npm run check:budgets prints them. */
+export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets): BudgetCheck[] => {
+  const checks: BudgetCheck[] = [];
+  const atMost = (what: string, value: Figure, limit: number, { positive = false } = {}) =>
+    checks.push(judge(what, value, `<= ${limit}`, (measured) => measured <= limit, positive));
+  const atLeast = (what: string, value: Figure, limit: number) =>
+    checks.push(judge(what, value, `>= ${limit}`, (measured) => measured >= limit, false));
+  const exactly = (what: string, value: Figure, expected: Figure) =>
+    checks.push(
+      isMeasured(expected)
+        ? judge(what, value, `= ${expected}`, (measured) => measured === expected, false)
+        : { what, actual: isMeasured(value) ? String(value) : notMeasured, limit: `= ? (${notMeasured})`, ok: false },
+    );
+  const measured = (what: string, value: Figure) => checks.push(judge(what, value, "> 0", () => true, true));
+
+  const home = report.lighthouse?.pages?.find((page) => page.path === "/");
+  const homeBytes = home?.javaScriptGzipBytes;
+  atMost(
+    "/ JavaScript (KB gzip)",
+    isMeasured(homeBytes) ? Number((homeBytes / 1024).toFixed(1)) : homeBytes,
+    budgets.homeJavaScriptGzipKb,
+    { positive: true },
+  );
+
+  // Every count is held to budgets.json's, not to what the run says it sent: a run made with
+  // LOAD_SUBMISSIONS=0 is exact in itself, and would pass every gate on nothing.
+  const { concurrent, refused, flood } = report.inquiryLoad ?? {};
+  const { submissions, refusedRequests } = budgets.inquiryLoad;
+  exactly("inquiry load: concurrent submissions sent (LOAD_SUBMISSIONS)", concurrent?.submissions, submissions);
+  exactly("inquiry load: accepted", concurrent?.accepted, submissions);
+  exactly("inquiry load: records in the outbox", concurrent?.recordsStored, submissions);
+  exactly("inquiry load: submissions stored exactly once", concurrent?.storedExactlyOnce, submissions);
+  exactly("inquiry load: unique references", concurrent?.uniqueReferences, submissions);
+  exactly("inquiry load: damaged outbox lines", concurrent?.damagedLines, 0);
+  exactly("inquiry load: webhook deliveries", concurrent?.webhookDeliveries, submissions);
+  exactly("inquiry load: email deliveries", concurrent?.emailDeliveries, submissions);
+  exactly("inquiry load: delivered exactly once by email and webhook", concurrent?.deliveredOnceBoth, submissions);
+  atMost("inquiry load: p95 latency (ms)", concurrent?.p95Ms, budgets.inquiryLoadP95Ms, { positive: true });
+
+  exactly("refused requests: requests per round (LOAD_REFUSED)", refused?.requests, refusedRequests);
+  exactly("refused requests: records stored", refused?.recordsStored, 0);
+  const statuses = Object.entries(refused?.statuses ?? {});
+  exactly(
+    "refused requests: answered 4xx",
+    statuses.length === 0
+      ? undefined
+      : sumOf(statuses.filter(([status]) => Number(status) >= 400 && Number(status) < 500).map(([, count]) => count)),
+    2 * refusedRequests,
+  );
+  // The server's memory, read from /proc before, between and after the rounds: the growth below is a
+  // difference of two of them, and two unread figures differ by 0 MB.
+  measured("refused requests: server RSS before the rounds (MB)", refused?.rssBeforeMb);
+  measured("refused requests: server RSS after the first round (MB)", refused?.rssAfterFirstMb);
+  measured("refused requests: server RSS after the second round (MB)", refused?.rssAfterMb);
+  atMost("refused requests: RSS growth over the second round (MB)", refused?.rssGrowthMb, budgets.refusedRssGrowthMb);
+  atMost("refused requests: CPU per request (ms)", refused?.cpuMsPerRequest, budgets.refusedCpuMsPerRequest, {
+    positive: true,
+  });
+  atLeast("refused requests: GET / loads timed meanwhile", refused?.homeDuringBurstSamples, 1);
+  atMost("refused requests: GET / p50 meanwhile (ms)", refused?.homeDuringBurstP50Ms, budgets.homeDuringBurstP50Ms, {
+    positive: true,
+  });
+
+  const floodLimit = isMeasured(flood?.limit) && flood.limit > 0 ? flood.limit : undefined;
+  exactly("rate limit flood: accepted", flood?.accepted, floodLimit);
+  exactly(
+    "rate limit flood: refused with 429",
+    flood?.refused,
+    isMeasured(flood?.submissions) && floodLimit !== undefined ? flood.submissions - floodLimit : undefined,
+  );
+  exactly("rate limit flood: records in the outbox", flood?.recordsStored, floodLimit);
+  atLeast("rate limit flood: Retry-After (s)", flood?.retryAfterSeconds, 1);
+
+  if (report.blobs) {
+    for (const { what, actual, expected } of blobsLoadExpectations(report.blobs, budgets.blobsLoad.inquiries))
+      exactly(what, actual, expected);
+  } else {
+    checks.push({ what: "Blobs load (npm run bench:blobs)", actual: notMeasured, limit: "measured", ok: false });
+  }
+  return checks;
+};

@@ -1,0 +1,21 @@
+// budgets.json: the budgets npm run check:budgets holds npm run bench's figures to, and the counts the
+// bench runs with that those budgets were set for.
+import fs from "node:fs";
+import path from "node:path";
+
+export interface Budgets {
+  homeJavaScriptGzipKb: number;
+  inquiryLoadP95Ms: number;
+  refusedRssGrowthMb: number;
+  refusedCpuMsPerRequest: number;
+  homeDuringBurstP50Ms: number;
+  /** The counts the inquiry load runs with (bench/inquiry-load.ts): the budgets above were set for these. */
+  inquiryLoad: { submissions: number; refusedRequests: number };
+  blobsLoad: { inquiries: number };
+  /** lhci's assertions (lighthouserc.js), and a "$comment". */
+  lighthouse: Record<string, unknown>;
+}
+
+export const budgetsPath = path.resolve(__dirname, "..", "budgets.json");
+
+export const readBudgets = (): Budgets => JSON.parse(fs.readFileSync(budgetsPath, "utf8")) as Budgets;
