@@ -179,3 +179,27 @@ describe("the weight of a page's JavaScript, from Lighthouse's network-requests 
     );
   });
 });
+
+describe("the deploy gates of npm run check:budgets", () => {
+  const deployChecks = (deploy: unknown) =>
+    judgeBenchReport({ ...measured, deploy } as typeof measured, budgets).filter((check) =>
+      check.what.startsWith("deploy"),
+    );
+
+  it("pass a deploy within its budgets, and fail one whose site slowed down more than 3x during the build", () => {
+    expect(deployChecks(measured.deploy).every((check) => check.ok)).toBe(true);
+    const slow = deployChecks({ ...measured.deploy, duringBuild: { p50Ms: 9, p95Ms: 30, requests: 1000 } });
+    expect(slow.find((check) => check.what.includes("against idle"))).toMatchObject({ actual: "4.62", ok: false });
+  });
+
+  it("fail a deploy that was not measured, or whose idle figure is missing, instead of a ratio of nothing", () => {
+    expect(deployChecks(undefined)).toEqual([
+      { what: "deploy (npm run bench:deploy)", actual: "not measured", limit: "measured", ok: false },
+    ]);
+    const noIdle = deployChecks({ ...measured.deploy, idle: { p50Ms: null, p95Ms: null, requests: 0 } });
+    expect(noIdle.filter((check) => !check.ok).map((check) => check.what)).toEqual([
+      "deploy: GET / p95 idle (ms)",
+      "deploy: GET / p95 during the build, against idle (x)",
+    ]);
+  });
+});

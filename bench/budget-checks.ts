@@ -118,6 +118,28 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
   exactly("rate limit flood: records in the outbox", flood?.recordsStored, floodLimit);
   atLeast("rate limit flood: Retry-After (s)", flood?.retryAfterSeconds, 1);
 
+  // A push deployed on the single server: what an editor waits for, and what visitors feel meanwhile.
+  const { deploy } = report;
+  if (deploy) {
+    atMost("deploy: webhook to live (s)", deploy.webhookToLiveSeconds, budgets.deploy.webhookToLiveSeconds, {
+      positive: true,
+    });
+    measured("deploy: GET / p95 idle (ms)", deploy.idle?.p95Ms);
+    const idleP95 = deploy.idle?.p95Ms;
+    const buildP95 = deploy.duringBuild?.p95Ms;
+    atMost(
+      "deploy: GET / p95 during the build, against idle (x)",
+      isMeasured(idleP95) && isMeasured(buildP95) && idleP95 > 0 ? Number((buildP95 / idleP95).toFixed(2)) : null,
+      budgets.deploy.duringBuildP95Ratio,
+      { positive: true },
+    );
+    atMost("deploy: the build's peak memory (MB)", deploy.buildPeakMemoryMb, budgets.deploy.buildPeakMemoryMb, {
+      positive: true,
+    });
+  } else {
+    checks.push({ what: "deploy (npm run bench:deploy)", actual: notMeasured, limit: "measured", ok: false });
+  }
+
   if (report.blobs) {
     for (const { what, actual, expected } of blobsLoadExpectations(report.blobs, budgets.blobsLoad.inquiries))
       exactly(what, actual, expected);

@@ -12,6 +12,8 @@ export interface Budgets {
   /** The counts the inquiry load runs with (bench/inquiry-load.ts): the budgets above were set for these. */
   inquiryLoad: { submissions: number; refusedRequests: number };
   blobsLoad: { inquiries: number };
+  /** A push deployed on the single server (npm run bench:deploy). */
+  deploy: { webhookToLiveSeconds: number; duringBuildP95Ratio: number; buildPeakMemoryMb: number };
   /** lhci's assertions (lighthouserc.js), and a "$comment". */
   lighthouse: Record<string, unknown>;
 }
