@@ -10,7 +10,7 @@
  * the inquiry function runs in a Node process of its own, called with Lambda events as Netlify calls
  * it (scripts/netlify-local.ts invoke), one process for all the posts: one warm instance.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -695,11 +695,27 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       isBase64Encoded: false,
     };
   };
-  const invoke = (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) => {
-    const run = runLocal(["invoke", functionRoutedFrom(from)], { input: JSON.stringify(events), env });
-    if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
-    return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
-  };
+  /**
+   * As runLocal, but without blocking this process: the GitHub stand-in the function calls runs here.
+   */
+  const invoke = (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) =>
+    new Promise<{ answers: Invocation["answers"]; log: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", path.join(root, "scripts/netlify-local.ts"), "invoke", functionRoutedFrom(from)],
+        { cwd: root, env: { PATH: process.env.PATH, ...env }, stdio: ["pipe", "pipe", "pipe"] },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      child.once("error", reject);
+      child.once("close", (code) => {
+        if (code !== 0) reject(new Error(`The function failed:\n${stderr}`));
+        else resolve({ answers: (JSON.parse(stdout) as Invocation).answers, log: stderr });
+      });
+      child.stdin.end(JSON.stringify(events));
+    });
 
   it("run the same handshake as the single server, against a stand-in of GitHub, and refuse their own addresses", async () => {
     const github = await startFakeGithubOAuth();
@@ -711,7 +727,7 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
         CMS_GITHUB_SCOPE: "public_repo",
       };
       const beginName = functionRoutedFrom("/api/auth");
-      const begun = invoke(
+      const begun = await invoke(
         "/api/auth",
         [
           getEvent("/api/auth?provider=github&site_id=site.example&scope=repo"),
@@ -736,7 +752,7 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       expect(redirect?.headers["referrer-policy"]).toBe("no-referrer");
 
       const state = location.searchParams.get("state") ?? "";
-      const back = invoke(
+      const back = await invoke(
         "/api/auth/callback",
         [
           getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`, { cookie: cookie.split(";")[0] ?? "" }),
@@ -763,8 +779,8 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
     }
   });
 
-  it("do not exist where sign-in is not set up", () => {
-    const { answers } = invoke("/api/auth", [getEvent("/api/auth")], {});
+  it("do not exist where sign-in is not set up", async () => {
+    const { answers } = await invoke("/api/auth", [getEvent("/api/auth")], {});
     expect(answers[0]?.statusCode).toBe(404);
   });
 });
