@@ -144,7 +144,9 @@ describe("the single server's deploys", () => {
     const { site: state } = await health(site);
     expect(state.liveCommit).toBe(good);
     expect(state.lastDeploy).toMatchObject({ commit: broken, state: "failed" });
-    expect(state.lastDeploy?.reason).toContain("content/home.json: headline: this is not a headline");
+    expect(state.lastDeploy?.reason).toBe("the content check failed (exit code 1)");
+    // The details are the operator's (npm run releases, the release's build.log), not every visitor's.
+    expect(listReleases(site.settings.dir)[0]?.reason).toContain("content/home.json: headline: this is not a headline");
   });
 
   it("answers every request made throughout a deploy and a rollback with a whole page and that page's own headers", async () => {

@@ -114,13 +114,22 @@ describe("a deploy", () => {
     );
   });
 
-  it("fails a build that is killed (out of memory, the time limit) and keeps the live release", async () => {
-    const { deployer, repository, settings, liveHeadline } = setUp({ buildTimeoutMs: 300 });
+  it("stops a deploy that runs past its time limit, and keeps the live release", async () => {
+    const { deployer, repository, settings, liveHeadline } = setUp();
     await deployer.deployOnce();
     editHeadline(repository, "Slow headline", { "content/build-ms.txt": "30000" });
-    const killed = await deployer.deployOnce();
+    const hurried = new Deployer({
+      settings: { ...settings, buildTimeoutMs: 2_000 },
+      log: () => undefined,
+      steps: fakeSteps(),
+    });
+    const started = Date.now();
+    const killed = await hurried.deployOnce();
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(killed?.state).toBe("failed");
-    expect(killed?.reason).toMatch(/^gatsby build was killed \(SIGKILL/);
+    expect(killed?.reason).toMatch(
+      / ran past the deploy's time limit \(DEPLOY_BUILD_TIMEOUT_MINUTES\) and was stopped/,
+    );
     expect(liveHeadline()).toBe("First headline");
     expect(listReleases(settings.dir).filter((release) => release.state === "good")).toHaveLength(1);
   });
@@ -171,6 +180,18 @@ describe("a deploy", () => {
     expect(fs.existsSync(path.join(settings.dir, "deploy.lock"))).toBe(false);
   });
 
+  it("takes over a lock whose pid now names another process (a restarted server that got the same pid)", async () => {
+    const { settings } = setUp();
+    fs.mkdirSync(settings.dir, { recursive: true });
+    // This very process's pid, but started at another time: the process that wrote it is gone.
+    fs.writeFileSync(path.join(settings.dir, "deploy.lock"), `${process.pid} 1\n`);
+    const release = await acquireDeployLock(settings.dir, undefined, false);
+    expect(release).not.toBeNull();
+    expect(await acquireDeployLock(settings.dir, undefined, false)).toBeNull();
+    release?.();
+    expect(fs.existsSync(path.join(settings.dir, "deploy.lock"))).toBe(false);
+  });
+
   it("waits for the lock while another live process holds it", async () => {
     const { settings } = setUp();
     fs.mkdirSync(settings.dir, { recursive: true });
@@ -185,6 +206,43 @@ describe("a deploy", () => {
     release();
     await waiting;
     expect(second).toBe(true);
+  });
+});
+
+describe("the switch", () => {
+  it("fails, before it goes live, a release the server could not read, and keeps the live one", async () => {
+    const { deployer, repository, settings, liveHeadline } = setUp();
+    const good = await deployer.deployOnce();
+    editHeadline(repository, "Unreadable");
+    const picky = new Deployer({
+      settings,
+      log: () => undefined,
+      steps: fakeSteps(),
+      verify: () => {
+        throw new Error("_headers line 3 is not a header");
+      },
+    });
+    const refused = await picky.deployOnce();
+    expect(refused).toMatchObject({
+      state: "failed",
+      reason: "the built site cannot be served: _headers line 3 is not a header",
+    });
+    expect(liveReleaseId(settings.dir)).toBe(good?.id);
+    expect(liveHeadline()).toBe("First headline");
+  });
+
+  it("keeps the release that was live just before, even past DEPLOY_KEEP, after a rollback", async () => {
+    const { deployer, repository, settings } = setUp({ keep: 1 });
+    const first = await deployer.deployOnce();
+    editHeadline(repository, "Second");
+    await deployer.deployOnce();
+    makeLive(settings.dir, first?.id ?? "");
+    editHeadline(repository, "Third");
+    await deployer.deployOnce();
+    // Third is live; First was live a moment ago (requests may still read it) and stays; Second is the one good one kept.
+    const kept = listReleases(settings.dir).map((release) => release.id);
+    expect(kept).toContain(first?.id);
+    expect(kept).toHaveLength(3);
   });
 });
 

@@ -161,12 +161,18 @@ describe("the editing screen's GitHub sign-in", () => {
     ],
     [
       "a denied authorisation",
-      () => "error=access_denied&error_description=denied",
+      (state: string) => `error=access_denied&error_description=denied&state=${state}`,
       undefined,
       403,
       /access was not granted/,
     ],
-    ["a GitHub error", () => "error=redirect_uri_mismatch", undefined, 502, /refused the sign-in request/],
+    [
+      "a GitHub error",
+      (state: string) => `error=redirect_uri_mismatch&state=${state}`,
+      undefined,
+      502,
+      /refused the sign-in request/,
+    ],
     ["a bad or used code", (state: string) => `code=used-code&state=${state}`, undefined, 400, /used or expired/],
   ])(
     "ends on a page that says what to do, posting nothing, for %s",
@@ -176,10 +182,36 @@ describe("the editing screen's GitHub sign-in", () => {
       expect(answer.body).toMatch(message);
       expect(answer.body).not.toContain("<script");
       expect(answer.headers["Content-Security-Policy"]).not.toContain("script-src");
-      expect(answer.headers["Set-Cookie"]).toMatch(/Max-Age=0/);
+      // A sign-in this browser started is over; one it did not start leaves its own under way untouched.
+      const started = !answer.body.includes("not started from this browser");
+      expect(
+        answer.headers["Set-Cookie"]?.match(/Max-Age=0/) !== null && answer.headers["Set-Cookie"] !== undefined,
+      ).toBe(started);
       expect(secretsIn(answer.body + logs.join("\n"))).toEqual([]);
     },
   );
+
+  it("ignores a crafted error link that does not carry this browser's state, leaving its sign-in under way", async () => {
+    const { answer } = await signIn(oauthFor(), () => "error=access_denied&state=someone-elses");
+    expect(answer.status).toBe(400);
+    expect(answer.headers["Set-Cookie"]).toBeUndefined();
+  });
+
+  it("hands the token to CMS_SITE_ORIGIN where it is set, whatever Host the request came with", async () => {
+    const oauth = oauthFor({ siteOrigin: "https://cms.example.org" });
+    const begun = oauth.begin({ url: "/api/auth", cookie: undefined, origin: "http://10.0.0.5:9000" });
+    const location = new URL(begun.headers.Location ?? "");
+    expect(location.searchParams.get("redirect_uri")).toBe("https://cms.example.org/api/auth/callback");
+    expect(begun.headers["Set-Cookie"]).toMatch(/; Secure$/);
+    const state = location.searchParams.get("state") ?? "";
+    const page = await oauth.callback({
+      url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
+      cookie: `cms_oauth_state=${state}`,
+      origin: "http://10.0.0.5:9000",
+    });
+    expect(page.body).toContain(JSON.stringify("https://cms.example.org"));
+    expect(page.body).not.toContain("10.0.0.5");
+  });
 
   it("says so when GitHub refuses the site's credentials, is down or is slow", async () => {
     const wrongSecret = await signIn(
@@ -192,7 +224,8 @@ describe("the editing screen's GitHub sign-in", () => {
     });
     github.mode = "error500";
     expect((await signIn(oauthFor(), (state) => `code=${GOOD_CODE}&state=${state}`)).answer).toMatchObject({
-      status: 504,
+      status: 502,
+      body: expect.stringContaining("GitHub had a problem") as unknown,
     });
     github.mode = "slow";
     const started = Date.now();
@@ -278,6 +311,9 @@ describe("the sign-in settings", () => {
     expect(() =>
       from({ CMS_GITHUB_CLIENT_ID: "x", CMS_GITHUB_CLIENT_SECRET: "y", CMS_GITHUB_URL: "http://github.example.com" }),
     ).toThrow(/https/);
+    expect(() =>
+      from({ CMS_GITHUB_CLIENT_ID: "x", CMS_GITHUB_CLIENT_SECRET: "y", CMS_SITE_ORIGIN: "https://x.example/admin" }),
+    ).toThrow(/CMS_SITE_ORIGIN must be an origin/);
     expect(
       from({ CMS_GITHUB_CLIENT_ID: "x", CMS_GITHUB_CLIENT_SECRET: "y", CMS_GITHUB_URL: "https://github.example.com/" }),
     ).toEqual({
@@ -285,6 +321,7 @@ describe("the sign-in settings", () => {
       clientSecret: "y",
       githubUrl: "https://github.example.com",
       scope: "repo",
+      siteOrigin: null,
     });
   });
 });

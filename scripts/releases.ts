@@ -10,7 +10,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { Deployer } from "../server/releases/deployer";
+import { acquireDeployLock, Deployer } from "../server/releases/deployer";
 import { listReleases, makeLive, releasesOfCommit, type ListedRelease } from "../server/releases/release-store";
 import { readDeploySettings } from "../server/releases/settings";
 
@@ -52,7 +52,17 @@ const main = async (): Promise<number> => {
       console.info(`${target.commit.slice(0, 12)} is already live.`);
       return 0;
     }
-    makeLive(settings.dir, target.id);
+    // Not while a deploy runs: it would switch over the rollback, or remove the release being rolled back to.
+    const release = await acquireDeployLock(settings.dir, undefined, false);
+    if (!release) {
+      console.error("A deploy is running; roll back when it has ended (npm run releases shows its state).");
+      return 1;
+    }
+    try {
+      makeLive(settings.dir, target.id);
+    } finally {
+      release();
+    }
     console.info(
       `Live: ${target.commit.slice(0, 12)} (release ${target.id}). The server answers from it from the next request.`,
     );

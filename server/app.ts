@@ -117,7 +117,13 @@ const siteHealth = (deployer: Deployer) => {
     deploying: running,
     queuedCommit: queued,
     lastDeploy: last
-      ? { commit: last.commit, state: last.state, finishedAt: last.finishedAt ?? null, reason: last.reason ?? null }
+      ? {
+          commit: last.commit,
+          state: last.state,
+          finishedAt: last.finishedAt ?? null,
+          // The first line only: the build's output (npm run releases, the release's build.log) is for the operator.
+          reason: last.reason?.split("\n")[0] ?? null,
+        }
       : null,
   };
 };
@@ -193,8 +199,9 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
         log,
         steps: options.deploySteps,
         modulesFrom: options.projectDir,
-        // Read before the next request needs it, not by that request.
-        onLive: (release) => void sites.release(release.id),
+        // Read as the server will serve it before it goes live, so that a release the server cannot read
+        // fails instead, and the first request after the switch does not pay for the reading.
+        verify: (id) => void sites.release(id),
       })
     : null;
   const hstsHeaders: Readonly<Record<string, string>> = options.hsts ? { "Strict-Transport-Security": HSTS } : {};
@@ -407,8 +414,13 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     });
     const sendOAuth = (reply: FastifyReply, answer: OAuthAnswer) =>
       reply.code(answer.status).headers(answer.headers).send(answer.body);
-    app.get(AUTH_PATH, (request, reply) => sendOAuth(reply, oauth.begin(oauthRequest(request))));
-    app.get(CALLBACK_PATH, async (request, reply) => sendOAuth(reply, await oauth.callback(oauthRequest(request))));
+    // GET only, and at most a sign-in every few seconds from one address: each callback can cost a token
+    // exchange with GitHub under the site's secret, and an editor signs in a few times a day.
+    const signInRoute = { exposeHeadRoute: false, config: { rateLimit: { max: 20, timeWindow: 60_000 } } };
+    app.get(AUTH_PATH, signInRoute, (request, reply) => sendOAuth(reply, oauth.begin(oauthRequest(request))));
+    app.get(CALLBACK_PATH, signInRoute, async (request, reply) =>
+      sendOAuth(reply, await oauth.callback(oauthRequest(request))),
+    );
   }
 
   app.get("/healthz", async (_request, reply) => {
@@ -455,7 +467,11 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       );
       hook.post(DEPLOY_WEBHOOK_PATH, { bodyLimit: MAX_WEBHOOK_BODY_BYTES }, async (request, reply) => {
         const answer = await handleGithubWebhook(
-          { headers: request.headers as Record<string, string | undefined>, body: request.body as Buffer },
+          {
+            headers: request.headers as Record<string, string | undefined>,
+            // No body at all arrives as none: refused like any unsigned delivery.
+            body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          },
           { secret: webhookSecret, branch },
         );
         if (answer.deploy) {

@@ -45,6 +45,7 @@ const LOADED_RELEASES = 4;
 export class SiteSource {
   private readonly loaded = new Map<string, ServedSite>();
   private fallbackSite: ServedSite | null = null;
+  private lastServed: ServedSite | null = null;
 
   constructor(
     private readonly fallbackPublicDir: string,
@@ -57,10 +58,17 @@ export class SiteSource {
       this.fallbackSite ??= loadServedSite(this.fallbackPublicDir, null);
       return this.fallbackSite;
     }
-    return this.release(release);
+    try {
+      this.lastServed = this.release(release);
+    } catch (error) {
+      // A live release the server cannot read (a hand-made link, a folder removed under it): the site it
+      // served last goes on being served, rather than an error for every request.
+      if (!this.lastServed) throw error;
+    }
+    return this.lastServed;
   }
 
-  /** A release's site, loaded once; also how a deploy loads the new release before it goes live. */
+  /** A release's site, loaded once; a deploy loads the new release this way before it goes live (verify). */
   release(id: string): ServedSite {
     const known = this.loaded.get(id);
     if (known) return known;

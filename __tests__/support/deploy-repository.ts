@@ -68,6 +68,7 @@ export const fakeSteps = (): DeploySteps => {
     install: [process.execPath, script, "install"],
     check: [process.execPath, script, "check"],
     build: [process.execPath, script, "build"],
+    ...(process.env.BUILD_RECORD ? { env: { BUILD_RECORD: process.env.BUILD_RECORD } } : {}),
   };
 };
 

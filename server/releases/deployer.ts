@@ -34,6 +34,8 @@ export interface DeploySteps {
   readonly install: Command;
   readonly check: Command;
   readonly build: Command;
+  /** Variables the steps get besides the build's allowed ones (the tests' stand-in build reads one). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export const defaultSteps: DeploySteps = {
@@ -47,7 +49,12 @@ export interface DeployerOptions {
   readonly log: (line: string) => void;
   /** A folder whose node_modules may be reused when its lockfile is the same: the server's own checkout. */
   readonly modulesFrom?: string;
-  /** Called after a release went live, in the same process (the server reloads nothing else). */
+  /**
+   * Reads a built release as the server will serve it, throwing when it cannot (a headers file it cannot
+   * parse, no 404 page): such a release fails before it goes live.
+   */
+  readonly verify?: (releaseId: string) => void;
+  /** Called after a release went live, in the same process; what it throws is logged, never a failure. */
   readonly onLive?: (release: ReleaseRecord) => void;
   readonly steps?: DeploySteps;
   readonly now?: () => Date;
@@ -70,6 +77,55 @@ const REASON_LINES = 12;
 
 class StepFailure extends Error {}
 
+interface RunOptions {
+  readonly cwd: string;
+  /** When the whole deploy must be done (ms since the epoch). */
+  readonly deadline: number;
+  readonly env: NodeJS.ProcessEnv;
+  /** The release's build log, which gets the command and its output; without it stdout is the result. */
+  readonly logFile?: number;
+  readonly lowPriority?: boolean;
+}
+
+const pick = (prefixes: readonly string[], names: readonly string[]): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => names.includes(name) || prefixes.some((prefix) => name.startsWith(prefix)),
+    ),
+  );
+
+/** What a system program needs of the environment. */
+const SYSTEM = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+  "TMPDIR",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+];
+
+/** git's: the system's, its own settings, and SSH's for a deploy key. */
+const gitEnvironment = () => pick(["GIT_"], [...SYSTEM, "SSH_AUTH_SOCK"]);
+
+/**
+ * The build's environment: the system's, npm's, Gatsby's and the editing screen's build settings, and
+ * nothing else. Never the server's secrets (CMS_GITHUB_CLIENT_SECRET, DEPLOY_WEBHOOK_SECRET, SMTP_URL,
+ * a token in DEPLOY_REPOSITORY, ...): the build runs the repository's code and its dependencies'.
+ */
+const buildEnvironment = (): NodeJS.ProcessEnv => {
+  const env = pick(["npm_config_", "NPM_CONFIG_", "GATSBY_", "CMS_"], SYSTEM);
+  delete env.CMS_GITHUB_CLIENT_SECRET;
+  delete env.CMS_GITHUB_CLIENT_ID;
+  return env;
+};
+
 const ANSI_ESCAPE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
 
 const sha256OfFile = (file: string): string | null => {
@@ -82,37 +138,80 @@ const sha256OfFile = (file: string): string | null => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const processAlive = (pid: number): boolean => {
+/** When a process started (clock ticks since boot, /proc/<pid>/stat field 22): with its pid, it names one process. */
+const startTimeOf = (pid: number): string | null => {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
   }
 };
 
-/**
- * Takes the deploy lock, waiting while another live process holds it; a lock left by a process that
- * died is taken over. Returns the function that gives it back.
- */
-export const acquireDeployLock = async (deployDir: string, signal?: AbortSignal): Promise<() => void> => {
-  const file = path.join(deployDir, LOCK_FILE);
-  for (;;) {
-    try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: "wx" });
-      return () => fs.rmSync(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    const holder = Number(fs.readFileSync(file, "utf8").trim());
-    if (!Number.isInteger(holder) || holder <= 0 || !processAlive(holder)) {
-      fs.rmSync(file, { force: true });
-      continue;
-    }
-    if (signal?.aborted) throw new Error("stopped while waiting for another deploy");
-    await sleep(LOCK_POLL_MS);
-  }
+/** This process, as the lock names it: its pid and when it started, so that a reused pid is not taken for it. */
+const lockOwner = (): string => `${process.pid} ${startTimeOf(process.pid) ?? "?"}`;
+
+/** Whether the process a lock names still runs (the same pid, started at the same time). */
+const ownerAlive = (owner: string): boolean => {
+  const [pid, started] = owner.trim().split(" ");
+  const number = Number(pid);
+  if (!Number.isInteger(number) || number <= 0) return false;
+  const now = startTimeOf(number);
+  return now !== null && (started === "?" || now === started);
 };
+
+/**
+ * Takes the deploy lock, waiting while another live process holds it (or, with `wait` false, giving up
+ * at once with null); a lock left by a process that died, or whose pid now names another process, is
+ * taken over. The lock is written whole before it appears (a hard link of a written file), so a reader
+ * never finds it empty. Returns the function that gives it back.
+ */
+export async function acquireDeployLock(deployDir: string, signal?: AbortSignal): Promise<() => void>;
+export async function acquireDeployLock(
+  deployDir: string,
+  signal: AbortSignal | undefined,
+  wait: false,
+): Promise<(() => void) | null>;
+export async function acquireDeployLock(
+  deployDir: string,
+  signal?: AbortSignal,
+  wait = true,
+): Promise<(() => void) | null> {
+  const file = path.join(deployDir, LOCK_FILE);
+  const owner = lockOwner();
+  const written = `${file}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(written, `${owner}\n`);
+  try {
+    for (;;) {
+      try {
+        fs.linkSync(written, file);
+        return () => {
+          // Only this process's own lock: never one another process took after it.
+          if (fs.readFileSync(file, "utf8").trim() === owner) fs.rmSync(file, { force: true });
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      let holder: string;
+      try {
+        holder = fs.readFileSync(file, "utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw error;
+      }
+      if (!ownerAlive(holder)) {
+        // Taken over only while it is still the dead process's: another waiter may have replaced it already.
+        if (fs.readFileSync(file, "utf8") === holder) fs.rmSync(file, { force: true });
+        continue;
+      }
+      if (!wait) return null;
+      if (signal?.aborted) throw new Error("stopped while waiting for another deploy");
+      await sleep(LOCK_POLL_MS);
+    }
+  } finally {
+    fs.rmSync(written, { force: true });
+  }
+}
 
 /** The last lines of a step's output, for a failure's reason. */
 class OutputTail {
@@ -138,7 +237,7 @@ export class Deployer {
   private readonly now: () => Date;
   private running: Promise<void> | null = null;
   private queued: string | null = null;
-  private child: ReturnType<typeof spawn> | null = null;
+  private readonly children = new Set<ReturnType<typeof spawn>>();
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: DeployerOptions) {
@@ -180,7 +279,7 @@ export class Deployer {
   async stop(): Promise<void> {
     this.stopping.abort();
     this.queued = null;
-    if (this.child?.pid) this.killGroup(this.child.pid);
+    for (const child of this.children) if (child.pid) this.killGroup(child.pid);
     await this.idle();
   }
 
@@ -230,22 +329,78 @@ export class Deployer {
     }
   }
 
-  private git(args: readonly string[], cwd: string): Promise<string> {
+  /**
+   * Runs one program to its end and resolves with what it printed on stdout; a failure, the deploy's
+   * deadline or a stop rejects with the step's name, how it ended and the end of its output. Every child
+   * leads a process group of its own (detached), so a deadline or a stop ends its whole tree.
+   */
+  private run(name: string, command: Command, options: RunOptions): Promise<string> {
+    if (this.stopping.signal.aborted)
+      return Promise.reject(new StepFailure(`${name} was not started: the server is stopping`));
+    const [program, ...args] = command;
+    // chrt's SCHED_IDLE runs the step, and its children (Gatsby's workers) with it, only on CPU time the
+    // site leaves unused; nice(1) orders it among other such work. With nice 10 alone, GET / p95 during a
+    // build was 4x its idle figure on 2 cores (bench/deploy.ts).
+    const [file, ...argv] = options.lowPriority
+      ? ["chrt", "--idle", "0", "nice", "-n", String(this.settings.buildNice), program, ...args]
+      : [program, ...args];
+    if (options.logFile !== undefined) fs.writeSync(options.logFile, `\n$ ${command.join(" ")}\n`);
     return new Promise((resolve, reject) => {
-      const child = spawn("git", args, {
-        cwd,
+      const child = spawn(file, argv, {
+        cwd: options.cwd,
+        detached: true,
         stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0" },
+        env: options.env,
       });
+      this.children.add(child);
+      const tail = new OutputTail();
       const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-      child.once("error", reject);
-      child.once("close", (code) => {
-        if (code === 0) resolve(Buffer.concat(out).toString("utf8").trim());
-        else reject(new StepFailure(`git ${args[0] ?? ""} failed: ${Buffer.concat(err).toString("utf8").trim()}`));
+      const take = (chunk: Buffer) => {
+        if (options.logFile !== undefined) fs.writeSync(options.logFile, chunk);
+        tail.add(chunk);
+      };
+      child.stdout.on("data", (chunk: Buffer) => (options.logFile === undefined ? out.push(chunk) : take(chunk)));
+      child.stderr.on("data", take);
+      let timedOut = false;
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          if (child.pid) this.killGroup(child.pid);
+        },
+        Math.max(0, options.deadline - Date.now()),
+      );
+      const settle = () => {
+        clearTimeout(timer);
+        this.children.delete(child);
+      };
+      child.once("error", (error) => {
+        settle();
+        reject(new StepFailure(`${name} could not start: ${error.message}`));
       });
+      child.once("close", (code, signal) => {
+        settle();
+        if (code === 0) {
+          resolve(Buffer.concat(out).toString("utf8").trim());
+          return;
+        }
+        const how = this.stopping.signal.aborted
+          ? "was stopped with the server"
+          : timedOut
+            ? "ran past the deploy's time limit (DEPLOY_BUILD_TIMEOUT_MINUTES) and was stopped"
+            : signal
+              ? `was killed (${signal})`
+              : `failed (exit code ${code})`;
+        reject(new StepFailure(`${name} ${how}\n${tail.text()}`));
+      });
+    });
+  }
+
+  private git(args: readonly string[], cwd: string, deadline: number): Promise<string> {
+    // git's own environment only, and never a prompt for a password it would wait on forever.
+    return this.run(`git ${args[0] ?? ""}`, ["git", ...args], {
+      cwd,
+      deadline,
+      env: { ...gitEnvironment(), GIT_TERMINAL_PROMPT: "0" },
     });
   }
 
@@ -253,24 +408,26 @@ export class Deployer {
   private async fetch(commitWanted: string): Promise<string> {
     const { dir, repository, branch } = this.settings;
     if (!repository) throw new Error("DEPLOY_REPOSITORY is not set: there is nothing to fetch from");
+    const deadline = Date.now() + this.settings.buildTimeoutMs;
     const mirror = path.join(dir, MIRROR);
     if (!fs.existsSync(path.join(mirror, "HEAD"))) {
       fs.mkdirSync(mirror, { recursive: true });
-      await this.git(["init", "--bare", "--quiet"], mirror);
+      await this.git(["init", "--bare", "--quiet"], mirror, deadline);
     }
     await this.git(
       ["fetch", "--quiet", "--no-tags", "--force", "--", repository, `+refs/heads/${branch}:refs/heads/${branch}`],
       mirror,
+      deadline,
     );
-    const head = await this.git(["rev-parse", "--verify", `refs/heads/${branch}^{commit}`], mirror);
-    if (commitWanted === "HEAD" || !/^[0-9a-f]{40}$/.test(commitWanted)) return head;
-    // A push's commit, when it is on the branch as fetched; a later force-push may have dropped it, and
-    // then the branch's head is what the newest push wants.
-    const onBranch = await this.git(["merge-base", "--is-ancestor", commitWanted, head], mirror).then(
-      () => true,
-      () => false,
-    );
-    return onBranch ? commitWanted : head;
+    const head = await this.git(["rev-parse", "--verify", `refs/heads/${branch}^{commit}`], mirror, deadline);
+    // Always the branch's head as fetched now, never the commit a delivery names: GitHub does not promise
+    // deliveries in order, and a redelivered or replayed push would otherwise put an older commit live.
+    if (commitWanted !== "HEAD" && commitWanted !== head) {
+      this.log(
+        `deploy: ${commitWanted.slice(0, 12)} was pushed; the branch is now at ${head.slice(0, 12)}, which is deployed`,
+      );
+    }
+    return head;
   }
 
   private killGroup(pid: number) {
@@ -281,62 +438,23 @@ export class Deployer {
     }
   }
 
-  /** Runs one step in the release's site folder, its output appended to the build log; throws with its tail on failure. */
-  private runStep(name: string, command: Command, cwd: string, logFile: number): Promise<void> {
-    const { buildNice, buildMemoryMb, buildTimeoutMs } = this.settings;
-    const [program, ...args] = command;
-    fs.writeSync(logFile, `\n$ ${command.join(" ")}\n`);
-    return new Promise((resolve, reject) => {
-      // chrt's SCHED_IDLE runs the step, and its children (Gatsby's workers) with it, only on CPU time the
-      // site leaves unused; nice(1) orders it among other such work. With nice 10 alone, GET / p95 during a
-      // build was 4x its idle figure on 2 cores (bench/deploy.ts). detached makes it the leader of a process
-      // group, so a timeout or a stop ends the whole tree.
-      const child = spawn("chrt", ["--idle", "0", "nice", "-n", String(buildNice), program, ...args], {
-        cwd,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          ...process.env,
-          // Each of the build's Node processes gets this heap; past it the build fails, not the machine.
-          NODE_OPTIONS: `--max-old-space-size=${buildMemoryMb}`,
-          GATSBY_TELEMETRY_DISABLED: "1",
-          // Plain output for the log, and no Netlify adapter: this is the single server's build.
-          CI: "true",
-          NETLIFY: "",
-          NETLIFY_LOCAL: "",
-        },
-      });
-      this.child = child;
-      const tail = new OutputTail();
-      const take = (chunk: Buffer) => {
-        fs.writeSync(logFile, chunk);
-        tail.add(chunk);
-      };
-      child.stdout.on("data", take);
-      child.stderr.on("data", take);
-      const timer = setTimeout(() => {
-        if (child.pid) this.killGroup(child.pid);
-      }, buildTimeoutMs);
-      child.once("error", (error) => {
-        clearTimeout(timer);
-        this.child = null;
-        reject(new StepFailure(`${name} could not start: ${error.message}`));
-      });
-      child.once("close", (code, signal) => {
-        clearTimeout(timer);
-        this.child = null;
-        if (code === 0) {
-          resolve();
-          return;
-        }
-        const how = this.stopping.signal.aborted
-          ? "was stopped with the server"
-          : signal
-            ? `was killed (${signal}${signal === "SIGKILL" ? ": out of memory, the time limit or an operator" : ""})`
-            : `failed (exit code ${code})`;
-        reject(new StepFailure(`${name} ${how}\n${tail.text()}`));
-      });
-    });
+  /** Runs one step of the build in the release's site folder, at idle priority, its output in the build log. */
+  private runStep(name: string, command: Command, cwd: string, logFile: number, deadline: number): Promise<void> {
+    return this.run(name, command, {
+      cwd,
+      deadline,
+      logFile,
+      lowPriority: true,
+      env: {
+        ...buildEnvironment(),
+        ...this.steps.env,
+        // Each of the build's Node processes gets this heap; past it the build fails, not the machine.
+        NODE_OPTIONS: `--max-old-space-size=${this.settings.buildMemoryMb}`,
+        GATSBY_TELEMETRY_DISABLED: "1",
+        // Plain output for the log.
+        CI: "true",
+      },
+    }).then(() => undefined);
   }
 
   /** The node_modules of a release (or of the server's own folder) whose lockfile is this one's. */
@@ -355,41 +473,48 @@ export class Deployer {
     );
   }
 
-  /** Links the modules in (hard links: seconds, and no second copy on disk); the build cache stays behind. */
-  private async linkModules(fromSite: string, toSite: string): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn("cp", ["-al", path.join(fromSite, "node_modules"), path.join(toSite, "node_modules")], {
-        stdio: "ignore",
+  /**
+   * Links the modules in (hard links: seconds, and no second copy on disk); the build cache stays behind.
+   * False where hard links cannot be made (another file system): the caller installs instead.
+   */
+  private async linkModules(fromSite: string, toSite: string, deadline: number): Promise<boolean> {
+    const target = path.join(toSite, "node_modules");
+    try {
+      await this.run("linking node_modules", ["cp", "-al", path.join(fromSite, "node_modules"), target], {
+        cwd: toSite,
+        deadline,
+        env: { PATH: process.env.PATH },
       });
-      child.once("error", reject);
-      child.once("close", (code) =>
-        code === 0 ? resolve() : reject(new StepFailure(`copying node_modules failed (exit code ${code})`)),
+    } catch (error) {
+      if (this.stopping.signal.aborted) throw error;
+      this.log(
+        `deploy: could not link the installed modules, installing instead: ${(error as Error).message.split("\n")[1] ?? ""}`,
       );
-    });
+      fs.rmSync(target, { recursive: true, force: true });
+      return false;
+    }
     // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the other release's.
-    fs.rmSync(path.join(toSite, "node_modules", ".cache"), { recursive: true, force: true });
+    fs.rmSync(path.join(target, ".cache"), { recursive: true, force: true });
+    return true;
   }
 
-  private async extract(commit: string, site: string): Promise<void> {
-    const mirror = path.join(this.settings.dir, MIRROR);
-    await new Promise<void>((resolve, reject) => {
-      const archive = spawn("git", ["archive", "--format=tar", commit], {
-        cwd: mirror,
-        stdio: ["ignore", "pipe", "pipe"],
+  /** The commit's files into the release's site folder, through a tar file (no pipe between two processes to mind). */
+  private async extract(commit: string, site: string, deadline: number): Promise<void> {
+    const archive = path.join(path.dirname(site), "source.tar");
+    await this.git(
+      ["archive", "--format=tar", `--output=${archive}`, commit],
+      path.join(this.settings.dir, MIRROR),
+      deadline,
+    );
+    try {
+      await this.run("tar", ["tar", "-x", "-f", archive, "-C", site], {
+        cwd: site,
+        deadline,
+        env: { PATH: process.env.PATH },
       });
-      const tar = spawn("tar", ["-x", "-C", site], { stdio: ["pipe", "ignore", "pipe"] });
-      archive.stdout.pipe(tar.stdin);
-      let failed = false;
-      const fail = (what: string) => {
-        if (failed) return;
-        failed = true;
-        reject(new StepFailure(what));
-      };
-      archive.once("error", (error) => fail(`git archive could not start: ${error.message}`));
-      tar.once("error", (error) => fail(`tar could not start: ${error.message}`));
-      archive.once("close", (code) => code !== 0 && fail(`git archive failed (exit code ${code})`));
-      tar.once("close", (code) => (code === 0 ? !failed && resolve() : fail(`tar failed (exit code ${code})`)));
-    });
+    } finally {
+      fs.rmSync(archive, { force: true });
+    }
   }
 
   private async build(commit: string): Promise<ReleaseRecord> {
@@ -411,30 +536,27 @@ export class Deployer {
       }
     };
     const logFile = fs.openSync(path.join(releaseDir(dir, id), BUILD_LOG), "a");
+    // One deadline for the whole deploy (DEPLOY_BUILD_TIMEOUT_MINUTES), whatever step it is in.
+    const deadline = Date.now() + this.settings.buildTimeoutMs;
     try {
-      await timed("fetch", () => this.extract(commit, site));
+      await timed("fetch", () => this.extract(commit, site, deadline));
       const reusable = this.reusableModules(sha256OfFile(path.join(site, "package-lock.json")));
-      if (reusable) await timed("install", () => this.linkModules(reusable, site));
-      else await timed("install", () => this.runStep("npm ci", this.steps.install, site, logFile));
-      record = { ...record, dependencies: reusable ? "reused" : "installed" };
-      await timed("check", () => this.runStep("the content check", this.steps.check, site, logFile));
-      await timed("build", () => this.runStep("gatsby build", this.steps.build, site, logFile));
+      const linked = reusable !== null && (await timed("install", () => this.linkModules(reusable, site, deadline)));
+      if (!linked) await timed("install", () => this.runStep("npm ci", this.steps.install, site, logFile, deadline));
+      record = { ...record, dependencies: linked ? "reused" : "installed" };
+      await timed("check", () => this.runStep("the content check", this.steps.check, site, logFile, deadline));
+      await timed("build", () => this.runStep("gatsby build", this.steps.build, site, logFile, deadline));
       const publicDir = publicDirOf(dir, id);
       for (const file of ["index.html", "404.html", "_headers"]) {
         if (!fs.existsSync(path.join(publicDir, file))) throw new StepFailure(`the build wrote no public/${file}`);
       }
-      record = { ...record, state: "good", finishedAt: this.now().toISOString(), seconds };
-      writeReleaseRecord(dir, record);
-      makeLive(dir, id);
-      this.log(
-        `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${Object.entries(seconds)
-          .map(([step, s]) => `${step} ${s} s`)
-          .join(", ")})`,
-      );
-      this.options.onLive?.(record);
-      const removed = pruneReleases(dir, this.settings.keep);
-      if (removed.length) this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`);
-      return record;
+      // What the server will read of it (its headers file, its 404 page), read now: a release it could
+      // not serve fails here, before it is live.
+      try {
+        this.options.verify?.(id);
+      } catch (error) {
+        throw new StepFailure(`the built site cannot be served: ${(error as Error).message}`);
+      }
     } catch (error) {
       const reason = error instanceof StepFailure ? error.message : `unexpected: ${(error as Error).message}`;
       record = { ...record, state: "failed", finishedAt: this.now().toISOString(), reason, seconds };
@@ -442,10 +564,37 @@ export class Deployer {
       // The live release is untouched; what a failed build leaves behind is only its record and its log.
       fs.rmSync(site, { recursive: true, force: true });
       this.log(`deploy: ${commit.slice(0, 12)} failed, the live site is unchanged: ${reason.split("\n")[0] ?? ""}`);
-      pruneReleases(dir, this.settings.keep);
+      this.prune(null);
       return record;
     } finally {
       fs.closeSync(logFile);
+    }
+    record = { ...record, state: "good", finishedAt: this.now().toISOString(), seconds };
+    writeReleaseRecord(dir, record);
+    const previous = liveReleaseId(dir);
+    makeLive(dir, id);
+    this.log(
+      `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${Object.entries(seconds)
+        .map(([step, s]) => `${step} ${s} s`)
+        .join(", ")})`,
+    );
+    // Past the switch nothing fails the release: it is live and stays so.
+    try {
+      this.options.onLive?.(record);
+    } catch (error) {
+      this.log(`deploy: after the switch: ${(error as Error).message}`);
+    }
+    this.prune(previous);
+    return record;
+  }
+
+  /** Removes releases rollback no longer needs; a failure to remove one is logged, never a failed deploy. */
+  private prune(previousLive: string | null) {
+    try {
+      const removed = pruneReleases(this.settings.dir, this.settings.keep, previousLive);
+      if (removed.length) this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`);
+    } catch (error) {
+      this.log(`deploy: could not remove an older release: ${(error as Error).message}`);
     }
   }
 }

@@ -136,12 +136,13 @@ export const releasesOfCommit = (deployDir: string, commitPrefix: string): Liste
 };
 
 /**
- * Removes what rollback no longer needs: keeps the live release, the `keep` newest other good ones, the
- * newest failed one (its log says why the last deploy failed) and any still building.
+ * Removes what rollback no longer needs: keeps the live release, the one live just before it (requests
+ * that began on it may still be reading its files), the `keep` newest other good ones, the newest failed
+ * one (its log says why the last deploy failed) and any still building.
  */
-export const pruneReleases = (deployDir: string, keep: number): string[] => {
+export const pruneReleases = (deployDir: string, keep: number, previousLive: string | null = null): string[] => {
   const releases = listReleases(deployDir);
-  const kept = new Set<string>();
+  const kept = new Set<string>(previousLive === null ? [] : [previousLive]);
   for (const release of releases) if (release.live || release.state === "building") kept.add(release.id);
   for (const release of releases.filter((candidate) => candidate.state === "good" && !candidate.live).slice(0, keep)) {
     kept.add(release.id);

@@ -26,6 +26,12 @@ export interface GithubOAuthSettings {
   readonly githubUrl: string;
   /** CMS_GITHUB_SCOPE: `repo` for a private repository, `public_repo` for a public one. */
   readonly scope: GithubScope;
+  /**
+   * CMS_SITE_ORIGIN: the site's origin as editors reach it (`https://www.example.com`), for the callback
+   * URL and the one origin the token is handed to. Unset: the request's own (scheme and host, from the
+   * proxy's X-Forwarded-Proto and Host where TRUST_PROXY believes them).
+   */
+  readonly siteOrigin?: string | null;
 }
 
 export interface OAuthRequest {
@@ -76,7 +82,15 @@ export const readGithubOAuthSettings = (read: (name: string) => string = env): G
   if (parsed.protocol !== "https:" && !["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname)) {
     throw new Error("CMS_GITHUB_URL must be https (a loopback address is allowed, for a stand-in)");
   }
-  return { clientId, clientSecret, githubUrl, scope };
+  const siteOriginText = read("CMS_SITE_ORIGIN").replace(/\/+$/, "");
+  let siteOrigin: string | null = null;
+  if (siteOriginText !== "") {
+    const parsedOrigin = URL.canParse(siteOriginText) ? new URL(siteOriginText) : null;
+    if (parsedOrigin?.origin !== siteOriginText)
+      throw new Error(`CMS_SITE_ORIGIN must be an origin like https://www.example.com, not ${siteOriginText}`);
+    siteOrigin = siteOriginText;
+  }
+  return { clientId, clientSecret, githubUrl, scope, siteOrigin };
 };
 
 /** GitHub's REST API root for a GitHub web address: api.github.com, or <host>/api/v3 for GitHub Enterprise Server. */
@@ -175,13 +189,14 @@ export interface GithubOAuthOptions {
 export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_TIMEOUT_MS }: GithubOAuthOptions) => {
   const secureFor = (origin: string) => origin.startsWith("https:");
   const redirectUri = (origin: string) => `${origin}${CALLBACK_PATH}`;
+  const originOf = (request: OAuthRequest) => settings.siteOrigin ?? request.origin;
 
   /** /api/auth: a new state, remembered in a cookie for the callback, and the way to GitHub. */
   const begin = (request: OAuthRequest): OAuthAnswer => {
     const state = randomBytes(32).toString("base64url");
     const authorize = new URL(`${settings.githubUrl}/login/oauth/authorize`);
     authorize.searchParams.set("client_id", settings.clientId);
-    authorize.searchParams.set("redirect_uri", redirectUri(request.origin));
+    authorize.searchParams.set("redirect_uri", redirectUri(originOf(request)));
     authorize.searchParams.set("scope", settings.scope);
     authorize.searchParams.set("state", state);
     authorize.searchParams.set("allow_signup", "false");
@@ -191,7 +206,7 @@ export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_
         Location: authorize.href,
         "Cache-Control": "no-store",
         "Referrer-Policy": "no-referrer",
-        "Set-Cookie": stateCookie(state, STATE_MAX_AGE_SECONDS, secureFor(request.origin)),
+        "Set-Cookie": stateCookie(state, STATE_MAX_AGE_SECONDS, secureFor(originOf(request))),
       },
       body: "",
     };
@@ -199,8 +214,23 @@ export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_
 
   /** /api/auth/callback: GitHub's answer, checked, exchanged, and handed to the editing screen. */
   const callback = async (request: OAuthRequest): Promise<OAuthAnswer> => {
-    const secure = secureFor(request.origin);
+    const origin = originOf(request);
+    const secure = secureFor(origin);
     const query = new URL(request.url, "http://callback.invalid").searchParams;
+    // The state first, whatever else the answer says: only the sign-in this browser started is acted on.
+    const state = query.get("state") ?? "";
+    const expected = cookieValue(request.cookie, STATE_COOKIE) ?? "";
+    if (state === "" || expected === "" || !sameText(state, expected)) {
+      log("sign-in: refused, the state does not match this browser's");
+      return errorPage(
+        400,
+        "This sign-in was not started from this browser, or it took too long.",
+        "Go back to the editing screen and choose Login with GitHub again.",
+        // Left as it is: a link made by someone else must not end the sign-in this browser has under way.
+        false,
+        secure,
+      );
+    }
     const error = query.get("error");
     if (error !== null) {
       log(`sign-in: GitHub answered ${error.slice(0, 40).replace(/[^\w-]/g, "?")}`);
@@ -219,18 +249,6 @@ export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_
             true,
             secure,
           );
-    }
-    const state = query.get("state") ?? "";
-    const expected = cookieValue(request.cookie, STATE_COOKIE) ?? "";
-    if (state === "" || expected === "" || !sameText(state, expected)) {
-      log("sign-in: refused, the state does not match this browser's");
-      return errorPage(
-        400,
-        "This sign-in was not started from this browser, or it took too long.",
-        "Go back to the editing screen and choose Login with GitHub again.",
-        true,
-        secure,
-      );
     }
     const code = query.get("code") ?? "";
     if (code === "" || code.length > 256) {
@@ -253,7 +271,7 @@ export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_
         clientId: settings.clientId,
         clientSecret: settings.clientSecret,
         code,
-        redirectUrl: redirectUri(request.origin),
+        redirectUrl: redirectUri(origin),
         request: octokitRequest.defaults({
           baseUrl: githubApiRoot(settings.githubUrl),
           request: { signal: AbortSignal.timeout(exchangeTimeoutMs) },
@@ -287,9 +305,14 @@ export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_
           secure,
         );
       }
+      // A response from GitHub (not a connection refused, nor our own deadline) that was a server error.
+      const answered = (failure as { response?: unknown }).response !== undefined;
+      if (answered && typeof status === "number" && status >= 500) {
+        return errorPage(502, "GitHub had a problem answering.", "Wait a few minutes and sign in again.", true, secure);
+      }
       return errorPage(504, "GitHub did not answer in time.", "Wait a minute and sign in again.", true, secure);
     }
-    const script = handoverScript(request.origin, token);
+    const script = handoverScript(origin, token);
     log("sign-in: token handed to the editing screen");
     return {
       status: 200,
