@@ -24,6 +24,7 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
+import { storedRecordsIn } from "./support/outbox-fixtures";
 
 const root = path.resolve(__dirname, "..");
 const publicDir = path.join(root, "public");
@@ -213,20 +214,13 @@ const comparable = (answer: Answer) => {
   };
 };
 
-const storedRecords = (dataDir: string): Record<string, unknown>[] => {
-  const file = path.join(dataDir, "inquiries.ndjson");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      const { receivedAt: _receivedAt, ...record } = JSON.parse(line.replace(REFERENCE, "<reference>")) as Record<
-        string,
-        unknown
-      >;
-      return record;
-    });
-};
+const storedRecords = (dataDir: string): Record<string, unknown>[] =>
+  storedRecordsIn(dataDir).map((stored) => {
+    const { receivedAt: _receivedAt, ...record } = JSON.parse(
+      JSON.stringify(stored).replace(REFERENCE, "<reference>"),
+    ) as Record<string, unknown>;
+    return record;
+  });
 
 // ---- the run ----
 

@@ -14,7 +14,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { readInquiryConfig } from "../src/inquiry/server/config";
+import { configuredTransports, readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { deliverEntries } from "../src/inquiry/server/delivery-worker";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
@@ -67,7 +67,9 @@ const main = async (): Promise<number> => {
     ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
   });
   if (config.outbox === "blobs" && !(config.blobs.siteID && config.blobs.token)) {
-    console.error("The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.");
+    console.error(
+      "The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.",
+    );
     return 1;
   }
   const outbox = openOutbox(config);
@@ -120,15 +122,32 @@ const main = async (): Promise<number> => {
     console.error(`Cannot retry: ${config.problems.join("; ")}.`);
     return 1;
   }
-  const outcome = await outbox.whileDelivering(async (lease) => {
-    // Read again under the lock: the server may have delivered some meanwhile.
-    const undelivered = (await read()).filter((entry) => entry.state === "pending" || entry.state === "dead");
-    const summary = await deliverEntries(undelivered, outbox, config, (line) => console.log(line), () => new Date(), {
-      retryDead: true,
-      stopping: () => !lease.mayStart(),
-    });
-    return { tried: undelivered.length, ...summary };
-  }, LOCK_WAIT_MS, (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`));
+  const outcome = await outbox.whileDelivering(
+    async (lease) => {
+      // Read again under the lock: the server may have delivered some meanwhile.
+      // Stored ones (kept while no transport was configured) are undelivered too: the backlog goes now.
+      const undelivered = (await read()).filter(
+        (entry) =>
+          entry.state === "pending" ||
+          entry.state === "dead" ||
+          (entry.state === "stored" && configuredTransports(config).length > 0),
+      );
+      const summary = await deliverEntries(
+        undelivered,
+        outbox,
+        config,
+        (line) => console.log(line),
+        () => new Date(),
+        {
+          retryDead: true,
+          stopping: () => !lease.mayStart(),
+        },
+      );
+      return { tried: undelivered.length, ...summary };
+    },
+    LOCK_WAIT_MS,
+    (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`),
+  );
   if (!outcome) {
     console.error(`Another delivery held the outbox's lock for over ${LOCK_WAIT_MS / 1000} s; nothing was retried.`);
     return 1;

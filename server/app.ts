@@ -11,7 +11,7 @@ import type { InquiryContent } from "../src/inquiry/server/content";
 import { preloadEmailTransport } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
-import { openOutbox } from "../src/inquiry/server/open-outbox";
+import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
@@ -54,7 +54,12 @@ export interface ServerTimeouts {
 }
 
 // Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-export const defaultTimeouts: ServerTimeouts = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000, lingerMs: 2_000 };
+export const defaultTimeouts: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 15_000,
+  keepAliveMs: 5_000,
+  lingerMs: 2_000,
+};
 
 export interface SiteServer {
   readonly app: FastifyInstance;
@@ -101,7 +106,9 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
   Array.isArray(value) ? value[0] : value;
 
 /** Fastify's own form of the setting: a hop count becomes "trust the nearest N addresses". */
-const trustProxyOption = (setting: ServerOptions["trustProxy"]): boolean | string[] | ((address: string, hop: number) => boolean) =>
+const trustProxyOption = (
+  setting: ServerOptions["trustProxy"],
+): boolean | string[] | ((address: string, hop: number) => boolean) =>
   setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
 
 const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
@@ -146,7 +153,11 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
     frameworkErrors: (_error, _request, reply) => {
       void (reply as FastifyReply)
         .code(400)
-        .headers({ ...siteHeaders, "Cache-Control": "no-store", ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}) })
+        .headers({
+          ...siteHeaders,
+          "Cache-Control": "no-store",
+          ...(options.hsts ? { "Strict-Transport-Security": HSTS } : {}),
+        })
         .send({ error: "The request could not be handled." });
     },
   });
@@ -177,7 +188,8 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       // A built page gets every header of its rule; any other HTML answer without a policy of its own
       // gets the 404 page's policy and nothing else of that page's.
       const fallbackPolicy = headerRules.get("/404.html")?.["Content-Security-Policy"];
-      const headers = headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
+      const headers =
+        headerRules.get(pathname) ?? (fallbackPolicy ? { "Content-Security-Policy": fallbackPolicy } : {});
       for (const [name, value] of Object.entries(headers)) if (!reply.hasHeader(name)) reply.header(name, value);
     }
     return payload;
@@ -240,11 +252,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   // eslint-disable-next-line @typescript-eslint/require-await
   await app.register(async (api) => {
     api.removeAllContentTypeParsers();
-    api.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: handler.maxBodyBytes }, (_req, body, done) => {
-      const parsed = parseJsonBody(body as string);
-      if (parsed.readable) done(null, parsed.body);
-      else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
-    });
+    api.addContentTypeParser(
+      "application/json",
+      { parseAs: "string", bodyLimit: handler.maxBodyBytes },
+      (_req, body, done) => {
+        const parsed = parseJsonBody(body as string);
+        if (parsed.readable) done(null, parsed.body);
+        else done(Object.assign(new Error("malformed JSON"), { statusCode: 400 }), undefined);
+      },
+    );
     api.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: handler.maxBodyBytes },
@@ -268,21 +284,12 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   });
 
   app.get("/healthz", async (_request, reply) => {
-    const config = readConfig();
+    const outbox = openOutbox(readConfig());
     let writable = true;
-    // A real write and sync, not a permission check: root passes every access() test, and a full disk
-    // only shows when something is written.
-    const probe = path.join(config.dataDir, ".health-probe");
+    // A real write, synced as an inquiry is, to the store in use (the database, or the Blobs store): not
+    // a permission check, since root passes every access() test and a full disk only shows on a write.
     try {
-      await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-      const handle = await fs.open(probe, "w", 0o600);
-      try {
-        await handle.writeFile("ok\n");
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await fs.rm(probe, { force: true });
+      await outbox.probe();
     } catch {
       writable = false;
     }
@@ -318,6 +325,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   });
 
   if (startConfig.email) preloadEmailTransport();
+  await importEarlierOutbox(openOutbox(startConfig), log);
   worker.start();
   return {
     app,

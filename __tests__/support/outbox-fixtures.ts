@@ -1,7 +1,10 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import type { OutboxRecord } from "../../src/inquiry/server/outbox";
+import { DATABASE_FILE } from "../../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../../src/inquiry/values";
 
 /** An accepted inquiry as the outbox stores it, for tests that put one there directly. */
@@ -33,5 +36,21 @@ export const runInquiries = async (args: readonly string[], env: NodeJS.ProcessE
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+};
+
+/**
+ * The inquiries the single server's database in `dataDir` holds, oldest first, read as another process
+ * would (none when it was never created).
+ */
+export const storedRecordsIn = (dataDir: string): OutboxRecord[] => {
+  const file = path.join(dataDir, DATABASE_FILE);
+  if (!existsSync(file)) return [];
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT record FROM inquiries ORDER BY rowid").all() as unknown as { record: string }[];
+    return rows.map((row) => JSON.parse(row.record) as OutboxRecord);
+  } finally {
+    db.close();
   }
 };

@@ -26,6 +26,7 @@ import { processWide } from "./process-wide";
  *   delivered/<reference>             a mark that every transport has it: a delivery pass skips it unread
  *   quarantined/<reference>           a mark that it is held in quarantine: skipped unread until released
  *   lease/delivery                    the delivery lock (blobs-lease.ts)
+ *   health/probe                      the time of the last health check (rewritten by each)
  */
 const INQUIRIES = "inquiries/";
 const KEYS = "keys/";
@@ -34,6 +35,8 @@ const RELEASES = "releases/";
 const DELIVERED = "delivered/";
 const QUARANTINED = "quarantined/";
 const LEASE_KEY = "lease/delivery";
+/** Written by a health check: the store takes a write as an inquiry's would be taken. */
+const PROBE_KEY = "health/probe";
 
 /** Blobs read at once; a store holds hundreds or thousands of small blobs. */
 const READ_CONCURRENCY = 16;
@@ -167,6 +170,10 @@ export class BlobsOutbox implements InquiryOutbox {
     if (record.quarantine) {
       await this.blobs.write(QUARANTINED + record.reference, { reason: record.quarantine.reason }, { onlyIfNew: true });
     }
+  }
+
+  async probe(): Promise<void> {
+    await this.blobs.write(PROBE_KEY, { at: new Date().toISOString() });
   }
 
   /** Appends a blob under a new key; a clash of the random part (never expected) just draws again. */

@@ -1,4 +1,4 @@
-import type { InquiryConfig } from "./config";
+import { configuredTransports, type InquiryConfig } from "./config";
 import { deliver } from "./deliver";
 import type { InquiryOutbox, OutboxEntry } from "./outbox";
 
@@ -63,9 +63,25 @@ const eachLimited = async <T>(
   if (rejected) throw rejected.reason;
 };
 
-/** The entries whose delivery is due at `now`: pending, not quarantined, not given up on. */
-const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =>
-  entries.filter((entry) => entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime());
+/**
+ * The entries whose delivery is due at `now`: pending, not quarantined, not given up on; and, once a
+ * transport is configured, those stored while none was (the backlog: undelivered whatever the reason).
+ */
+export const dueEntries = (entries: readonly OutboxEntry[], now: Date, config: InquiryConfig): OutboxEntry[] =>
+  entries.filter(
+    (entry) =>
+      (entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime()) ||
+      (entry.state === "stored" && configuredTransports(config).length > 0),
+  );
+
+/**
+ * The transports an entry still needs: those it arrived with, or (stored while none was configured) those
+ * configured now; a transport that has used up its attempts only when `retryDead`.
+ */
+const transportsToTry = (entry: OutboxEntry, config: InquiryConfig, retryDead: boolean) =>
+  (entry.record.transports.length > 0 ? entry.record.transports : configuredTransports(config)).filter(
+    (transport) => entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
+  );
 
 /**
  * Delivers the given entries through each transport they still need, at most `concurrency` at once.
@@ -84,22 +100,24 @@ export const deliverEntries = async (
   let delivered = 0;
   let failed = 0;
   let reached = 0;
-  await eachLimited(entries, config.delivery.concurrency, async (entry) => {
-    const transports = entry.record.transports.filter(
-      (transport) =>
-        entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
-    );
-    if (transports.length === 0) return;
-    const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
-    if (results.every((result) => result.ok)) delivered += 1;
-    else failed += 1;
-    if (results.some((result) => result.ok)) reached += 1;
-    log(
-      `${entry.record.reference} ${results
-        .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
-        .join("; ")}`,
-    );
-  }, stopping);
+  await eachLimited(
+    entries,
+    config.delivery.concurrency,
+    async (entry) => {
+      const transports = transportsToTry(entry, config, retryDead);
+      if (transports.length === 0) return;
+      const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
+      if (results.every((result) => result.ok)) delivered += 1;
+      else failed += 1;
+      if (results.some((result) => result.ok)) reached += 1;
+      log(
+        `${entry.record.reference} ${results
+          .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
+          .join("; ")}`,
+      );
+    },
+    stopping,
+  );
   return { delivered, failed, reached };
 };
 
@@ -232,7 +250,7 @@ export const deliveryPass = async (
   const outcome = await outbox.whileDelivering(
     async (lease) => {
       const before = await outbox.entries(config.delivery.maxAttempts, "open");
-      const due = dueEntries(before.entries, now());
+      const due = dueEntries(before.entries, now(), config);
       const summary =
         due.length > 0
           ? await deliverEntries(due, outbox, config, log, now, { stopping: () => stopping() || !lease.mayStart() })
@@ -275,11 +293,16 @@ export const deliverNow = async (
   log: (line: string) => void,
   now: () => Date = () => new Date(),
 ): Promise<boolean> => {
-  const outcome = await outbox.whileDelivering(async (lease) => {
-    const entry = await outbox.entry(reference, config.delivery.maxAttempts);
-    if (entry?.state !== "pending") return false;
-    const { reached } = await deliverEntries([entry], outbox, config, log, now, { stopping: () => !lease.mayStart() });
-    return reached > 0;
-  }, config.durableOutbox ? 0 : EPHEMERAL_LOCK_WAIT_MS);
+  const outcome = await outbox.whileDelivering(
+    async (lease) => {
+      const entry = await outbox.entry(reference, config.delivery.maxAttempts);
+      if (entry?.state !== "pending") return false;
+      const { reached } = await deliverEntries([entry], outbox, config, log, now, {
+        stopping: () => !lease.mayStart(),
+      });
+      return reached > 0;
+    },
+    config.durableOutbox ? 0 : EPHEMERAL_LOCK_WAIT_MS,
+  );
   return outcome?.value ?? false;
 };
