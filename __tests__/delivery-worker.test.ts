@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../s
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { backoffMs } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
+import type { OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { startMailServer } from "./support/loopback-servers";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
@@ -379,6 +380,71 @@ describe("DeliveryWorker", () => {
     }
   });
 
+  it("removes what is past its retention once a day: old inquiries and unreleased spam, never a kept one", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const outbox = new SqliteOutbox(dir);
+    const stored = async (
+      reference: string,
+      receivedAt: string,
+      address: string,
+      extra: Partial<OutboxRecord> = {},
+    ) => {
+      await outbox.add({ ...record(reference), receivedAt, replyTo: { address }, ...extra });
+      if (!extra.quarantine) {
+        await outbox.recordAttempt({ reference, transport: "webhook", ok: true, at: receivedAt });
+      }
+    };
+    const spam = { quarantine: { reason: "honeypot filled" } };
+    await stored("CRS-OLD0-0001", "2024-11-01T09:00:00.000Z", "gone@example.gov");
+    await stored("CRS-KEPT-0001", "2024-10-01T09:00:00.000Z", "order@example.gov");
+    await outbox.keep("CRS-KEPT-0001");
+    // 25 months old, but the same sender wrote again last month: the last contact is recent.
+    await stored("CRS-BACK-0201", "2024-10-15T09:00:00.000Z", "returning@example.gov");
+    await stored("CRS-BACK-0202", "2026-10-15T09:00:00.000Z", "Returning@example.gov");
+    await stored("CRS-NEW0-0001", "2025-01-10T09:00:00.000Z", "recent@example.gov");
+    await stored("CRS-SPAM-0001", "2026-10-10T09:00:00.000Z", "bot@example.gov", spam);
+    await stored("CRS-SPAM-0002", "2026-11-12T09:00:00.000Z", "bot@example.gov", spam);
+    await stored("CRS-SPAM-0003", "2026-10-10T09:00:00.000Z", "person@example.gov", spam);
+    await outbox.release("CRS-SPAM-0003");
+    await outbox.recordAttempt({
+      reference: "CRS-SPAM-0003",
+      transport: "webhook",
+      ok: true,
+      at: "2026-10-11T09:00:00.000Z",
+    });
+
+    const running = startWorker(configWith({}), clock);
+    await running.idle();
+    const remaining = async () => (await outbox.read()).records.map((kept) => kept.reference);
+    expect(await remaining()).toEqual([
+      "CRS-KEPT-0001",
+      "CRS-BACK-0201",
+      "CRS-BACK-0202",
+      "CRS-NEW0-0001",
+      "CRS-SPAM-0002",
+      "CRS-SPAM-0003",
+    ]);
+    const retentionLines = () => logs.filter((line) => line.startsWith("retention:"));
+    expect(retentionLines()).toEqual([
+      "retention: removed 1 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+    ]);
+    expect((await outbox.read()).attempts.map((attempt) => attempt.reference)).not.toContain("CRS-OLD0-0001");
+
+    // Not again within the day...
+    seconds(clock, 3600);
+    await pass(running);
+    expect(retentionLines()).toHaveLength(1);
+    // ...but the next day, when the spam still held has had its 30 days.
+    clock.now = new Date("2026-12-13T10:00:00.000Z");
+    await pass(running);
+    expect(retentionLines()).toHaveLength(2);
+    expect(retentionLines()[1]).toBe(
+      "retention: removed 0 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+    );
+    expect(await remaining()).not.toContain("CRS-SPAM-0002");
+    expect(logs.join("\n")).not.toMatch(/example\.gov/);
+  });
+
   it("survives losing the delivery lock in the middle of a pass", async () => {
     const outbox = new SqliteOutbox(dir, { leaseRenewMs: 200 });
     const lost: string[] = [];
@@ -513,6 +579,116 @@ describe("npm run inquiries", () => {
     expect((await inquiries(["--retry"], env)).stdout).toMatch(/Retried 0 undelivered/);
     expect([...receiver.received].sort()).toEqual(["CRS-BACK-0101", "CRS-BACK-0102"]);
   }, 30_000);
+
+  it("says which store it reads, and refuses to read an empty ./.data when the service's environment is missing", async () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), "inquiries-cwd-"));
+    try {
+      const bare = await runInquiries([], { INQUIRY_DATA_DIR: "" }, { cwd: elsewhere });
+      expect(bare.code).toBe(1);
+      expect(bare.stderr).toMatch(
+        /INQUIRY_DATA_DIR is not set, and .*\.data holds no inquiry database: run this with the service's environment/,
+      );
+      expect(existsSync(path.join(elsewhere, ".data"))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+    expect((await inquiries([], {})).stderr).toMatch(/There is no inquiry database in .*delivery-worker-/);
+    await new SqliteOutbox(dir).add(record("CRS-LIST-0001"));
+    const listed = await inquiries([], {});
+    expect([listed.code, listed.stderr]).toEqual([
+      0,
+      expect.stringContaining(`Reading ${path.join(dir, "inquiries.sqlite")}.`),
+    ]);
+  }, 30_000);
+
+  it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
+    const outbox = new SqliteOutbox(dir);
+    const from = (reference: string, address: string): OutboxRecord => ({ ...record(reference), replyTo: { address } });
+    await outbox.add(from("CRS-PERS-0001", "ask@example.gov"));
+    await outbox.add(from("CRS-PERS-0002", "Ask@Example.gov"));
+    await outbox.add(from("CRS-PERS-0003", "other@example.gov"));
+    await outbox.recordAttempt({ reference: "CRS-PERS-0001", transport: "webhook", ok: true, at: "t1" });
+
+    const exported = await inquiries(["--export-email", "ASK@example.gov"], {});
+    expect(exported.code).toBe(0);
+    const inquiriesOf = JSON.parse(exported.stdout) as { record: OutboxRecord; attempts: unknown[] }[];
+    expect(inquiriesOf.map((inquiry) => [inquiry.record.reference, inquiry.attempts.length])).toEqual([
+      ["CRS-PERS-0001", 1],
+      ["CRS-PERS-0002", 0],
+    ]);
+
+    expect((await inquiries(["--keep", "CRS-PERS-0003"], {})).stdout).toMatch(/CRS-PERS-0003 is kept/);
+    expect((await outbox.stored("CRS-PERS-0003"))?.kept).toBe(true);
+    expect((await inquiries(["--keep", "CRS-NONE-0000"], {})).code).toBe(1);
+
+    // Without --yes it asks; anything but yes removes nothing.
+    const unconfirmed = await runInquiries(
+      ["--erase-email", "ask@example.gov"],
+      { INQUIRY_DATA_DIR: dir },
+      { input: "no\n" },
+    );
+    expect([unconfirmed.code, unconfirmed.stdout, unconfirmed.stderr]).toEqual([
+      1,
+      expect.stringMatching(/To be removed for good.*\n.*CRS-PERS-0001 .*\n.*CRS-PERS-0002 /),
+      expect.stringMatching(/Nothing was removed/),
+    ]);
+    expect(await outbox.inquiriesFrom("ask@example.gov")).toHaveLength(2);
+
+    const erased = await inquiries(["--erase-email", "ask@example.gov", "--yes"], {});
+    expect([erased.code, erased.stdout]).toEqual([
+      0,
+      expect.stringMatching(/Removed 2 inquiries: CRS-PERS-0001, CRS-PERS-0002\./),
+    ]);
+    const one = await runInquiries(["--erase", "CRS-PERS-0003"], { INQUIRY_DATA_DIR: dir }, { input: "yes\n" });
+    expect([one.code, one.stdout]).toEqual([0, expect.stringMatching(/Removed 1 inquiries: CRS-PERS-0003\./)]);
+    expect((await outbox.read()).records).toEqual([]);
+    expect((await inquiries(["--erase", "CRS-PERS-0003", "--yes"], {})).code).toBe(1);
+  }, 60_000);
+
+  it("backs the database up while it is being written, and the copy restores as the outbox", async () => {
+    const outbox = new SqliteOutbox(dir);
+    for (let index = 0; index < 200; index += 1) await outbox.add(record(`CRS-BKUP-${String(index).padStart(4, "0")}`));
+    const backupFile = path.join(dir, "backup.sqlite");
+    // The server goes on storing while the copy is made.
+    // An object, so that the loop sees the change made after it started.
+    const writing = { on: true };
+    const written: string[] = [];
+    const writer = (async () => {
+      for (let index = 0; writing.on; index += 1) {
+        const reference = `CRS-MORE-${String(index).padStart(4, "0")}`;
+        await outbox.add(record(reference));
+        written.push(reference);
+      }
+    })();
+    const backedUp = await inquiries(["--backup", backupFile], {});
+    writing.on = false;
+    await writer;
+    expect([backedUp.code, backedUp.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^Backed up .* to .*backup\.sqlite \(\d+ pages\)\./),
+    ]);
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600);
+
+    // Restoring, as the README says: the server stopped, the copy put in place of the database.
+    const restoredDir = mkdtempSync(path.join(tmpdir(), "restored-"));
+    try {
+      copyFileSync(backupFile, path.join(restoredDir, "inquiries.sqlite"));
+      const restored = new SqliteOutbox(restoredDir);
+      const references = (await restored.read()).records.map((stored) => stored.reference);
+      expect(references.slice(0, 200)).toEqual(
+        Array.from({ length: 200 }, (_, index) => `CRS-BKUP-${String(index).padStart(4, "0")}`),
+      );
+      // A consistent copy: whatever of the later ones it has, it has in order, from the first.
+      expect(references.slice(200)).toEqual(written.slice(0, references.length - 200));
+      const check = new DatabaseSync(path.join(restoredDir, "inquiries.sqlite"));
+      expect(check.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      check.close();
+      await restored.add(record("CRS-AFTR-0001"));
+      expect((await restored.entry("CRS-AFTR-0001", 8))?.state).toBe("pending");
+    } finally {
+      rmSync(restoredDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("lists quarantined inquiries, releases one, and --retry then delivers it", async () => {
     const outbox = new SqliteOutbox(dir);

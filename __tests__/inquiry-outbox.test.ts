@@ -233,6 +233,40 @@ describe("the SQLite outbox", () => {
     expect((await new SqliteOutbox(dir).read()).records.map((stored) => stored.reference)).toEqual(references);
   });
 
+  it("leaves nothing of an erased person in the database's files, its WAL included", async () => {
+    const outbox = new SqliteOutbox(dir);
+    const person = (reference: string): OutboxRecord => ({
+      ...record(reference),
+      replyTo: { address: "erase.me@example.gov" },
+      fields: [{ name: "fullName", label: "Full name", value: "Quillon Erasable" }],
+      idempotencyKey: `key-${reference}`,
+    });
+    for (let index = 0; index < 40; index += 1) await outbox.add(record(`CRS-KEEP-${String(index).padStart(4, "0")}`));
+    await outbox.add(person("CRS-ERAS-0001"));
+    await outbox.add({ ...person("CRS-ERAS-0002"), replyTo: { address: "Erase.Me@example.gov" } });
+    await outbox.recordAttempt({ reference: "CRS-ERAS-0001", transport: "email", ok: true, at: "t1" });
+    const files = () => readdirSync(dir).map((name) => readFileSync(path.join(dir, name)));
+    const traces = () => files().filter((bytes) => bytes.includes("erase.me@") || bytes.includes("Quillon")).length;
+    // Written where the test can see it: in the WAL, or the database after a checkpoint.
+    expect(traces()).toBeGreaterThan(0);
+
+    const found = await outbox.inquiriesFrom("ERASE.ME@example.gov");
+    expect(found.map((inquiry) => [inquiry.record.reference, inquiry.attempts.length])).toEqual([
+      ["CRS-ERAS-0001", 1],
+      ["CRS-ERAS-0002", 0],
+    ]);
+    expect(await outbox.erase(found.map((inquiry) => inquiry.record.reference))).toEqual([
+      "CRS-ERAS-0001",
+      "CRS-ERAS-0002",
+    ]);
+    expect(await outbox.inquiriesFrom("erase.me@example.gov")).toEqual([]);
+    expect(traces()).toBe(0);
+    expect(statSync(path.join(dir, `${DATABASE_FILE}-wal`)).size).toBe(0);
+    // The rest is untouched, and the idempotency key is free again.
+    expect((await outbox.read()).records).toHaveLength(40);
+    expect(await outbox.add(person("CRS-ERAS-0003"))).toEqual({ reference: "CRS-ERAS-0003", created: true });
+  });
+
   it("refuses to store when its folder cannot be made, and stores once it can", async () => {
     const blocked = path.join(dir, "not-a-folder");
     writeFileSync(blocked, "");

@@ -50,6 +50,17 @@ export interface BlobsSettings {
   readonly serverURL: string | null;
 }
 
+/** How long inquiries are kept (content/inquiry.json, the number the privacy page states). */
+export interface RetentionPolicy {
+  /**
+   * An inquiry (any but suspected spam never released) is removed this many months after the last one
+   * from the same address, unless an operator marked it as kept.
+   */
+  readonly deliveredMonths: number;
+  /** One held as suspected spam and never released is removed this many days after it arrived. */
+  readonly quarantinedDays: number;
+}
+
 export interface InquiryConfig {
   readonly outbox: OutboxKind;
   readonly dataDir: string;
@@ -70,6 +81,7 @@ export interface InquiryConfig {
   /** Origins besides the site's own from which the form may be posted (a second domain, say). */
   readonly allowedOrigins: readonly string[];
   readonly delivery: DeliveryPolicy;
+  readonly retention: RetentionPolicy;
 }
 
 /** An unset or blank variable means "use the default". */
@@ -192,6 +204,8 @@ export const readInquiryConfig = (
         delivery.retry.maxDelaySeconds * 1000,
       ),
     },
+    // From content only, never from the environment: the privacy page states the same number.
+    retention: delivery.retention,
   };
 };
 

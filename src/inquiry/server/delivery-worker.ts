@@ -1,6 +1,6 @@
 import { configuredTransports, type InquiryConfig } from "./config";
 import { deliver } from "./deliver";
-import type { InquiryOutbox, OutboxEntry } from "./outbox";
+import { isRetaining, type InquiryOutbox, type OutboxEntry } from "./outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -30,6 +30,8 @@ export interface DeliverySummary {
 }
 
 const IDLE_MS = 60_000;
+/** How often the worker removes what is past its retention. */
+const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
 const LOCKED_RETRY_MS = 2_000;
 
 /**
@@ -133,6 +135,8 @@ export class DeliveryWorker {
   private again = false;
   private stopped = false;
   private nextRunAt = 0;
+  /** When the worker last removed what was past its retention (ms, on its clock); null: not yet. */
+  private lastRetentionAt: number | null = null;
   private lastStatus: WorkerStatus = { lastPassAt: null, lastPassFailed: false, pending: 0, dead: 0, quarantined: 0 };
   private readonly now: () => Date;
   private readonly idleMs: number;
@@ -205,10 +209,29 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
+  /**
+   * Removes what is past its retention, at the first pass and then once a day. The log says how many,
+   * never whose.
+   */
+  private async removeExpired(): Promise<void> {
+    const { outbox, log } = this.options;
+    const now = this.now();
+    if (!isRetaining(outbox)) return;
+    if (this.lastRetentionAt !== null && now.getTime() - this.lastRetentionAt < RETENTION_EVERY_MS) return;
+    const { retention } = this.options.config();
+    const removed = await outbox.removeExpired(now, retention);
+    this.lastRetentionAt = now.getTime();
+    log(
+      `retention: removed ${removed.inquiries} inquiries past ${retention.deliveredMonths} months and ` +
+        `${removed.quarantined} unreleased suspected spam past ${retention.quarantinedDays} days`,
+    );
+  }
+
   /** One pass over the due inquiries; resolves to how long to sleep before the next one. */
   private async pass(): Promise<number> {
     const config = this.options.config();
     const { outbox, log } = this.options;
+    await this.removeExpired();
     const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped);
     if (!outcome) return LOCKED_RETRY_MS;
     this.lastStatus = {

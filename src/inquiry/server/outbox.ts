@@ -1,4 +1,4 @@
-import type { TransportName } from "./config";
+import type { RetentionPolicy, TransportName } from "./config";
 import type { InquiryValues } from "../values";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
@@ -210,3 +210,51 @@ export interface InquiryOutbox {
     onLost?: (error: Error) => void,
   ): Promise<{ value: T } | null>;
 }
+
+/** What a retention run removed, by kind: counts only, never whose. */
+export interface RemovedCounts {
+  /** Inquiries past the months the privacy page states (any but unreleased suspected spam). */
+  readonly inquiries: number;
+  /** Suspected spam never released, past its days. */
+  readonly quarantined: number;
+}
+
+/** An inquiry with everything stored about it, as an export on request gives it. */
+export interface StoredInquiry {
+  readonly record: OutboxRecord;
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly releasedAt: string | null;
+  /** Marked by an operator as kept (tied to a quote or an order): never removed by retention. */
+  readonly kept: boolean;
+}
+
+/**
+ * What an outbox does with the personal data it holds, as the privacy page promises: it removes
+ * inquiries past their retention, keeps those an operator marks, and finds or erases a person's on request.
+ * Removed means gone from the medium too, not only from listings.
+ */
+export interface RetainingOutbox {
+  /** Removes what is past its time at `now`: the inquiry with its attempts, release and idempotency key. */
+  removeExpired(now: Date, retention: RetentionPolicy): Promise<RemovedCounts>;
+  /** Marks one inquiry as never to be removed by retention; false when there is no such inquiry. */
+  keep(reference: string): Promise<boolean>;
+  /** Every inquiry sent from `address` (compared without regard to case), oldest first. */
+  inquiriesFrom(address: string): Promise<StoredInquiry[]>;
+  /** One inquiry with everything stored about it; null when there is none. */
+  stored(reference: string): Promise<StoredInquiry | null>;
+  /** Removes the given inquiries as retention does; resolves to the references that were there. */
+  erase(references: readonly string[]): Promise<string[]>;
+}
+
+export const isRetaining = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetainingOutbox =>
+  "removeExpired" in outbox && "erase" in outbox;
+
+/** The moment before which a retention of `months` (calendar months) or `days` has run out, at `now`. */
+export const retentionCutoffs = (now: Date, retention: RetentionPolicy) => {
+  const delivered = new Date(now);
+  delivered.setUTCMonth(delivered.getUTCMonth() - retention.deliveredMonths);
+  return {
+    delivered: delivered.toISOString(),
+    quarantined: new Date(now.getTime() - retention.quarantinedDays * 86_400_000).toISOString(),
+  };
+};

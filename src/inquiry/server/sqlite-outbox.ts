@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
-import type { TransportName } from "./config";
+import { backup, DatabaseSync } from "node:sqlite";
+import type { RetentionPolicy, TransportName } from "./config";
 import {
   DuplicateReferenceError,
   entriesOf,
@@ -17,6 +17,10 @@ import {
   type OutboxEntry,
   type OutboxRecord,
   type QuarantineRelease,
+  type RemovedCounts,
+  type RetainingOutbox,
+  type StoredInquiry,
+  retentionCutoffs,
 } from "./outbox";
 import { processWide } from "./process-wide";
 
@@ -29,6 +33,10 @@ export const DATABASE_FILE = "inquiries.sqlite";
  */
 const BUSY_TIMEOUT_MS = 5_000;
 const LEASE_NAME = "delivery";
+/** The most pages node:sqlite's backup takes in one step (a 32-bit count): the whole database, in practice. */
+const ALL_PAGES = 2 ** 31 - 1;
+/** Inquiries removed per transaction by retention, so that a large removal never holds the writer long. */
+const REMOVAL_BATCH = 500;
 /** What a health probe writes: an inquiry with its labels and indexes takes a few kilobytes. */
 const PROBE_BYTES = 16_384;
 
@@ -80,6 +88,10 @@ CREATE TABLE IF NOT EXISTS health (
 interface InquiryRow {
   readonly record: string;
   readonly released_at: string | null;
+}
+interface FullRow extends InquiryRow {
+  readonly reference: string;
+  readonly kept: number;
 }
 interface AttemptRow {
   readonly reference: string;
@@ -137,6 +149,24 @@ const prepare = (db: DatabaseSync) => ({
   renewLease: db.prepare("UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?"),
   dropLease: db.prepare("DELETE FROM leases WHERE name = ? AND holder = ?"),
   // Several pages, more than an inquiry takes: a store with room for the probe has room for an inquiry.
+  keep: db.prepare("UPDATE inquiries SET kept = 1 WHERE reference = ?"),
+  fullRow: db.prepare("SELECT reference, record, released_at, kept FROM inquiries WHERE reference = ?"),
+  fromAddress: db.prepare(
+    "SELECT reference, record, released_at, kept FROM inquiries WHERE email = ? ORDER BY received_at, rowid",
+  ),
+  // Past the months since the sender's last inquiry: the range through (phase, received_at), each sender
+  // checked through the email index.
+  expired: db.prepare(
+    `SELECT reference FROM inquiries AS old
+     WHERE phase IN ('open', 'done') AND received_at < :cutoff AND kept = 0
+       AND NOT EXISTS (SELECT 1 FROM inquiries AS later WHERE later.email = old.email AND later.received_at >= :cutoff)
+     LIMIT ${REMOVAL_BATCH}`,
+  ),
+  expiredHeld: db.prepare(
+    `SELECT reference FROM inquiries WHERE phase = 'held' AND received_at < :cutoff AND kept = 0 LIMIT ${REMOVAL_BATCH}`,
+  ),
+  removeAttempts: db.prepare("DELETE FROM attempts WHERE reference = ?"),
+  removeInquiry: db.prepare("DELETE FROM inquiries WHERE reference = ?"),
   probe: db.prepare(
     `INSERT INTO health (id, at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
      ON CONFLICT (id) DO UPDATE SET at = excluded.at, room = excluded.room`,
@@ -235,7 +265,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * opens it (the server, `npm run inquiries`) shares the file; SQLite's locking keeps their writes apart,
  * and a lease row in the database decides which of them delivers.
  */
-export class SqliteOutbox implements InquiryOutbox {
+export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
   readonly file: string;
 
   constructor(
@@ -442,6 +472,98 @@ export class SqliteOutbox implements InquiryOutbox {
   holds(references: readonly string[]): Set<string> {
     const { statements } = this.connection();
     return new Set(references.filter((reference) => statements.exists.get(reference) !== undefined));
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async keep(reference: string): Promise<boolean> {
+    const { db, statements } = this.connection();
+    return inTransaction(db, () => Number(statements.keep.run(reference).changes) > 0);
+  }
+
+  private static storedOf(statements: Statements, row: FullRow): StoredInquiry {
+    return {
+      record: recordOf(row),
+      attempts: (statements.attemptsOf.all(row.reference) as unknown as AttemptRow[]).map(attemptOf),
+      releasedAt: row.released_at,
+      kept: row.kept === 1,
+    };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
+    const { statements } = this.connection();
+    const rows = statements.fromAddress.all(address.trim().toLowerCase()) as unknown as FullRow[];
+    return rows.map((row) => SqliteOutbox.storedOf(statements, row));
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async stored(reference: string): Promise<StoredInquiry | null> {
+    const { statements } = this.connection();
+    const row = statements.fullRow.get(reference) as FullRow | undefined;
+    return row ? SqliteOutbox.storedOf(statements, row) : null;
+  }
+
+  /**
+   * Removes the inquiries and their attempts in one transaction, then checkpoints the WAL into the
+   * database and truncates it: with secure_delete the removed rows are overwritten with zeros, so nothing
+   * of them is left in either file.
+   */
+  private remove(references: readonly string[]): string[] {
+    const { db, statements } = this.connection();
+    const removed = inTransaction(db, () =>
+      references.filter((reference) => {
+        statements.removeAttempts.run(reference);
+        return Number(statements.removeInquiry.run(reference).changes) > 0;
+      }),
+    );
+    return removed;
+  }
+
+  /** Copies the WAL into the database and empties it, so that removed rows survive in neither file. */
+  private checkpoint(): void {
+    this.connection().db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async erase(references: readonly string[]): Promise<string[]> {
+    const removed = this.remove(references);
+    this.checkpoint();
+    return removed;
+  }
+
+  /** A batch at a time (each its own transaction), through the indexes: never the whole table at once. */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async removeExpired(now: Date, retention: RetentionPolicy): Promise<RemovedCounts> {
+    const { statements } = this.connection();
+    const cutoffs = retentionCutoffs(now, retention);
+    const removeAll = (query: typeof statements.expired, cutoff: string) => {
+      let count = 0;
+      for (;;) {
+        const batch = (query.all({ cutoff }) as unknown as { reference: string }[]).map((row) => row.reference);
+        if (batch.length === 0) return count;
+        count += this.remove(batch).length;
+      }
+    };
+    const counts = {
+      inquiries: removeAll(statements.expired, cutoffs.delivered),
+      quarantined: removeAll(statements.expiredHeld, cutoffs.quarantined),
+    };
+    if (counts.inquiries + counts.quarantined > 0) this.checkpoint();
+    return counts;
+  }
+
+  /**
+   * A consistent copy of the database at `destination` while the server goes on writing (SQLite's online
+   * backup), readable by this user only. Resolves to the pages copied.
+   */
+  async backup(destination: string): Promise<number> {
+    if (path.resolve(destination) === path.resolve(this.file))
+      throw new Error("a backup cannot replace the database itself");
+    const { db } = this.connection();
+    closeSync(openSync(destination, "w", 0o600));
+    // Every page in one step, in one read transaction: copied a hundred pages at a time (the default), a
+    // backup restarts whenever another connection (the server) writes, and under steady writes never ends.
+    return backup(db, destination, { rate: ALL_PAGES });
   }
 
   /** Takes the delivery lease if no other holder's is still running; false when another holds it. */
