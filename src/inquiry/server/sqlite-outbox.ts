@@ -73,6 +73,24 @@ CREATE TABLE IF NOT EXISTS attempts (
   retry_at TEXT,
   UNIQUE (reference, transport, at)
 ) STRICT;
+-- How many inquiries are in each phase, kept by triggers in the same transactions: the worker reports how
+-- many are held in quarantine after every pass, and counting 100,000 of them each time took milliseconds.
+CREATE TABLE IF NOT EXISTS phase_counts (
+  phase TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+) STRICT;
+CREATE TRIGGER IF NOT EXISTS phase_count_insert AFTER INSERT ON inquiries BEGIN
+  INSERT INTO phase_counts (phase, count) VALUES (NEW.phase, 1)
+    ON CONFLICT (phase) DO UPDATE SET count = count + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS phase_count_delete AFTER DELETE ON inquiries BEGIN
+  UPDATE phase_counts SET count = count - 1 WHERE phase = OLD.phase;
+END;
+CREATE TRIGGER IF NOT EXISTS phase_count_update AFTER UPDATE OF phase ON inquiries WHEN OLD.phase <> NEW.phase BEGIN
+  UPDATE phase_counts SET count = count - 1 WHERE phase = OLD.phase;
+  INSERT INTO phase_counts (phase, count) VALUES (NEW.phase, 1)
+    ON CONFLICT (phase) DO UPDATE SET count = count + 1;
+END;
 CREATE TABLE IF NOT EXISTS leases (
   name TEXT PRIMARY KEY,
   holder TEXT NOT NULL,
@@ -141,7 +159,7 @@ const prepare = (db: DatabaseSync) => ({
     `SELECT attempts.* FROM attempts JOIN inquiries USING (reference)
      WHERE inquiries.phase = 'open' ORDER BY attempts.rowid`,
   ),
-  held: db.prepare("SELECT count(*) AS count FROM inquiries WHERE phase = 'held'"),
+  held: db.prepare("SELECT coalesce((SELECT count FROM phase_counts WHERE phase = 'held'), 0) AS count"),
   lease: db.prepare("SELECT holder, expires_at FROM leases WHERE name = ?"),
   takeLease: db.prepare(
     "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
