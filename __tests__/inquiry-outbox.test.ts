@@ -433,6 +433,66 @@ describe("the Netlify Blobs outbox", () => {
     ]);
   });
 
+  it("lists only the open marks in a delivery pass, which delivery empties: never the history", async () => {
+    const outbox = openOutbox(blobsConfig());
+    // The first pass on a store gives it its open marks (see the next test); this one is still empty.
+    await outbox.entries(8, "open");
+    for (const reference of ["CRS-OPEN-0001", "CRS-OPEN-0002", "CRS-OPEN-0003"]) await outbox.add(record(reference));
+    await outbox.add({ ...record("CRS-OPEN-0004"), quarantine: { reason: "honeypot filled" } });
+    await outbox.recordAttempt({ reference: "CRS-OPEN-0001", transport: "email", ok: true, at: "t1" });
+    await outbox.recordAttempt({ reference: "CRS-OPEN-0002", transport: "email", ok: true, at: "t1" });
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    try {
+      const first = await outbox.entries(8, "open");
+      expect(first.entries.map((entry) => [entry.record.reference, entry.state])).toEqual([
+        ["CRS-OPEN-0001", "delivered"],
+        ["CRS-OPEN-0002", "delivered"],
+        ["CRS-OPEN-0003", "pending"],
+      ]);
+      const second = await outbox.entries(8, "open");
+      expect([second.entries.map((entry) => entry.record.reference), second.heldUnread]).toEqual([
+        ["CRS-OPEN-0003"],
+        1,
+      ]);
+      const prefixes = new Set(listed.mock.calls.map(([prefix]) => prefix.split("/")[0]));
+      // The open marks, the held marks, and the attempts and releases of open inquiries only.
+      expect([...prefixes].sort()).toEqual(["attempts", "open", "quarantined", "releases"]);
+      expect(listed.mock.calls.filter(([prefix]) => prefix.includes("CRS-OPEN-0001"))).toHaveLength(2);
+    } finally {
+      listed.mockRestore();
+    }
+    expect((await rawStore().list("open/")).map((blob) => blob.key)).toEqual(["open/CRS-OPEN-0003"]);
+  });
+
+  it("gives a store written before the open marks its marks once, from one listing of everything", async () => {
+    // As the earlier outbox left it: inquiries, one marked delivered, one held, one held and released.
+    for (const reference of ["CRS-OLDS-0001", "CRS-OLDS-0002"]) {
+      await rawStore().write(`inquiries/${reference}`, record(reference));
+    }
+    await rawStore().write("delivered/CRS-OLDS-0001", { at: "t1" });
+    for (const reference of ["CRS-OLDS-0003", "CRS-OLDS-0004"]) {
+      await rawStore().write(`inquiries/${reference}`, {
+        ...record(reference),
+        quarantine: { reason: "sent too fast" },
+      });
+      await rawStore().write(`quarantined/${reference}`, { reason: "sent too fast" });
+    }
+    await rawStore().write("releases/CRS-OLDS-0004/20261122-x", { reference: "CRS-OLDS-0004", at: "t2" });
+    const open = await openOutbox(blobsConfig()).entries(8, "open");
+    expect([open.entries.map((entry) => [entry.record.reference, entry.state]), open.heldUnread]).toEqual([
+      [
+        ["CRS-OLDS-0002", "pending"],
+        ["CRS-OLDS-0004", "pending"],
+      ],
+      1,
+    ]);
+    expect(await rawStore().get("meta/open-index")).not.toBeNull();
+    expect((await rawStore().list("open/")).map((blob) => blob.key).sort()).toEqual([
+      "open/CRS-OLDS-0002",
+      "open/CRS-OLDS-0004",
+    ]);
+  });
+
   it("does not deliver while another process holds an unexpired lease, and takes over an expired one", async () => {
     const future = new Date(Date.now() + 60_000).toISOString();
     await rawStore().write("lease/delivery", { holder: "another process", expiresAt: future });
