@@ -636,8 +636,13 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
       return { value: await work({ mayStart: () => !lost }) };
     } finally {
       clearInterval(renewal);
-      // A lease that passed to another run is not ours to remove: the holder decides.
-      statements.dropLease.run(LEASE_NAME, holder);
+      // A lease that passed to another run is not ours to remove: the holder decides. One that cannot be
+      // removed now (the disk, say) runs out on its own; that must not turn the work's outcome into a failure.
+      try {
+        statements.dropLease.run(LEASE_NAME, holder);
+      } catch (error) {
+        onLost(error as Error);
+      }
     }
   }
 }
