@@ -1,16 +1,18 @@
 /**
  * @jest-environment node
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { backoffMs } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
-import { Outbox } from "../src/inquiry/server/outbox";
+import type { OutboxRecord } from "../src/inquiry/server/outbox";
+import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { startMailServer } from "./support/loopback-servers";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 
@@ -110,7 +112,7 @@ const configWith = (env: NodeJS.ProcessEnv, delivery: Partial<DeliveryPolicy> = 
 /** A worker on a clock the test moves; each pass runs when the test notifies it. */
 const startWorker = (config: () => InquiryConfig, clock: { now: Date }) => {
   worker = new DeliveryWorker({
-    outbox: new Outbox(dir),
+    outbox: new SqliteOutbox(dir),
     config,
     log: (line) => logs.push(line),
     now: () => clock.now,
@@ -125,7 +127,7 @@ const pass = async (running: DeliveryWorker) => {
 };
 
 const entryOf = async (reference: string, maxAttempts: number) =>
-  (await new Outbox(dir).entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
+  (await new SqliteOutbox(dir).entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
 
 const seconds = (clock: { now: Date }, count: number) => {
   clock.now = new Date(clock.now.getTime() + count * 1000);
@@ -136,7 +138,7 @@ describe("DeliveryWorker", () => {
     const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
     let status = 500;
     receiver = await startReceiver(() => status);
-    await new Outbox(dir).add(record("CRS-RTRY-0001"));
+    await new SqliteOutbox(dir).add(record("CRS-RTRY-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
     await running.idle();
     expect(receiver.received).toEqual(["CRS-RTRY-0001"]);
@@ -166,7 +168,7 @@ describe("DeliveryWorker", () => {
   it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
     const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
     receiver = await startReceiver(() => 503);
-    await new Outbox(dir).add(record("CRS-DEAD-0001"));
+    await new SqliteOutbox(dir).add(record("CRS-DEAD-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" }), clock);
     await running.idle();
     for (let hour = 0; hour < 5; hour += 1) {
@@ -183,7 +185,7 @@ describe("DeliveryWorker", () => {
     const clock = { now: new Date("2026-11-22T12:00:00.000Z") };
     const mail = await startMailServer();
     receiver = await startReceiver(() => 204);
-    const outbox = new Outbox(dir);
+    const outbox = new SqliteOutbox(dir);
     await outbox.add(record("CRS-HALF-0001", ["email", "webhook"]));
     for (const at of ["2026-11-22T10:00:00.000Z", "2026-11-22T10:01:00.000Z"]) {
       await outbox.recordAttempt({ reference: "CRS-HALF-0001", transport: "email", ok: false, at, retryAt: at });
@@ -223,7 +225,7 @@ describe("DeliveryWorker", () => {
   it("has at most the configured number of deliveries under way at once", async () => {
     const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
     receiver = await startReceiver(() => null);
-    const outbox = new Outbox(dir);
+    const outbox = new SqliteOutbox(dir);
     const references = Array.from({ length: 6 }, (_, index) => `CRS-CONC-000${index}`);
     for (const reference of references) await outbox.add(record(reference));
     startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { concurrency: 2 }), clock);
@@ -250,7 +252,7 @@ describe("DeliveryWorker", () => {
   it("when stopped, finishes the deliveries under way and starts no more", async () => {
     const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
     receiver = await startReceiver(() => null);
-    const outbox = new Outbox(dir);
+    const outbox = new SqliteOutbox(dir);
     const references = ["CRS-STOP-0001", "CRS-STOP-0002", "CRS-STOP-0003", "CRS-STOP-0004"];
     for (const reference of references) await outbox.add(record(reference));
     const current = receiver;
@@ -267,14 +269,14 @@ describe("DeliveryWorker", () => {
   it("cuts a webhook call that hangs at the attempt deadline and records the failure", async () => {
     const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
     receiver = await startReceiver(() => null);
-    await new Outbox(dir).add(record("CRS-HANG-0001"));
+    await new SqliteOutbox(dir).add(record("CRS-HANG-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { attemptTimeoutMs: 300 }), clock);
     await running.idle();
     const current = receiver;
     await waitUntil(() => current.aborted.length === 1, "the receiver sees the call given up");
     const entry = await entryOf("CRS-HANG-0001", 8);
     expect([entry?.state, entry?.deliveries]).toEqual(["pending", { webhook: "failed" }]);
-    const { attempts } = await new Outbox(dir).read();
+    const { attempts } = await new SqliteOutbox(dir).read();
     expect(attempts.map((attempt) => [attempt.ok, typeof attempt.detail])).toEqual([[false, "string"]]);
   });
 
@@ -284,7 +286,7 @@ describe("DeliveryWorker", () => {
     const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      await new Outbox(dir).add(record("CRS-HANG-0002", ["email"]));
+      await new SqliteOutbox(dir).add(record("CRS-HANG-0002", ["email"]));
       const { port } = silent.address() as net.AddressInfo;
       const config = configWith(
         {
@@ -311,7 +313,7 @@ describe("DeliveryWorker", () => {
     const mail = await startMailServer();
     try {
       const env = { SMTP_URL: mail.url, INQUIRY_TO: "sales@example.com", INQUIRY_FROM: "website@example.com" };
-      await new Outbox(dir).add(record("CRS-TLS0-0001", ["email"]));
+      await new SqliteOutbox(dir).add(record("CRS-TLS0-0001", ["email"]));
       const strict = startWorker(configWith(env), clock);
       await strict.idle();
       await strict.stop();
@@ -330,12 +332,12 @@ describe("DeliveryWorker", () => {
 
   it("waits for every delivery under way before it lets go of the lock, even when recording one fails", async () => {
     const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
-    const outbox = new Outbox(dir);
+    const outbox = new SqliteOutbox(dir);
     await outbox.add(record("CRS-DISK-0001"));
     await outbox.add(record("CRS-DISK-0002"));
     // The first outcome cannot be written to the deliveries log: the disk is full.
     const recording = jest
-      .spyOn(Outbox.prototype, "recordAttempt")
+      .spyOn(SqliteOutbox.prototype, "recordAttempt")
       .mockRejectedValueOnce(Object.assign(new Error("no space left on device"), { code: "ENOSPC" }));
     try {
       receiver = await startReceiver(() => null);
@@ -354,22 +356,119 @@ describe("DeliveryWorker", () => {
     }
   });
 
+  it("delivers the backlog stored while no transport was configured once one is, exactly once", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const references = ["CRS-BACK-0001", "CRS-BACK-0002", "CRS-BACK-0003"];
+    // Accepted while the server had no transport: stored, delivered by nobody.
+    for (const reference of references) await new SqliteOutbox(dir).add(record(reference, []));
+    const idle = startWorker(configWith({}), clock);
+    await pass(idle);
+    expect((await entryOf("CRS-BACK-0001", 8))?.state).toBe("stored");
+    await idle.stop();
+
+    // Started again with a webhook configured.
+    receiver = await startReceiver(() => 204);
+    const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
+    await running.idle();
+    expect([...receiver.received].sort()).toEqual(references);
+    seconds(clock, 3600);
+    await pass(running);
+    expect(receiver.received).toHaveLength(3);
+    for (const reference of references) {
+      const entry = await entryOf(reference, 8);
+      expect([entry?.state, entry?.deliveries]).toEqual(["delivered", { webhook: "delivered" }]);
+    }
+  });
+
+  it("removes what is past its retention once a day: old inquiries and unreleased spam, never a kept one", async () => {
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const outbox = new SqliteOutbox(dir);
+    const stored = async (
+      reference: string,
+      receivedAt: string,
+      address: string,
+      extra: Partial<OutboxRecord> = {},
+    ) => {
+      await outbox.add({ ...record(reference), receivedAt, replyTo: { address }, ...extra });
+      if (!extra.quarantine) {
+        await outbox.recordAttempt({ reference, transport: "webhook", ok: true, at: receivedAt });
+      }
+    };
+    const spam = { quarantine: { reason: "honeypot filled" } };
+    await stored("CRS-OLD0-0001", "2024-11-01T09:00:00.000Z", "gone@example.gov");
+    await stored("CRS-KEPT-0001", "2024-10-01T09:00:00.000Z", "order@example.gov");
+    await outbox.keep("CRS-KEPT-0001");
+    // 25 months old, but the same sender wrote again last month: the last contact is recent.
+    await stored("CRS-BACK-0201", "2024-10-15T09:00:00.000Z", "returning@example.gov");
+    await stored("CRS-BACK-0202", "2026-10-15T09:00:00.000Z", "Returning@example.gov");
+    await stored("CRS-NEW0-0001", "2025-01-10T09:00:00.000Z", "recent@example.gov");
+    await stored("CRS-SPAM-0001", "2026-10-10T09:00:00.000Z", "bot@example.gov", spam);
+    await stored("CRS-SPAM-0002", "2026-11-12T09:00:00.000Z", "bot@example.gov", spam);
+    await stored("CRS-SPAM-0003", "2026-10-10T09:00:00.000Z", "person@example.gov", spam);
+    await outbox.release("CRS-SPAM-0003");
+    await outbox.recordAttempt({
+      reference: "CRS-SPAM-0003",
+      transport: "webhook",
+      ok: true,
+      at: "2026-10-11T09:00:00.000Z",
+    });
+
+    const running = startWorker(configWith({}), clock);
+    await running.idle();
+    const remaining = async () => (await outbox.read()).records.map((kept) => kept.reference);
+    expect(await remaining()).toEqual([
+      "CRS-KEPT-0001",
+      "CRS-BACK-0201",
+      "CRS-BACK-0202",
+      "CRS-NEW0-0001",
+      "CRS-SPAM-0002",
+      "CRS-SPAM-0003",
+    ]);
+    const retentionLines = () => logs.filter((line) => line.startsWith("retention:"));
+    expect(retentionLines()).toEqual([
+      "retention: removed 1 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+    ]);
+    expect((await outbox.read()).attempts.map((attempt) => attempt.reference)).not.toContain("CRS-OLD0-0001");
+
+    // Not again within the day...
+    seconds(clock, 3600);
+    await pass(running);
+    expect(retentionLines()).toHaveLength(1);
+    // ...but the next day, when the spam still held has had its 30 days.
+    clock.now = new Date("2026-12-13T10:00:00.000Z");
+    await pass(running);
+    expect(retentionLines()).toHaveLength(2);
+    expect(retentionLines()[1]).toBe(
+      "retention: removed 0 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+    );
+    expect(await remaining()).not.toContain("CRS-SPAM-0002");
+    expect(logs.join("\n")).not.toMatch(/example\.gov/);
+  });
+
   it("survives losing the delivery lock in the middle of a pass", async () => {
-    const outbox = new Outbox(dir, { lockUpdateMs: 1_000 });
+    const outbox = new SqliteOutbox(dir, { leaseRenewMs: 200 });
     const lost: string[] = [];
     const outcome = await outbox.whileDelivering(
-      async () => {
-        rmSync(path.join(dir, "delivery.lock"), { recursive: true, force: true });
-        // Long enough for the lock's next refresh to find it gone.
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-        return "done";
+      async (lease) => {
+        // Another run, judging the lease expired (this process stalled), takes it over.
+        const other = new DatabaseSync(outbox.file);
+        other.prepare("UPDATE leases SET holder = 'another run'").run();
+        other.close();
+        // Long enough for the lease's next renewal to find it gone.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return lease.mayStart();
       },
       0,
       (error) => lost.push(error.message),
     );
-    expect(outcome).toEqual({ value: "done" });
-    expect(lost).toHaveLength(1);
-    // The next pass takes the lock afresh.
+    expect(outcome).toEqual({ value: false });
+    expect(lost).toEqual(["the delivery lease was taken over by another run"]);
+    // The lease that passed to the other run is left to it...
+    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toBeNull();
+    // ...until it expires.
+    const other = new DatabaseSync(outbox.file);
+    other.prepare("UPDATE leases SET expires_at = 0").run();
+    other.close();
     expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toEqual({ value: "again" });
   });
 });
@@ -406,21 +505,26 @@ describe("backoffMs", () => {
 const inquiries = (args: readonly string[], env: NodeJS.ProcessEnv) =>
   runInquiries(args, { INQUIRY_DATA_DIR: dir, ...env });
 
+/** Holds every call until `delayMs` after the first one, then answers all of them (and any later) with 204. */
+const answerAllAfterFirstCall = (held: Receiver, delayMs: number): NodeJS.Timeout => {
+  let firstCallAt = 0;
+  return setInterval(() => {
+    if (held.received.length > 0 && firstCallAt === 0) firstCallAt = Date.now();
+    if (firstCallAt === 0 || Date.now() - firstCallAt < delayMs) return;
+    for (const request of held.held.splice(0)) request.answer(204);
+  }, 20);
+};
+
 describe("npm run inquiries", () => {
   it("delivers each pending inquiry exactly once when two --retry runs start together", async () => {
     const references = Array.from({ length: 5 }, (_, index) => `CRS-TWIN-000${index}`);
-    const outbox = new Outbox(dir);
+    const outbox = new SqliteOutbox(dir);
     for (const reference of references) await outbox.add(record(reference));
     // Slow answers, so that both runs are under way at the same time.
     receiver = await startReceiver(() => null);
     const current = receiver;
     // Nothing is answered until a second has passed since the first call: both runs have started by then.
-    let firstCallAt = 0;
-    const answering = setInterval(() => {
-      if (current.received.length > 0 && firstCallAt === 0) firstCallAt = Date.now();
-      if (firstCallAt === 0 || Date.now() - firstCallAt < 1_000) return;
-      for (const request of current.held.splice(0)) request.answer(204);
-    }, 50);
+    const answering = answerAllAfterFirstCall(current, 1_000);
     try {
       const env = { INQUIRY_WEBHOOK_URL: receiver.url };
       const [first, second] = await Promise.all([inquiries(["--retry"], env), inquiries(["--retry"], env)]);
@@ -437,8 +541,157 @@ describe("npm run inquiries", () => {
     }
   }, 30_000);
 
+  it("delivers each inquiry exactly once when the server's worker and --retry run at once", async () => {
+    const references = Array.from({ length: 6 }, (_, index) => `CRS-BOTH-000${index}`);
+    const outbox = new SqliteOutbox(dir);
+    for (const reference of references) await outbox.add(record(reference));
+    // Nothing is answered until 2 s after the first call: the worker's pass is under way when --retry starts.
+    receiver = await startReceiver(() => null);
+    const current = receiver;
+    const answering = answerAllAfterFirstCall(current, 2_000);
+    try {
+      const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
+      const [retried] = await Promise.all([
+        inquiries(["--retry"], { INQUIRY_WEBHOOK_URL: receiver.url }),
+        startWorker(config, { now: new Date() }).idle(),
+      ]);
+      expect(retried.code).toBe(0);
+      expect([...current.received].sort()).toEqual(references);
+      const { entries } = await outbox.entries(8);
+      expect(entries.map((entry) => [entry.state, entry.attempts])).toEqual(references.map(() => ["delivered", 1]));
+    } finally {
+      clearInterval(answering);
+    }
+  }, 30_000);
+
+  it("--retry delivers the backlog stored while no transport was configured", async () => {
+    const outbox = new SqliteOutbox(dir);
+    await outbox.add(record("CRS-BACK-0101", []));
+    await outbox.add(record("CRS-BACK-0102", []));
+    expect((await inquiries(["--retry"], {})).stdout).toMatch(/Retried 0 undelivered/);
+    receiver = await startReceiver(() => 204);
+    const env = { INQUIRY_WEBHOOK_URL: receiver.url };
+    const retried = await inquiries(["--retry"], env);
+    expect([retried.code, retried.stdout]).toEqual([
+      0,
+      expect.stringMatching(/Retried 2 undelivered inquiries: 2 delivered/),
+    ]);
+    expect((await inquiries(["--retry"], env)).stdout).toMatch(/Retried 0 undelivered/);
+    expect([...receiver.received].sort()).toEqual(["CRS-BACK-0101", "CRS-BACK-0102"]);
+  }, 30_000);
+
+  it("says which store it reads, and refuses to read an empty ./.data when the service's environment is missing", async () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), "inquiries-cwd-"));
+    try {
+      const bare = await runInquiries([], { INQUIRY_DATA_DIR: "" }, { cwd: elsewhere });
+      expect(bare.code).toBe(1);
+      expect(bare.stderr).toMatch(
+        /INQUIRY_DATA_DIR is not set, and .*\.data holds no inquiry database: run this with the service's environment/,
+      );
+      expect(existsSync(path.join(elsewhere, ".data"))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+    expect((await inquiries([], {})).stderr).toMatch(/There is no inquiry database in .*delivery-worker-/);
+    await new SqliteOutbox(dir).add(record("CRS-LIST-0001"));
+    const listed = await inquiries([], {});
+    expect([listed.code, listed.stderr]).toEqual([
+      0,
+      expect.stringContaining(`Reading ${path.join(dir, "inquiries.sqlite")}.`),
+    ]);
+  }, 30_000);
+
+  it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
+    const outbox = new SqliteOutbox(dir);
+    const from = (reference: string, address: string): OutboxRecord => ({ ...record(reference), replyTo: { address } });
+    await outbox.add(from("CRS-PERS-0001", "ask@example.gov"));
+    await outbox.add(from("CRS-PERS-0002", "Ask@Example.gov"));
+    await outbox.add(from("CRS-PERS-0003", "other@example.gov"));
+    await outbox.recordAttempt({ reference: "CRS-PERS-0001", transport: "webhook", ok: true, at: "t1" });
+
+    const exported = await inquiries(["--export-email", "ASK@example.gov"], {});
+    expect(exported.code).toBe(0);
+    const inquiriesOf = JSON.parse(exported.stdout) as { record: OutboxRecord; attempts: unknown[] }[];
+    expect(inquiriesOf.map((inquiry) => [inquiry.record.reference, inquiry.attempts.length])).toEqual([
+      ["CRS-PERS-0001", 1],
+      ["CRS-PERS-0002", 0],
+    ]);
+
+    expect((await inquiries(["--keep", "CRS-PERS-0003"], {})).stdout).toMatch(/CRS-PERS-0003 is kept/);
+    expect((await outbox.stored("CRS-PERS-0003"))?.kept).toBe(true);
+    expect((await inquiries(["--keep", "CRS-NONE-0000"], {})).code).toBe(1);
+
+    // Without --yes it asks; anything but yes removes nothing.
+    const unconfirmed = await runInquiries(
+      ["--erase-email", "ask@example.gov"],
+      { INQUIRY_DATA_DIR: dir },
+      { input: "no\n" },
+    );
+    expect([unconfirmed.code, unconfirmed.stdout, unconfirmed.stderr]).toEqual([
+      1,
+      expect.stringMatching(/To be removed for good.*\n.*CRS-PERS-0001 .*\n.*CRS-PERS-0002 /),
+      expect.stringMatching(/Nothing was removed/),
+    ]);
+    expect(await outbox.inquiriesFrom("ask@example.gov")).toHaveLength(2);
+
+    const erased = await inquiries(["--erase-email", "ask@example.gov", "--yes"], {});
+    expect([erased.code, erased.stdout]).toEqual([
+      0,
+      expect.stringMatching(/Removed 2 inquiries: CRS-PERS-0001, CRS-PERS-0002\./),
+    ]);
+    const one = await runInquiries(["--erase", "CRS-PERS-0003"], { INQUIRY_DATA_DIR: dir }, { input: "yes\n" });
+    expect([one.code, one.stdout]).toEqual([0, expect.stringMatching(/Removed 1 inquiries: CRS-PERS-0003\./)]);
+    expect((await outbox.read()).records).toEqual([]);
+    expect((await inquiries(["--erase", "CRS-PERS-0003", "--yes"], {})).code).toBe(1);
+  }, 60_000);
+
+  it("backs the database up while it is being written, and the copy restores as the outbox", async () => {
+    const outbox = new SqliteOutbox(dir);
+    for (let index = 0; index < 200; index += 1) await outbox.add(record(`CRS-BKUP-${String(index).padStart(4, "0")}`));
+    const backupFile = path.join(dir, "backup.sqlite");
+    // The server goes on storing while the copy is made.
+    // An object, so that the loop sees the change made after it started.
+    const writing = { on: true };
+    const written: string[] = [];
+    const writer = (async () => {
+      for (let index = 0; writing.on; index += 1) {
+        const reference = `CRS-MORE-${String(index).padStart(4, "0")}`;
+        await outbox.add(record(reference));
+        written.push(reference);
+      }
+    })();
+    const backedUp = await inquiries(["--backup", backupFile], {});
+    writing.on = false;
+    await writer;
+    expect([backedUp.code, backedUp.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^Backed up .* to .*backup\.sqlite \(\d+ pages\)\./),
+    ]);
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600);
+
+    // Restoring, as the README says: the server stopped, the copy put in place of the database.
+    const restoredDir = mkdtempSync(path.join(tmpdir(), "restored-"));
+    try {
+      copyFileSync(backupFile, path.join(restoredDir, "inquiries.sqlite"));
+      const restored = new SqliteOutbox(restoredDir);
+      const references = (await restored.read()).records.map((stored) => stored.reference);
+      expect(references.slice(0, 200)).toEqual(
+        Array.from({ length: 200 }, (_, index) => `CRS-BKUP-${String(index).padStart(4, "0")}`),
+      );
+      // A consistent copy: whatever of the later ones it has, it has in order, from the first.
+      expect(references.slice(200)).toEqual(written.slice(0, references.length - 200));
+      const check = new DatabaseSync(path.join(restoredDir, "inquiries.sqlite"));
+      expect(check.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      check.close();
+      await restored.add(record("CRS-AFTR-0001"));
+      expect((await restored.entry("CRS-AFTR-0001", 8))?.state).toBe("pending");
+    } finally {
+      rmSync(restoredDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("lists quarantined inquiries, releases one, and --retry then delivers it", async () => {
-    const outbox = new Outbox(dir);
+    const outbox = new SqliteOutbox(dir);
     await outbox.add({ ...record("CRS-QUAR-0001"), quarantine: { reason: "honeypot filled" } });
     await outbox.add({ ...record("CRS-QUAR-0002"), quarantine: { reason: "sent too fast" } });
     await outbox.add(record("CRS-PEND-0001"));

@@ -2,16 +2,18 @@
  * @jest-environment node
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { Outbox, type OutboxRecord } from "../src/inquiry/server/outbox";
+import type { OutboxRecord } from "../src/inquiry/server/outbox";
+import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { referencePattern } from "../src/inquiry/server/reference";
 import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
 import { postForm, postJson, quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { startMailServer, startWebhookReceiver } from "./support/loopback-servers";
+import { storedRecordsIn } from "./support/outbox-fixtures";
 
 const content = readInquiryContent(path.resolve("content"));
 const messages = content.form.formFields;
@@ -37,15 +39,11 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
   });
 
 const maxAttempts = content.form.delivery.retry.maxAttempts;
-const outboxEntries = async () => (await new Outbox(dataDir).entries(maxAttempts)).entries;
-
-const storedLines = () => {
-  const file = path.join(dataDir, "inquiries.ndjson");
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-};
+const outboxEntries = async () => (await new SqliteOutbox(dataDir).entries(maxAttempts)).entries;
 
 /** The stored inquiries, as the outbox wrote them. */
-const storedRecords = (): OutboxRecord[] => storedLines().map((line) => JSON.parse(line) as OutboxRecord);
+const storedRecords = (): OutboxRecord[] => storedRecordsIn(dataDir);
+const storedLines = () => storedRecords().map((record) => JSON.stringify(record));
 
 /** jest's any-string matcher, typed as the value it stands for rather than `any`. */
 const anyString: unknown = expect.any(String);
@@ -336,7 +334,7 @@ describe("/api/inquiry: spam", () => {
     expect(logs.join("\n")).toMatch(/quarantined: sent too fast/);
     const [entry] = await outboxEntries();
     expect(entry?.state).toBe("quarantined");
-    await new Outbox(dataDir).release(entry?.record.reference ?? "");
+    await new SqliteOutbox(dataDir).release(entry?.record.reference ?? "");
     app.server.worker.notify();
     await app.delivered();
     expect(hook.received).toHaveLength(1);

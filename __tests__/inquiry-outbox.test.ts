@@ -1,15 +1,18 @@
 /**
  * @jest-environment node
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
 import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../src/inquiry/server/blobs-store";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { openOutbox } from "../src/inquiry/server/open-outbox";
-import { Outbox, type InquiryOutbox, type OutboxRecord } from "../src/inquiry/server/outbox";
+import { importFileOutbox } from "../src/inquiry/server/file-outbox-import";
+import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
+import type { InquiryOutbox, OutboxRecord } from "../src/inquiry/server/outbox";
+import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../src/inquiry/server/reference";
 import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
@@ -52,7 +55,7 @@ const blobsConfig = () => readInquiryConfig(delivery, blobsServer.env(store));
 
 /** Each kind of outbox, opened the way the code opens it from the configuration. */
 const kinds: [string, () => InquiryOutbox][] = [
-  ["file", () => openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }))],
+  ["SQLite", () => openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }))],
   ["Netlify Blobs", () => openOutbox(blobsConfig())],
 ];
 
@@ -170,27 +173,206 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
   });
 });
 
-describe("the file outbox", () => {
-  it("closes off a line torn by a crash before appending, and counts it as damaged", async () => {
-    const outbox = new Outbox(dir);
-    await outbox.add(record("CRS-AAAA-0001"));
-    appendFileSync(outbox.inquiriesFile, '{"reference":"CRS-AAAA-00');
-    await outbox.add(record("CRS-AAAA-0002"));
-    const { entries, damagedLines } = await outbox.entries(8);
-    expect(entries.map((entry) => entry.record.reference)).toEqual(["CRS-AAAA-0001", "CRS-AAAA-0002"]);
-    expect(damagedLines).toBe(1);
+describe("the SQLite outbox", () => {
+  it("is the single server's default, a database file in INQUIRY_DATA_DIR", () => {
+    const outbox = openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }));
+    expect(outbox.location).toBe(path.join(dir, DATABASE_FILE));
+    // The folder outbox's earlier name still means the same folder.
+    expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" }).outbox).toBe("sqlite");
+    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "files" })).toThrow(/sqlite or blobs/);
   });
 
-  it("writes a refused reference nowhere", async () => {
-    await new Outbox(dir).add(record("CRS-BBBB-0001"));
+  it("keeps its database readable by the server's user only, in WAL with full syncs", async () => {
+    await new SqliteOutbox(dir).add(record("CRS-DDDD-0001"));
+    expect(statSync(path.join(dir, DATABASE_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dir, `${DATABASE_FILE}-wal`)).mode & 0o777).toBe(0o600);
+    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    try {
+      expect(db.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    } finally {
+      db.close();
+    }
+  });
+
+  it("answers a delivery pass's question through indexes, without reading delivered or quarantined ones", async () => {
+    const outbox = new SqliteOutbox(dir);
+    await outbox.add(record("CRS-PPPP-0001"));
+    await outbox.recordAttempt({ reference: "CRS-PPPP-0001", transport: "email", ok: true, at: "t1" });
+    await outbox.add(record("CRS-PPPP-0002"));
+    await outbox.add({ ...record("CRS-PPPP-0003"), quarantine: { reason: "honeypot filled" } });
+    // Anything read of the delivered or the held one would fail to parse.
+    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    try {
+      db.prepare(
+        "UPDATE inquiries SET record = 'not JSON' WHERE reference IN ('CRS-PPPP-0001', 'CRS-PPPP-0003')",
+      ).run();
+      const plans = [
+        "SELECT reference, record, released_at FROM inquiries WHERE phase = 'open' ORDER BY rowid",
+        "SELECT reference FROM inquiries WHERE idempotency_key = 'k' LIMIT 1",
+
+        "SELECT reference FROM inquiries WHERE email = 'pat@example.gov'",
+      ].map((query) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${query}`).all() as unknown as { detail: string }[])
+          .map((step) => step.detail)
+          .join("; "),
+      );
+      for (const plan of plans) expect(plan).toMatch(/USING (COVERING )?INDEX/);
+    } finally {
+      db.close();
+    }
+    const open = await outbox.entries(8, "open");
+    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([["CRS-PPPP-0002"], 1]);
+    // The held ones are counted as they come and go, not by reading them.
+    await outbox.add({ ...record("CRS-PPPP-0004"), quarantine: { reason: "sent too fast" } });
+    expect((await outbox.entries(8, "open")).heldUnread).toBe(2);
+    await outbox.release("CRS-PPPP-0004");
+    await outbox.erase(["CRS-PPPP-0003"]);
+    expect((await outbox.entries(8, "open")).heldUnread).toBe(0);
+  });
+
+  it("stores many inquiries that arrive at once, each durable when its promise resolves", async () => {
+    const outbox = new SqliteOutbox(dir);
+    const references = Array.from({ length: 300 }, (_, index) => `CRS-MANY-${String(index).padStart(4, "0")}`);
+    const results = await Promise.all(references.map((reference) => outbox.add(record(reference))));
+    expect(results.every((result) => result.created)).toBe(true);
     forgetProcessState();
-    await expect(new Outbox(dir).add(record("CRS-BBBB-0001"))).rejects.toThrow("CRS-BBBB-0001");
-    expect(readFileSync(path.join(dir, "inquiries.ndjson"), "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+    expect((await new SqliteOutbox(dir).read()).records.map((stored) => stored.reference)).toEqual(references);
   });
 
-  it("keeps its files readable by the server's user only", async () => {
-    await new Outbox(dir).add(record("CRS-DDDD-0001"));
-    expect(statSync(path.join(dir, "inquiries.ndjson")).mode & 0o777).toBe(0o600);
+  it("leaves nothing of an erased person in the database's files, its WAL included", async () => {
+    const outbox = new SqliteOutbox(dir);
+    const person = (reference: string): OutboxRecord => ({
+      ...record(reference),
+      replyTo: { address: "erase.me@example.gov" },
+      fields: [{ name: "fullName", label: "Full name", value: "Quillon Erasable" }],
+      idempotencyKey: `key-${reference}`,
+    });
+    for (let index = 0; index < 40; index += 1) await outbox.add(record(`CRS-KEEP-${String(index).padStart(4, "0")}`));
+    await outbox.add(person("CRS-ERAS-0001"));
+    await outbox.add({ ...person("CRS-ERAS-0002"), replyTo: { address: "Erase.Me@example.gov" } });
+    await outbox.recordAttempt({ reference: "CRS-ERAS-0001", transport: "email", ok: true, at: "t1" });
+    const files = () => readdirSync(dir).map((name) => readFileSync(path.join(dir, name)));
+    const traces = () => files().filter((bytes) => bytes.includes("erase.me@") || bytes.includes("Quillon")).length;
+    // Written where the test can see it: in the WAL, or the database after a checkpoint.
+    expect(traces()).toBeGreaterThan(0);
+
+    const found = await outbox.inquiriesFrom("ERASE.ME@example.gov");
+    expect(found.map((inquiry) => [inquiry.record.reference, inquiry.attempts.length])).toEqual([
+      ["CRS-ERAS-0001", 1],
+      ["CRS-ERAS-0002", 0],
+    ]);
+    expect(await outbox.erase(found.map((inquiry) => inquiry.record.reference))).toEqual([
+      "CRS-ERAS-0001",
+      "CRS-ERAS-0002",
+    ]);
+    expect(await outbox.inquiriesFrom("erase.me@example.gov")).toEqual([]);
+    expect(traces()).toBe(0);
+    expect(statSync(path.join(dir, `${DATABASE_FILE}-wal`)).size).toBe(0);
+    // The rest is untouched, and the idempotency key is free again.
+    expect((await outbox.read()).records).toHaveLength(40);
+    expect(await outbox.add(person("CRS-ERAS-0003"))).toEqual({ reference: "CRS-ERAS-0003", created: true });
+  });
+
+  it("refuses to store when its folder cannot be made, and stores once it can", async () => {
+    const blocked = path.join(dir, "not-a-folder");
+    writeFileSync(blocked, "");
+    await expect(new SqliteOutbox(blocked).add(record("CRS-XXXX-0001"))).rejects.toThrow();
+    await expect(new SqliteOutbox(blocked).probe()).rejects.toThrow();
+    rmSync(blocked);
+    await new SqliteOutbox(blocked).add(record("CRS-XXXX-0001"));
+    await new SqliteOutbox(blocked).probe();
+  });
+});
+
+describe("the import of the file outbox from before the database", () => {
+  /** The three files as the earlier outbox left them: a line per item, the last inquiry torn by a crash. */
+  const writeFileOutbox = () => {
+    const lines = (items: readonly unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join("");
+    writeFileSync(
+      path.join(dir, "inquiries.ndjson"),
+      lines([
+        record("CRS-IMPT-0001"),
+        { ...record("CRS-IMPT-0002"), idempotencyKey: "key-imported-000001" },
+        { ...record("CRS-IMPT-0003"), quarantine: { reason: "honeypot filled" } },
+        { ...record("CRS-IMPT-0004"), quarantine: { reason: "sent too fast" } },
+      ]) + '{"reference":"CRS-IMPT-0005","receivedAt":"2026-11-22T1',
+    );
+    writeFileSync(
+      path.join(dir, "deliveries.ndjson"),
+      lines([
+        { reference: "CRS-IMPT-0001", transport: "email", ok: true, at: "2026-11-22T10:00:01.000Z" },
+        {
+          reference: "CRS-IMPT-0002",
+          transport: "email",
+          ok: false,
+          at: "2026-11-22T10:00:01.000Z",
+          detail: "HTTP 503",
+          retryAt: "2026-11-22T10:01:00.000Z",
+        },
+      ]),
+    );
+    writeFileSync(
+      path.join(dir, "releases.ndjson"),
+      lines([{ reference: "CRS-IMPT-0004", at: "2026-11-22T11:00:00.000Z" }]),
+    );
+  };
+
+  it("imports every whole item once, reports the torn line, and removes the files once verified", async () => {
+    writeFileOutbox();
+    const outbox = new SqliteOutbox(dir);
+    expect(await importFileOutbox(dir, outbox)).toEqual({
+      inquiries: 4,
+      added: 4,
+      attempts: 2,
+      releases: 1,
+      damagedLines: 1,
+    });
+    const { entries } = await outbox.entries(8);
+    expect(entries.map((entry) => [entry.record.reference, entry.state, entry.attempts, entry.dueAt])).toEqual([
+      ["CRS-IMPT-0001", "delivered", 1, null],
+      ["CRS-IMPT-0002", "pending", 1, "2026-11-22T10:01:00.000Z"],
+      ["CRS-IMPT-0003", "quarantined", 0, null],
+      ["CRS-IMPT-0004", "pending", 0, "2026-11-22T10:00:00.000Z"],
+    ]);
+    // What a delivery pass reads, and the idempotency key, come through the database's own columns.
+    const open = await outbox.entries(8, "open");
+    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([
+      ["CRS-IMPT-0002", "CRS-IMPT-0004"],
+      1,
+    ]);
+    expect(await outbox.add({ ...record("CRS-IMPT-0009"), idempotencyKey: "key-imported-000001" })).toEqual({
+      reference: "CRS-IMPT-0002",
+      created: false,
+    });
+    expect(readdirSync(dir).filter((name) => name.endsWith(".ndjson"))).toEqual([]);
+    // Nothing left to import.
+    expect(await importFileOutbox(dir, outbox)).toBeNull();
+  });
+
+  it("adds nothing twice when the files are imported again (a start cut short before they were removed)", async () => {
+    writeFileOutbox();
+    const saved = ["inquiries", "deliveries", "releases"].map((name) => {
+      const file = path.join(dir, `${name}.ndjson`);
+      return [file, readFileSync(file)] as const;
+    });
+    const outbox = new SqliteOutbox(dir);
+    await importFileOutbox(dir, outbox);
+    for (const [file, bytes] of saved) writeFileSync(file, bytes);
+    expect(await importFileOutbox(dir, outbox)).toMatchObject({ inquiries: 4, added: 0, attempts: 2 });
+    const { records, attempts, releases } = await outbox.read();
+    expect([records.length, attempts.length, releases.length]).toEqual([4, 2, 1]);
+  });
+
+  it("is run when the server starts, and the log says how many, never whose", async () => {
+    writeFileOutbox();
+    const logs: string[] = [];
+    await importEarlierOutbox(openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir })), (line) =>
+      logs.push(line),
+    );
+    expect(logs).toEqual([
+      expect.stringMatching(/4 inquiries \(4 new\), 2 delivery attempts, 1 releases; 1 damaged line/),
+    ]);
+    expect(logs.join("\n")).not.toMatch(/CRS-IMPT|example\.gov/);
   });
 });
 
@@ -248,6 +430,66 @@ describe("the Netlify Blobs outbox", () => {
     expect([released.entries.map((entry) => [entry.record.reference, entry.state]), released.heldUnread]).toEqual([
       [["CRS-NNNN-0002", "pending"]],
       1,
+    ]);
+  });
+
+  it("lists only the open marks in a delivery pass, which delivery empties: never the history", async () => {
+    const outbox = openOutbox(blobsConfig());
+    // The first pass on a store gives it its open marks (see the next test); this one is still empty.
+    await outbox.entries(8, "open");
+    for (const reference of ["CRS-OPEN-0001", "CRS-OPEN-0002", "CRS-OPEN-0003"]) await outbox.add(record(reference));
+    await outbox.add({ ...record("CRS-OPEN-0004"), quarantine: { reason: "honeypot filled" } });
+    await outbox.recordAttempt({ reference: "CRS-OPEN-0001", transport: "email", ok: true, at: "t1" });
+    await outbox.recordAttempt({ reference: "CRS-OPEN-0002", transport: "email", ok: true, at: "t1" });
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    try {
+      const first = await outbox.entries(8, "open");
+      expect(first.entries.map((entry) => [entry.record.reference, entry.state])).toEqual([
+        ["CRS-OPEN-0001", "delivered"],
+        ["CRS-OPEN-0002", "delivered"],
+        ["CRS-OPEN-0003", "pending"],
+      ]);
+      const second = await outbox.entries(8, "open");
+      expect([second.entries.map((entry) => entry.record.reference), second.heldUnread]).toEqual([
+        ["CRS-OPEN-0003"],
+        1,
+      ]);
+      const prefixes = new Set(listed.mock.calls.map(([prefix]) => prefix.split("/")[0]));
+      // The open marks, the held marks, and the attempts and releases of open inquiries only.
+      expect([...prefixes].sort()).toEqual(["attempts", "open", "quarantined", "releases"]);
+      expect(listed.mock.calls.filter(([prefix]) => prefix.includes("CRS-OPEN-0001"))).toHaveLength(2);
+    } finally {
+      listed.mockRestore();
+    }
+    expect((await rawStore().list("open/")).map((blob) => blob.key)).toEqual(["open/CRS-OPEN-0003"]);
+  });
+
+  it("gives a store written before the open marks its marks once, from one listing of everything", async () => {
+    // As the earlier outbox left it: inquiries, one marked delivered, one held, one held and released.
+    for (const reference of ["CRS-OLDS-0001", "CRS-OLDS-0002"]) {
+      await rawStore().write(`inquiries/${reference}`, record(reference));
+    }
+    await rawStore().write("delivered/CRS-OLDS-0001", { at: "t1" });
+    for (const reference of ["CRS-OLDS-0003", "CRS-OLDS-0004"]) {
+      await rawStore().write(`inquiries/${reference}`, {
+        ...record(reference),
+        quarantine: { reason: "sent too fast" },
+      });
+      await rawStore().write(`quarantined/${reference}`, { reason: "sent too fast" });
+    }
+    await rawStore().write("releases/CRS-OLDS-0004/20261122-x", { reference: "CRS-OLDS-0004", at: "t2" });
+    const open = await openOutbox(blobsConfig()).entries(8, "open");
+    expect([open.entries.map((entry) => [entry.record.reference, entry.state]), open.heldUnread]).toEqual([
+      [
+        ["CRS-OLDS-0002", "pending"],
+        ["CRS-OLDS-0004", "pending"],
+      ],
+      1,
+    ]);
+    expect(await rawStore().get("meta/open-index")).not.toBeNull();
+    expect((await rawStore().list("open/")).map((blob) => blob.key).sort()).toEqual([
+      "open/CRS-OLDS-0002",
+      "open/CRS-OLDS-0004",
     ]);
   });
 

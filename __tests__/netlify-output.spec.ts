@@ -37,6 +37,7 @@ import {
 } from "./support/fake-github-oauth";
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
+import { storedRecordsIn } from "./support/outbox-fixtures";
 
 const root = path.resolve(__dirname, "..");
 const publicDir = path.join(root, "public");
@@ -246,20 +247,13 @@ const comparable = (answer: Answer) => {
   };
 };
 
-const storedRecords = (dataDir: string): Record<string, unknown>[] => {
-  const file = path.join(dataDir, "inquiries.ndjson");
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      const { receivedAt: _receivedAt, ...record } = JSON.parse(line.replace(REFERENCE, "<reference>")) as Record<
-        string,
-        unknown
-      >;
-      return record;
-    });
-};
+const storedRecords = (dataDir: string): Record<string, unknown>[] =>
+  storedRecordsIn(dataDir).map((stored) => {
+    const { receivedAt: _receivedAt, ...record } = JSON.parse(
+      JSON.stringify(stored).replace(REFERENCE, "<reference>"),
+    ) as Record<string, unknown>;
+    return record;
+  });
 
 // ---- the run ----
 

@@ -1,11 +1,12 @@
 /**
  * @jest-environment node
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import zlib from "node:zlib";
 import { createSiteServer, type ServerOptions } from "../server/app";
 import { adminPageHeaders } from "../build/admin-headers";
@@ -17,9 +18,12 @@ import { resultPagePolicy } from "../src/inquiry/server/result-page";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { referencePattern } from "../src/inquiry/server/reference";
+import { DATABASE_FILE } from "../src/inquiry/server/sqlite-outbox";
 import { makePublicDir } from "./support/inquiry-app";
 import { postJson, validInquiry } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
+import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
+import { storedRecordsIn } from "./support/outbox-fixtures";
 import { startSiteProcess, type SiteProcess } from "./support/site-process";
 
 const content = readInquiryContent(path.resolve("content"));
@@ -120,10 +124,7 @@ const request = (
     req.end();
   });
 
-const storedLines = () => {
-  const file = path.join(dataDir, "inquiries.ndjson");
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-};
+const storedLines = () => storedRecordsIn(dataDir).map((record) => JSON.stringify(record));
 
 const expectSecurityHeaders = (headers: http.IncomingHttpHeaders | Readonly<Record<string, string>>) => {
   for (const [name, value] of Object.entries(commonHeaders))
@@ -652,6 +653,37 @@ describe("errors become answers, and the server keeps answering", () => {
   });
 });
 
+describe("/healthz with the Netlify Blobs outbox", () => {
+  let blobsServer: LocalBlobsServer;
+  beforeAll(async () => {
+    blobsServer = await startBlobsServer();
+  });
+  afterAll(() => blobsServer.close());
+
+  it("probes the Blobs store in use, not the data folder that outbox does not use", async () => {
+    // A data folder that cannot be made: it must not matter to this outbox.
+    const blocked = path.join(dataDir, "not-a-folder");
+    writeFileSync(blocked, "");
+    const env = { ...blobsServer.env("health-test"), INQUIRY_DATA_DIR: blocked };
+    const site = await startServer({ inquiryConfig: inquiryEnv(env) });
+    try {
+      const health = await fetch(`${site.origin}/healthz`);
+      expect([health.status, await health.json()]).toEqual([200, expect.objectContaining({ outboxWritable: true })]);
+    } finally {
+      await site.close();
+    }
+    // A store that refuses writes is reported, whatever the data folder.
+    const refusing = await startServer({
+      inquiryConfig: inquiryEnv({ ...env, INQUIRY_DATA_DIR: dataDir, NETLIFY_BLOBS_TOKEN: "not-the-token" }),
+    });
+    try {
+      expect((await fetch(`${refusing.origin}/healthz`)).status).toBe(503);
+    } finally {
+      await refusing.close();
+    }
+  });
+});
+
 describe("the server process (server/main.ts)", () => {
   let server: SiteProcess | null = null;
   afterEach(async () => {
@@ -707,6 +739,69 @@ describe("the server process (server/main.ts)", () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({ reference, values: { fullName: valid.fullName } });
   });
+
+  it("keeps every inquiry it answered 201 when killed with SIGKILL in the middle of 600 posts", async () => {
+    const running = await startSiteProcess({
+      ...env(),
+      SITE_REQUESTS_PER_MINUTE: "0",
+      INQUIRY_RATE_LIMIT_REQUESTS: "100000",
+    });
+    server = running;
+    const acknowledged: string[] = [];
+    let killedAfter = 0;
+    await Promise.all(
+      Array.from({ length: 600 }, () =>
+        postJson(`${running.origin}/api/inquiry`, valid).then(
+          async (response) => {
+            if (response.status !== 201) return;
+            acknowledged.push(((await response.json()) as { reference: string }).reference);
+            if (acknowledged.length >= 150 && killedAfter === 0) {
+              killedAfter = acknowledged.length;
+              running.child.kill("SIGKILL");
+            }
+          },
+          // Posts under way when it was killed get a reset connection: they were never acknowledged.
+          () => undefined,
+        ),
+      ),
+    );
+    expect(await running.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(killedAfter).toBeGreaterThan(0);
+    expect(acknowledged.length).toBeLessThan(600);
+    const stored = new Set(storedRecordsIn(dataDir).map((record) => record.reference));
+    expect(acknowledged.filter((reference) => !stored.has(reference))).toEqual([]);
+    const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE));
+    try {
+      expect(db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it("refuses inquiries with 503 once the disk is full, loses none it accepted, and says so on /healthz", async () => {
+    server = await startSiteProcess(
+      { ...env(), SITE_REQUESTS_PER_MINUTE: "0", INQUIRY_RATE_LIMIT_REQUESTS: "100000" },
+      [],
+      { fileSizeLimitKb: 160 },
+    );
+    const acknowledged: string[] = [];
+    let refused = 0;
+    for (let sent = 0; sent < 400 && refused === 0; sent += 1) {
+      const response = await postJson(`${server.origin}/api/inquiry`, valid);
+      if (response.status === 201) acknowledged.push(((await response.json()) as { reference: string }).reference);
+      else {
+        expect(response.status).toBe(503);
+        expectOwnJsonError(await response.text());
+        refused += 1;
+      }
+    }
+    expect([acknowledged.length > 0, refused]).toEqual([true, 1]);
+    expect((await fetch(`${server.origin}/healthz`)).status).toBe(503);
+    expect((await fetch(`${server.origin}/`)).status).toBe(200);
+    await server.stop();
+    const stored = storedRecordsIn(dataDir).map((record) => record.reference);
+    expect(stored).toEqual(acknowledged);
+  }, 60_000);
 
   it("keeps its memory flat over 2,000 refused and invalid requests and a 20 MB upload", async () => {
     server = await startSiteProcess({ ...env(), SITE_REQUESTS_PER_MINUTE: "0", INQUIRY_RATE_LIMIT_REQUESTS: "100000" });

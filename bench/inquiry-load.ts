@@ -9,7 +9,7 @@ import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { processUsage, readContent, startSite, type RunningSite } from "../e2e/support/server";
 import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
-import { Outbox } from "../src/inquiry/server/outbox";
+import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { readBudgets } from "./budgets";
 
 export interface InquiryLoadFigures {
@@ -129,7 +129,7 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
     while (hook.received.length + mail.received.length < 2 * CONCURRENT && Date.now() < deadline) await sleep(50);
     const allDeliveredSeconds = (performance.now() - started) / 1000;
     const latencies = results.map((result) => result.ms).sort((a, b) => a - b);
-    const { records, damagedLines } = await new Outbox(site.dataDir).read();
+    const { records, damagedLines } = await new SqliteOutbox(site.dataDir).read();
     const delivered = records.filter((record) => !record.quarantine);
     const counts = new Map<string, number>();
     for (const record of delivered) counts.set(record.values.message, (counts.get(record.values.message) ?? 0) + 1);
@@ -236,7 +236,7 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
       cpuMsPerRequest: Number(((during.cpuMs - before.cpuMs) / firstRoundRequests).toFixed(2)),
       homeDuringBurstP50Ms: Number(percentile(sortedHome, 0.5).toFixed(1)),
       homeDuringBurstSamples: homeTimes.length,
-      recordsStored: (await new Outbox(site.dataDir).read()).records.length,
+      recordsStored: (await new SqliteOutbox(site.dataDir).read()).records.length,
     };
   } finally {
     await site.stop();
@@ -263,7 +263,7 @@ const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
       accepted: results.filter((result) => result.status === 201).length,
       refused: refused.length,
       retryAfterSeconds: Number(refused[0]?.retryAfter ?? 0),
-      recordsStored: (await new Outbox(site.dataDir).read()).records.length,
+      recordsStored: (await new SqliteOutbox(site.dataDir).read()).records.length,
     };
   } finally {
     await site.stop();

@@ -11,14 +11,25 @@
  *   npm run inquiries -- --show CRS-XXXX-XXXX   one inquiry in full
  *   npm run inquiries -- --release CRS-XXXX-XXXX   let a quarantined inquiry through to delivery
  *   npm run inquiries -- --retry            deliver every undelivered inquiry now, dead letters included
+ *   npm run inquiries -- --keep CRS-XXXX-XXXX   never remove this one by retention (a quote or an order)
+ *   npm run inquiries -- --export-email ADDRESS   every inquiry from that address, as JSON
+ *   npm run inquiries -- --erase-email ADDRESS    remove them for good (asks first, unless --yes)
+ *   npm run inquiries -- --erase CRS-XXXX-XXXX    remove one for good (asks first, unless --yes)
+ *   npm run inquiries -- --backup FILE       a consistent copy of the database, while the server runs
+ *
+ * It says on stderr which store it reads. Run without the service's environment (no INQUIRY_DATA_DIR)
+ * where ./.data holds no database, it stops instead of reading an empty folder.
  */
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { readInquiryConfig } from "../src/inquiry/server/config";
+import { configuredTransports, readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { deliverEntries } from "../src/inquiry/server/delivery-worker";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
-import type { EntryState, OutboxEntry } from "../src/inquiry/server/outbox";
+import { isRetaining, type EntryState, type OutboxEntry, type StoredInquiry } from "../src/inquiry/server/outbox";
+import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 
 const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
 // The server's worker or a scheduled delivery may be in the middle of a pass; a retry waits this long for its turn.
@@ -34,8 +45,32 @@ const { values: options } = parseArgs({
     site: { type: "string" },
     token: { type: "string" },
     store: { type: "string" },
+    keep: { type: "string", multiple: true },
+    "export-email": { type: "string" },
+    "erase-email": { type: "string" },
+    erase: { type: "string", multiple: true },
+    yes: { type: "boolean", default: false },
+    backup: { type: "string" },
   },
 });
+
+/** Asks on the terminal (or reads a line from stdin); anything but "yes" is no. */
+const confirmed = async (question: string): Promise<boolean> => {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await Promise.race([
+      prompt.question(question),
+      new Promise<string>((resolve) => prompt.once("close", () => resolve(""))),
+    ]);
+    return answer.trim().toLowerCase() === "yes";
+  } finally {
+    prompt.close();
+  }
+};
+
+const summaryOf = ({ record, attempts, kept }: StoredInquiry) =>
+  `${record.reference}  ${record.receivedAt}  ${record.values.inquiryType}  ${record.replyTo.address}  ` +
+  `${attempts.length} attempt(s)${kept ? "  marked kept" : ""}`;
 
 const describe = (entry: OutboxEntry) => {
   const deliveries = Object.entries(entry.deliveries).map(
@@ -56,7 +91,8 @@ const describe = (entry: OutboxEntry) => {
 };
 
 const main = async (): Promise<number> => {
-  const content = readInquiryContent(path.resolve("content"));
+  // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
+  const content = readInquiryContent(path.resolve(__dirname, "../content"));
   // A site named on the command line means its Blobs store, whatever the environment says.
   const blobs = options.site ?? options.token ?? options.store;
   const config = readInquiryConfig(content.form.delivery, {
@@ -67,19 +103,31 @@ const main = async (): Promise<number> => {
     ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
   });
   if (config.outbox === "blobs" && !(config.blobs.siteID && config.blobs.token)) {
-    console.error("The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.");
+    console.error(
+      "The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.",
+    );
+    return 1;
+  }
+  if (config.outbox === "sqlite" && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
+    // Opening it would create an empty database: in the wrong folder, the operator would see nothing.
+    console.error(
+      process.env.INQUIRY_DATA_DIR
+        ? `There is no inquiry database in ${config.dataDir} (INQUIRY_DATA_DIR): nothing was stored there yet, or the folder is wrong.`
+        : `INQUIRY_DATA_DIR is not set, and ${config.dataDir} holds no inquiry database: run this with the service's ` +
+            "environment (its INQUIRY_DATA_DIR, e.g. from /etc/cardinal-site.env, as the service's user).",
+    );
     return 1;
   }
   const outbox = openOutbox(config);
+  console.error(`Reading ${outbox.location}.`);
   const read = async () => {
     const { entries, damagedLines } = await outbox.entries(config.delivery.maxAttempts);
     if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
     return entries;
   };
-  const entries = await read();
 
   if (options.show) {
-    const entry = entries.find((candidate) => candidate.record.reference === options.show);
+    const entry = await outbox.entry(options.show, config.delivery.maxAttempts);
     if (!entry) {
       console.error(`No inquiry ${options.show} in ${outbox.location}.`);
       return 1;
@@ -89,9 +137,59 @@ const main = async (): Promise<number> => {
     return 0;
   }
 
+  const personal = [options.keep, options["export-email"], options["erase-email"], options.erase, options.backup];
+  if (personal.some((option) => option !== undefined)) {
+    if (!isRetaining(outbox)) {
+      console.error(
+        `--keep, --export-email, --erase-email, --erase and --backup are not available for ${outbox.location}.`,
+      );
+      return 1;
+    }
+    if (options.backup) {
+      if (!(outbox instanceof SqliteOutbox)) {
+        console.error(`--backup copies the single server's database; ${outbox.location} is not one.`);
+        return 1;
+      }
+      const pages = await outbox.backup(path.resolve(options.backup));
+      console.log(`Backed up ${outbox.location} to ${path.resolve(options.backup)} (${pages} pages).`);
+      return 0;
+    }
+    for (const reference of options.keep ?? []) {
+      if (!(await outbox.keep(reference))) {
+        console.error(`No inquiry ${reference} in ${outbox.location}.`);
+        return 1;
+      }
+      console.log(`${reference} is kept: retention never removes it.`);
+    }
+    if (options["export-email"]) {
+      console.log(JSON.stringify(await outbox.inquiriesFrom(options["export-email"]), null, 2));
+    }
+    const doomed = [
+      ...(options["erase-email"] ? await outbox.inquiriesFrom(options["erase-email"]) : []),
+      ...(await Promise.all((options.erase ?? []).map((reference) => outbox.stored(reference)))).filter(
+        (found): found is StoredInquiry => found !== null,
+      ),
+    ];
+    if (options["erase-email"] !== undefined || options.erase !== undefined) {
+      if (doomed.length === 0) {
+        console.error(`Nothing to erase: no such inquiry in ${outbox.location}.`);
+        return 1;
+      }
+      console.log(`To be removed for good, with their delivery attempts and idempotency keys:`);
+      for (const inquiry of doomed) console.log(`  ${summaryOf(inquiry)}`);
+      if (!options.yes && !(await confirmed(`Remove these ${doomed.length} inquiries? Type yes to confirm: `))) {
+        console.error("Nothing was removed.");
+        return 1;
+      }
+      const removed = await outbox.erase(doomed.map((inquiry) => inquiry.record.reference));
+      console.log(`Removed ${removed.length} inquiries: ${removed.join(", ")}.`);
+    }
+    return 0;
+  }
+
   if (options.release) {
     for (const reference of options.release) {
-      const entry = entries.find((candidate) => candidate.record.reference === reference);
+      const entry = await outbox.entry(reference, config.delivery.maxAttempts);
       if (entry?.state !== "quarantined") {
         console.error(`${reference} is not a quarantined inquiry in ${outbox.location}.`);
         return 1;
@@ -103,6 +201,7 @@ const main = async (): Promise<number> => {
   }
 
   if (!options.retry) {
+    const entries = await read();
     const wanted = options.pending ? "pending" : options.state;
     if (wanted && !STATES.includes(wanted as EntryState)) {
       console.error(`--state takes one of ${STATES.join(", ")}.`);
@@ -120,15 +219,32 @@ const main = async (): Promise<number> => {
     console.error(`Cannot retry: ${config.problems.join("; ")}.`);
     return 1;
   }
-  const outcome = await outbox.whileDelivering(async (lease) => {
-    // Read again under the lock: the server may have delivered some meanwhile.
-    const undelivered = (await read()).filter((entry) => entry.state === "pending" || entry.state === "dead");
-    const summary = await deliverEntries(undelivered, outbox, config, (line) => console.log(line), () => new Date(), {
-      retryDead: true,
-      stopping: () => !lease.mayStart(),
-    });
-    return { tried: undelivered.length, ...summary };
-  }, LOCK_WAIT_MS, (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`));
+  const outcome = await outbox.whileDelivering(
+    async (lease) => {
+      // Read again under the lock: the server may have delivered some meanwhile.
+      // Stored ones (kept while no transport was configured) are undelivered too: the backlog goes now.
+      const undelivered = (await read()).filter(
+        (entry) =>
+          entry.state === "pending" ||
+          entry.state === "dead" ||
+          (entry.state === "stored" && configuredTransports(config).length > 0),
+      );
+      const summary = await deliverEntries(
+        undelivered,
+        outbox,
+        config,
+        (line) => console.log(line),
+        () => new Date(),
+        {
+          retryDead: true,
+          stopping: () => !lease.mayStart(),
+        },
+      );
+      return { tried: undelivered.length, ...summary };
+    },
+    LOCK_WAIT_MS,
+    (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`),
+  );
   if (!outcome) {
     console.error(`Another delivery held the outbox's lock for over ${LOCK_WAIT_MS / 1000} s; nothing was retried.`);
     return 1;

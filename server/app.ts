@@ -1,4 +1,3 @@
-import { promises as fs } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import path from "node:path";
@@ -19,7 +18,7 @@ import type { InquiryContent } from "../src/inquiry/server/content";
 import { preloadEmailTransport } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
-import { openOutbox } from "../src/inquiry/server/open-outbox";
+import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
@@ -424,21 +423,12 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   }
 
   app.get("/healthz", async (_request, reply) => {
-    const config = readConfig();
+    const outbox = openOutbox(readConfig());
     let writable = true;
-    // A real write and sync, not a permission check: root passes every access() test, and a full disk
-    // only shows when something is written.
-    const probe = path.join(config.dataDir, ".health-probe");
+    // A real write, synced as an inquiry is, to the store in use (the database, or the Blobs store): not
+    // a permission check, since root passes every access() test and a full disk only shows on a write.
     try {
-      await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-      const handle = await fs.open(probe, "w", 0o600);
-      try {
-        await handle.writeFile("ok\n");
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await fs.rm(probe, { force: true });
+      await outbox.probe();
     } catch {
       writable = false;
     }
@@ -533,6 +523,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   });
 
   if (startConfig.email) preloadEmailTransport();
+  await importEarlierOutbox(openOutbox(startConfig), log);
   worker.start();
   return {
     app,

@@ -1,7 +1,11 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { OutboxRecord } from "../../src/inquiry/server/outbox";
+import { DATABASE_FILE } from "../../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../../src/inquiry/values";
 
 /** An accepted inquiry as the outbox stores it, for tests that put one there directly. */
@@ -21,17 +25,48 @@ export const sampleRecord = (
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "../..");
 
-/** `npm run inquiries -- <args>`, as cron or an operator runs it, with `env` over the test's environment. */
-export const runInquiries = async (args: readonly string[], env: NodeJS.ProcessEnv) => {
+/**
+ * `npm run inquiries -- <args>`, as cron or an operator runs it, with `env` over the test's environment,
+ * from the project's folder or from `cwd`, with `input` typed on its standard input (then closed).
+ */
+export const runInquiries = async (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  { cwd = root, input = "" }: { readonly cwd?: string; readonly input?: string } = {},
+) => {
   try {
-    const { stdout, stderr } = await run(
+    const running = run(
       process.execPath,
-      ["--import", "tsx", path.join(root, "scripts/inquiries.ts"), ...args],
-      { cwd: root, env: { ...process.env, ...env } },
+      // tsx by its path: from another folder, a bare name would be looked for there.
+      [
+        "--import",
+        pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href,
+        path.join(root, "scripts/inquiries.ts"),
+        ...args,
+      ],
+      { cwd, env: { ...process.env, ...env } },
     );
+    running.child.stdin?.end(input);
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+};
+
+/**
+ * The inquiries the single server's database in `dataDir` holds, oldest first, read as another process
+ * would (none when it was never created).
+ */
+export const storedRecordsIn = (dataDir: string): OutboxRecord[] => {
+  const file = path.join(dataDir, DATABASE_FILE);
+  if (!existsSync(file)) return [];
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT record FROM inquiries ORDER BY rowid").all() as unknown as { record: string }[];
+    return rows.map((row) => JSON.parse(row.record) as OutboxRecord);
+  } finally {
+    db.close();
   }
 };

@@ -23,21 +23,31 @@ export interface SiteProcess {
 /**
  * `server/main.ts` in a process of its own, as `npm run serve` starts it, on a free loopback port.
  * `preload` modules are loaded before it (after tsx), for a test that needs a hook inside the process.
+ * `fileSizeLimitKb` caps the size of any file it writes (the shell's `ulimit -f`), as a full disk would:
+ * a write past it fails (Node ignores the SIGXFSZ that comes with it).
  */
 export const startSiteProcess = async (
   env: NodeJS.ProcessEnv,
   preload: readonly string[] = [],
+  { fileSizeLimitKb }: { readonly fileSizeLimitKb?: number } = {},
 ): Promise<SiteProcess> => {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", ...preload.flatMap((file) => ["--import", file]), path.join(root, "server/main.ts")],
-    {
-      cwd: root,
-      env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const nodeArgs = [
+    "--import",
+    "tsx",
+    ...preload.flatMap((file) => ["--import", file]),
+    path.join(root, "server/main.ts"),
+  ];
+  const [command, args] =
+    fileSizeLimitKb === undefined
+      ? [process.execPath, nodeArgs]
+      : // POSIX sh counts the limit in 512-byte blocks.
+        ["/bin/sh", ["-c", `ulimit -f ${fileSizeLimitKb * 2} && exec "$0" "$@"`, process.execPath, ...nodeArgs]];
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
   const take = (data: Buffer) => {

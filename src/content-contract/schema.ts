@@ -431,6 +431,19 @@ export const inquirySchema = z
             maxDelaySeconds: z.int().min(1),
           })
           .meta({ graphqlType: "InquiryRetryPolicy" }),
+        retention: z
+          .strictObject({
+            deliveredMonths: z.int().min(1).max(120).meta({
+              title: "Delivered inquiries kept (months)",
+              description:
+                "How long an inquiry is kept after it arrived, unless marked as kept for a quote or an order. The privacy page must state the same number of months.",
+            }),
+            quarantinedDays: z.int().min(1).max(365).meta({
+              title: "Unreleased suspected spam kept (days)",
+              description: "How long an inquiry held as suspected spam, and never released, is kept.",
+            }),
+          })
+          .meta({ graphqlType: "InquiryRetention", title: "Retention" }),
       })
       .meta({
         graphqlType: "InquiryDelivery",

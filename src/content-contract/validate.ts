@@ -136,6 +136,9 @@ interface Slugged {
   slug: string;
 }
 
+/** The page that states how long inquiries are kept (delivery.retention in content/inquiry.json). */
+const PRIVACY_PAGE = "pages/privacy.json";
+
 /** The route of every page that content creates, for link checking and createPages alike. */
 export const productRoute = (slug: string) => `/products/${slug}/`;
 export const contentPageRoute = (slug: string) => `/${slug}/`;
@@ -182,6 +185,19 @@ const crossCheck = (files: Map<string, unknown>, routes: readonly string[]): Con
         }
       }),
     );
+  }
+
+  // The privacy page promises how long inquiries are kept; the outbox removes them after the months set in
+  // content/inquiry.json. Neither may change without the other.
+  const inquiry = files.get("inquiry.json") as { delivery: { retention: { deliveredMonths: number } } } | undefined;
+  const privacy = files.get(PRIVACY_PAGE);
+  const months = inquiry?.delivery.retention.deliveredMonths;
+  if (months !== undefined && privacy !== undefined && !JSON.stringify(privacy).includes(`${months} months`)) {
+    problems.push({
+      file: display(PRIVACY_PAGE),
+      field: WHOLE_FILE,
+      message: `must say that inquiries are kept ${months} months, as delivery.retention.deliveredMonths in content/inquiry.json sets`,
+    });
   }
 
   for (const [file, data] of files) {

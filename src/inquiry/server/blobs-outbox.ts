@@ -23,9 +23,13 @@ import { processWide } from "./process-wide";
  *   keys/<idempotency key>            the inquiry that claimed the key (the whole record: see add)
  *   attempts/<reference>/<time>-...   one delivery attempt
  *   releases/<reference>/<time>-...   a quarantined inquiry let through
- *   delivered/<reference>             a mark that every transport has it: a delivery pass skips it unread
- *   quarantined/<reference>           a mark that it is held in quarantine: skipped unread until released
+ *   open/<reference>                  a mark that it may still need delivering: the only inquiries a delivery
+ *                                     pass reads. Written before the inquiry itself, removed once delivered.
+ *   quarantined/<reference>           a mark that it is held in quarantine: counted, unread, until released
+ *   meta/open-index                   written once every open inquiry has its open/ mark (see ensureOpenIndex)
+ *   delivered/<reference>             (stores from before open/) a mark that every transport has it
  *   lease/delivery                    the delivery lock (blobs-lease.ts)
+ *   health/probe                      the time of the last health check (rewritten by each)
  */
 const INQUIRIES = "inquiries/";
 const KEYS = "keys/";
@@ -33,7 +37,13 @@ const ATTEMPTS = "attempts/";
 const RELEASES = "releases/";
 const DELIVERED = "delivered/";
 const QUARANTINED = "quarantined/";
+const OPEN = "open/";
+const OPEN_INDEX = "meta/open-index";
+/** An open mark whose inquiry is still missing after this long belongs to a write that died: it is removed. */
+const ORPHAN_MARK_MS = 60 * 60 * 1000;
 const LEASE_KEY = "lease/delivery";
+/** Written by a health check: the store takes a write as an inquiry's would be taken. */
+const PROBE_KEY = "health/probe";
 
 /** Blobs read at once; a store holds hundreds or thousands of small blobs. */
 const READ_CONCURRENCY = 16;
@@ -117,9 +127,9 @@ export class BlobsOutbox implements InquiryOutbox {
   async add(record: OutboxRecord): Promise<AddResult> {
     const key = record.idempotencyKey;
     if (!key) {
+      await this.mark(record);
       const stored = await this.blobs.write(INQUIRIES + record.reference, record, { onlyIfNew: true });
       if (!stored.written) throw new DuplicateReferenceError(record.reference);
-      await this.markHeld(record);
       return { reference: record.reference, created: true };
     }
     const { adding } = processState();
@@ -148,6 +158,7 @@ export class BlobsOutbox implements InquiryOutbox {
       if (text === null) throw new Error(`the claim of an idempotency key vanished: ${claimKey}`);
       claimed = JSON.parse(text) as OutboxRecord;
     }
+    await this.mark(claimed);
     const stored = await this.blobs.write(INQUIRIES + claimed.reference, claimed, { onlyIfNew: true });
     if (!stored.written) {
       const text = await this.blobs.get(INQUIRIES + claimed.reference);
@@ -155,18 +166,24 @@ export class BlobsOutbox implements InquiryOutbox {
       // Only two inquiries drawing the same random reference at the same moment end here.
       if (existing?.idempotencyKey !== key) throw new Error(`${claimed.reference} is held by another inquiry`);
     }
-    await this.markHeld(claimed);
     return { reference: claimed.reference, created: claim.written };
   }
 
   /**
-   * Marks a quarantined inquiry, after it is stored, so that delivery passes need not read it while it is
-   * held; without the mark (its writer died first) it is read like any other.
+   * Marks an inquiry, before it is stored, as open (a delivery pass reads it) or held in quarantine
+   * (counted, never read, until released). Marked first, so that a writer that dies between the two
+   * writes leaves a mark without an inquiry (removed later), never an inquiry no pass will find.
    */
-  private async markHeld(record: OutboxRecord): Promise<void> {
+  private async mark(record: OutboxRecord): Promise<void> {
     if (record.quarantine) {
       await this.blobs.write(QUARANTINED + record.reference, { reason: record.quarantine.reason }, { onlyIfNew: true });
+    } else {
+      await this.blobs.write(OPEN + record.reference, { at: new Date().toISOString() }, { onlyIfNew: true });
     }
+  }
+
+  async probe(): Promise<void> {
+    await this.blobs.write(PROBE_KEY, { at: new Date().toISOString() });
   }
 
   /** Appends a blob under a new key; a clash of the random part (never expected) just draws again. */
@@ -180,9 +197,12 @@ export class BlobsOutbox implements InquiryOutbox {
     await this.append(`${ATTEMPTS}${attempt.reference}/${keyTime(attempt.at)}-${attempt.transport}`, attempt);
   }
 
+  /** Records the release, then moves the inquiry's mark from held to open, for the next pass to read it. */
   async release(reference: string, at: Date = new Date()): Promise<void> {
     const release: QuarantineRelease = { reference, at: at.toISOString() };
     await this.append(`${RELEASES}${reference}/${keyTime(release.at)}`, release);
+    await this.blobs.write(OPEN + reference, { at: release.at }, { onlyIfNew: true });
+    await this.blobs.delete(QUARANTINED + reference);
   }
 
   /**
@@ -237,58 +257,85 @@ export class BlobsOutbox implements InquiryOutbox {
   }
 
   /**
-   * The inquiries neither marked delivered nor held in quarantine, with what happened to them: what a
-   * delivery pass needs. Also how many were left out as held.
+   * A store written before the open/ marks existed gets them once, from a listing of everything (the
+   * last time a pass reads the history): every inquiry neither marked delivered nor held unreleased.
    */
-  private async readOpen(delivered: ReadonlySet<string>): Promise<OutboxContents & { heldUnread: number }> {
-    const [inquiryKeys, releaseKeys, heldKeys] = await Promise.all([
-      this.keys(INQUIRIES),
-      this.keys(RELEASES),
-      this.keys(QUARANTINED),
-    ]);
-    const released = new Set(releaseKeys.map((key) => referenceOf(key, RELEASES)));
-    const held = new Set(
-      heldKeys.map((key) => referenceOf(key, QUARANTINED)).filter((reference) => !released.has(reference)),
+  private async ensureOpenIndex(): Promise<void> {
+    if ((await this.blobs.get(OPEN_INDEX)) !== null) return;
+    const [inquiryKeys, deliveredKeys, heldKeys, releaseKeys] = await Promise.all(
+      [INQUIRIES, DELIVERED, QUARANTINED, RELEASES].map((prefix) => this.keys(prefix)),
     );
-    const references = inquiryKeys.map((key) => referenceOf(key, INQUIRIES));
-    const open = new Set(references.filter((reference) => !delivered.has(reference) && !held.has(reference)));
-    const attemptKeys = (
-      await mapLimited([...open], READ_CONCURRENCY, (reference) => this.keys(`${ATTEMPTS}${reference}/`))
-    ).flat();
+    const released = new Set((releaseKeys ?? []).map((key) => referenceOf(key, RELEASES)));
+    const closed = new Set([
+      ...(deliveredKeys ?? []).map((key) => referenceOf(key, DELIVERED)),
+      ...(heldKeys ?? []).map((key) => referenceOf(key, QUARANTINED)).filter((reference) => !released.has(reference)),
+    ]);
+    const open = (inquiryKeys ?? [])
+      .map((key) => referenceOf(key, INQUIRIES))
+      .filter((reference) => !closed.has(reference));
+    const at = new Date().toISOString();
+    await mapLimited(open, READ_CONCURRENCY, (reference) =>
+      this.blobs.write(OPEN + reference, { at }, { onlyIfNew: true }),
+    );
+    await this.blobs.write(OPEN_INDEX, { at }, { onlyIfNew: true });
+  }
+
+  /**
+   * The inquiries marked open, with what happened to them: what a delivery pass needs, listed from a
+   * prefix that delivery empties, so that it costs the open work and not the history. Also how many are
+   * held in quarantine (counted from their marks, unread).
+   */
+  private async readOpen(): Promise<OutboxContents & { heldUnread: number }> {
+    await this.ensureOpenIndex();
+    const [openMarks, heldKeys] = await Promise.all([this.blobs.list(OPEN), this.keys(QUARANTINED)]);
+    const open = openMarks.map((mark) => referenceOf(mark.key, OPEN));
+    const [attemptKeys, releaseKeys] = await Promise.all(
+      [ATTEMPTS, RELEASES].map(async (prefix) =>
+        (await mapLimited(open, READ_CONCURRENCY, (reference) => this.keys(`${prefix}${reference}/`))).flat(),
+      ),
+    );
+    const texts = await mapLimited(open, READ_CONCURRENCY, (reference) => this.blobs.get(INQUIRIES + reference));
+    await this.removeOrphanMarks(open.filter((_reference, index) => texts[index] === null));
     const records = await this.readBlobs(
-      [...open].map((reference) => INQUIRIES + reference),
+      open.filter((_reference, index) => texts[index] !== null).map((reference) => INQUIRIES + reference),
       isRecord,
     );
-    const attempts = await this.readBlobs(attemptKeys, isAttempt);
-    const releases = await this.readBlobs(
-      releaseKeys.filter((key) => open.has(referenceOf(key, RELEASES))),
-      isRelease,
-    );
+    const attempts = await this.readBlobs(attemptKeys ?? [], isAttempt);
+    const releases = await this.readBlobs(releaseKeys ?? [], isRelease);
+    const openSet = new Set(open);
     return {
       records: BlobsOutbox.byArrival(records.items),
       attempts: attempts.items,
       releases: releases.items,
       damagedLines: records.damaged + attempts.damaged + releases.damaged,
-      heldUnread: references.filter((reference) => held.has(reference)).length,
+      heldUnread: heldKeys.filter((key) => !openSet.has(referenceOf(key, QUARANTINED))).length,
     };
   }
 
+  /** Open marks whose inquiry never arrived (its writer died in between), once old enough to be sure. */
+  private async removeOrphanMarks(references: readonly string[]): Promise<void> {
+    const marks = await this.readBlobs<{ at: string }>(
+      references.map((reference) => OPEN + reference),
+      (mark) => typeof mark.at === "string",
+    );
+    const old = marks.items.flatMap((mark, index) =>
+      Date.now() - Date.parse(mark.at) > ORPHAN_MARK_MS ? [references[index] ?? ""] : [],
+    );
+    await mapLimited(old, READ_CONCURRENCY, (reference) => this.blobs.delete(OPEN + reference));
+  }
+
   /**
-   * With scope "open", inquiries marked delivered, and those marked quarantined and not released, are
-   * left out unread. The delivered marks are written here, for every inquiry found delivered (or stored
-   * with no transport): they only save reading, and a mark missing is written by the next call.
+   * With scope "open", only the inquiries marked open are read, and those held in quarantine counted.
+   * An inquiry found delivered loses its open mark, so the next pass does not list it at all.
    */
   async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
-    const delivered = new Set((await this.keys(DELIVERED)).map((key) => referenceOf(key, DELIVERED)));
     const contents: OutboxContents & { heldUnread?: number } =
-      scope === "open" ? await this.readOpen(delivered) : await this.read();
+      scope === "open" ? await this.readOpen() : await this.read();
     const entries = entriesOf(contents, maxAttempts);
-    const finished = entries.filter(
-      (entry) => (entry.state === "delivered" || entry.state === "stored") && !delivered.has(entry.record.reference),
-    );
-    await mapLimited(finished, READ_CONCURRENCY, (entry) =>
-      this.blobs.write(DELIVERED + entry.record.reference, { at: new Date().toISOString() }, { onlyIfNew: true }),
-    );
+    if (scope === "open") {
+      const delivered = entries.filter((entry) => entry.state === "delivered");
+      await mapLimited(delivered, READ_CONCURRENCY, (entry) => this.blobs.delete(OPEN + entry.record.reference));
+    }
     return {
       entries,
       damagedLines: contents.damagedLines,

@@ -98,6 +98,11 @@ export class BlobsStore {
     return this.reader.get(key, { type: "text" });
   }
 
+  /** Removes the entry; one that is not there is no error. */
+  async delete(key: string): Promise<void> {
+    await this.reader.delete(key);
+  }
+
   /** Every key under `prefix`, with its ETag (paginated lists are followed to their end). */
   async list(prefix: string): Promise<{ key: string; etag: string }[]> {
     return (await this.reader.list({ prefix })).blobs;

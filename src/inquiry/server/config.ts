@@ -31,8 +31,8 @@ export interface DeliveryPolicy {
   readonly maxDelayMs: number;
 }
 
-/** Where inquiries are kept: NDJSON files in `dataDir`, or a Netlify Blobs store (the CDN deploy). */
-export type OutboxKind = "file" | "blobs";
+/** Where inquiries are kept: a SQLite database in `dataDir`, or a Netlify Blobs store (the CDN deploy). */
+export type OutboxKind = "sqlite" | "blobs";
 
 export interface BlobsSettings {
   readonly store: string;
@@ -48,6 +48,17 @@ export interface BlobsSettings {
    * only a local Blobs server (tests, the load bench) is reached this way.
    */
   readonly serverURL: string | null;
+}
+
+/** How long inquiries are kept (content/inquiry.json, the number the privacy page states). */
+export interface RetentionPolicy {
+  /**
+   * An inquiry (any but suspected spam never released) is removed this many months after the last one
+   * from the same address, unless an operator marked it as kept.
+   */
+  readonly deliveredMonths: number;
+  /** One held as suspected spam and never released is removed this many days after it arrived. */
+  readonly quarantinedDays: number;
 }
 
 export interface InquiryConfig {
@@ -70,6 +81,7 @@ export interface InquiryConfig {
   /** Origins besides the site's own from which the form may be posted (a second domain, say). */
   readonly allowedOrigins: readonly string[];
   readonly delivery: DeliveryPolicy;
+  readonly retention: RetentionPolicy;
 }
 
 /** An unset or blank variable means "use the default". */
@@ -126,9 +138,13 @@ export const readInquiryConfig = (
     INQUIRY_RETRY_DELAY_SECONDS: numberSetting(env, "INQUIRY_RETRY_DELAY_SECONDS", (value) => value > 0),
   };
   const problems: string[] = [];
-  const outbox = settings.INQUIRY_OUTBOX?.toLowerCase() ?? "file";
+  const named = settings.INQUIRY_OUTBOX?.toLowerCase() ?? "sqlite";
   // Refused rather than defaulted: a typo must not send inquiries to a folder that vanishes with the instance.
-  if (outbox !== "file" && outbox !== "blobs") throw new Error(`INQUIRY_OUTBOX must be file or blobs: ${outbox}`);
+  // "file" is the name the folder's outbox had before it became a database, still meaning INQUIRY_DATA_DIR.
+  if (named !== "sqlite" && named !== "file" && named !== "blobs") {
+    throw new Error(`INQUIRY_OUTBOX must be sqlite or blobs: ${named}`);
+  }
+  const outbox: OutboxKind = named === "blobs" ? "blobs" : "sqlite";
   const store = settings.INQUIRY_BLOBS_STORE ?? "inquiries";
   if (store.includes("/") || Buffer.byteLength(store) > 64) {
     throw new Error(`INQUIRY_BLOBS_STORE must be at most 64 bytes, without a slash: ${store}`);
@@ -188,6 +204,8 @@ export const readInquiryConfig = (
         delivery.retry.maxDelaySeconds * 1000,
       ),
     },
+    // From content only, never from the environment: the privacy page states the same number.
+    retention: delivery.retention,
   };
 };
 

@@ -1,6 +1,6 @@
-import type { InquiryConfig } from "./config";
+import { configuredTransports, type InquiryConfig } from "./config";
 import { deliver } from "./deliver";
-import type { InquiryOutbox, OutboxEntry } from "./outbox";
+import { isRetaining, type InquiryOutbox, type OutboxEntry } from "./outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -30,6 +30,8 @@ export interface DeliverySummary {
 }
 
 const IDLE_MS = 60_000;
+/** How often the worker removes what is past its retention. */
+const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
 const LOCKED_RETRY_MS = 2_000;
 
 /**
@@ -63,9 +65,25 @@ const eachLimited = async <T>(
   if (rejected) throw rejected.reason;
 };
 
-/** The entries whose delivery is due at `now`: pending, not quarantined, not given up on. */
-const dueEntries = (entries: readonly OutboxEntry[], now: Date): OutboxEntry[] =>
-  entries.filter((entry) => entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime());
+/**
+ * The entries whose delivery is due at `now`: pending, not quarantined, not given up on; and, once a
+ * transport is configured, those stored while none was (the backlog: undelivered whatever the reason).
+ */
+export const dueEntries = (entries: readonly OutboxEntry[], now: Date, config: InquiryConfig): OutboxEntry[] =>
+  entries.filter(
+    (entry) =>
+      (entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime()) ||
+      (entry.state === "stored" && configuredTransports(config).length > 0),
+  );
+
+/**
+ * The transports an entry still needs: those it arrived with, or (stored while none was configured) those
+ * configured now; a transport that has used up its attempts only when `retryDead`.
+ */
+const transportsToTry = (entry: OutboxEntry, config: InquiryConfig, retryDead: boolean) =>
+  (entry.record.transports.length > 0 ? entry.record.transports : configuredTransports(config)).filter(
+    (transport) => entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
+  );
 
 /**
  * Delivers the given entries through each transport they still need, at most `concurrency` at once.
@@ -84,22 +102,24 @@ export const deliverEntries = async (
   let delivered = 0;
   let failed = 0;
   let reached = 0;
-  await eachLimited(entries, config.delivery.concurrency, async (entry) => {
-    const transports = entry.record.transports.filter(
-      (transport) =>
-        entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
-    );
-    if (transports.length === 0) return;
-    const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
-    if (results.every((result) => result.ok)) delivered += 1;
-    else failed += 1;
-    if (results.some((result) => result.ok)) reached += 1;
-    log(
-      `${entry.record.reference} ${results
-        .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
-        .join("; ")}`,
-    );
-  }, stopping);
+  await eachLimited(
+    entries,
+    config.delivery.concurrency,
+    async (entry) => {
+      const transports = transportsToTry(entry, config, retryDead);
+      if (transports.length === 0) return;
+      const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
+      if (results.every((result) => result.ok)) delivered += 1;
+      else failed += 1;
+      if (results.some((result) => result.ok)) reached += 1;
+      log(
+        `${entry.record.reference} ${results
+          .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
+          .join("; ")}`,
+      );
+    },
+    stopping,
+  );
   return { delivered, failed, reached };
 };
 
@@ -115,6 +135,8 @@ export class DeliveryWorker {
   private again = false;
   private stopped = false;
   private nextRunAt = 0;
+  /** When the worker last removed what was past its retention (ms, on its clock); null: not yet. */
+  private lastRetentionAt: number | null = null;
   private lastStatus: WorkerStatus = { lastPassAt: null, lastPassFailed: false, pending: 0, dead: 0, quarantined: 0 };
   private readonly now: () => Date;
   private readonly idleMs: number;
@@ -187,10 +209,29 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
+  /**
+   * Removes what is past its retention, at the first pass and then once a day. The log says how many,
+   * never whose.
+   */
+  private async removeExpired(): Promise<void> {
+    const { outbox, log } = this.options;
+    const now = this.now();
+    if (!isRetaining(outbox)) return;
+    if (this.lastRetentionAt !== null && now.getTime() - this.lastRetentionAt < RETENTION_EVERY_MS) return;
+    const { retention } = this.options.config();
+    const removed = await outbox.removeExpired(now, retention);
+    this.lastRetentionAt = now.getTime();
+    log(
+      `retention: removed ${removed.inquiries} inquiries past ${retention.deliveredMonths} months and ` +
+        `${removed.quarantined} unreleased suspected spam past ${retention.quarantinedDays} days`,
+    );
+  }
+
   /** One pass over the due inquiries; resolves to how long to sleep before the next one. */
   private async pass(): Promise<number> {
     const config = this.options.config();
     const { outbox, log } = this.options;
+    await this.removeExpired();
     const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped);
     if (!outcome) return LOCKED_RETRY_MS;
     this.lastStatus = {
@@ -232,7 +273,7 @@ export const deliveryPass = async (
   const outcome = await outbox.whileDelivering(
     async (lease) => {
       const before = await outbox.entries(config.delivery.maxAttempts, "open");
-      const due = dueEntries(before.entries, now());
+      const due = dueEntries(before.entries, now(), config);
       const summary =
         due.length > 0
           ? await deliverEntries(due, outbox, config, log, now, { stopping: () => stopping() || !lease.mayStart() })
@@ -275,11 +316,16 @@ export const deliverNow = async (
   log: (line: string) => void,
   now: () => Date = () => new Date(),
 ): Promise<boolean> => {
-  const outcome = await outbox.whileDelivering(async (lease) => {
-    const entry = await outbox.entry(reference, config.delivery.maxAttempts);
-    if (entry?.state !== "pending") return false;
-    const { reached } = await deliverEntries([entry], outbox, config, log, now, { stopping: () => !lease.mayStart() });
-    return reached > 0;
-  }, config.durableOutbox ? 0 : EPHEMERAL_LOCK_WAIT_MS);
+  const outcome = await outbox.whileDelivering(
+    async (lease) => {
+      const entry = await outbox.entry(reference, config.delivery.maxAttempts);
+      if (entry?.state !== "pending") return false;
+      const { reached } = await deliverEntries([entry], outbox, config, log, now, {
+        stopping: () => !lease.mayStart(),
+      });
+      return reached > 0;
+    },
+    config.durableOutbox ? 0 : EPHEMERAL_LOCK_WAIT_MS,
+  );
   return outcome?.value ?? false;
 };

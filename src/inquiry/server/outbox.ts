@@ -1,8 +1,4 @@
-import { promises as fs } from "node:fs";
-import path from "node:path";
-import lockfile from "proper-lockfile";
-import type { TransportName } from "./config";
-import { processWide } from "./process-wide";
+import type { RetentionPolicy, TransportName } from "./config";
 import type { InquiryValues } from "../values";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
@@ -23,7 +19,7 @@ export interface OutboxRecord {
   readonly quarantine?: { readonly reason: string };
 }
 
-/** One delivery attempt; the outbox never rewrites a line, it appends what happened. */
+/** One delivery attempt; the outbox never rewrites one, it adds what happened. */
 export interface DeliveryAttempt {
   readonly reference: string;
   readonly transport: TransportName;
@@ -64,118 +60,27 @@ export interface OutboxEntry {
 
 export class DuplicateReferenceError extends Error {}
 
-const INQUIRIES_FILE = "inquiries.ndjson";
-const DELIVERIES_FILE = "deliveries.ndjson";
-const RELEASES_FILE = "releases.ndjson";
-const DELIVERY_LOCK = "delivery";
-
-interface PendingLine {
-  readonly line: string;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-interface FileState {
-  /**
-   * Lines waiting for the next write. One write at a time per file, so a line is never written while
-   * another is half-written; the lines that arrived meanwhile go in the next write together, with one
-   * sync for all of them (a group commit), so 200 inquiries at once wait for a few syncs, not 200.
-   */
-  pending: PendingLine[];
-  writing: boolean;
-}
-interface RecordIndex {
-  readonly references: Set<string>;
-  /** Idempotency key → reference, including inquiries still being written. */
-  readonly keys: Map<string, Promise<string>>;
-}
-interface OutboxState {
-  files: Map<string, FileState>;
-  indexes: Map<string, Promise<RecordIndex>>;
-}
-
-const processState = (): OutboxState =>
-  processWide<OutboxState>("inquiry-outbox", () => ({ files: new Map(), indexes: new Map() }));
-
-const endsWithNewline = async (handle: fs.FileHandle): Promise<boolean> => {
-  const { size } = await handle.stat();
-  if (size === 0) return true;
-  const last = Buffer.alloc(1);
-  await handle.read(last, 0, 1, size - 1);
-  return last[0] === 0x0a;
-};
-
-const exists = async (file: string): Promise<boolean> => {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
-};
-
-/** Flushes a folder's entries, so a file just created in it survives a power cut. */
-const syncFolder = async (dir: string): Promise<void> => {
-  const handle = await fs.open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-};
-
-/**
- * Appends one line and waits until it is on disk (and, for a new file, its name in the folder too);
- * a line torn by an earlier crash is closed off first.
- */
-const appendDurably = async (file: string, line: string): Promise<void> => {
-  const created = !(await exists(file));
-  const handle = await fs.open(file, "a+", 0o600);
-  try {
-    const text = (await endsWithNewline(handle)) ? line : `\n${line}`;
-    await handle.appendFile(text, "utf8");
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  if (created) await syncFolder(path.dirname(file));
-};
-
 export interface OutboxContents {
   readonly records: readonly OutboxRecord[];
   readonly attempts: readonly DeliveryAttempt[];
   readonly releases: readonly QuarantineRelease[];
-  /** Lines that are not whole JSON records: only a crash in the middle of a write leaves one. */
+  /** Stored items that are not whole records (a blob someone wrote by hand, say): skipped, and counted. */
   readonly damagedLines: number;
 }
-
-/** Each whole JSON line of one file. The outbox wrote every line itself, so callers say what each one holds. */
-const readLines = async (file: string): Promise<{ items: unknown[]; damaged: number }> => {
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { items: [], damaged: 0 };
-    throw error;
-  }
-  const items: unknown[] = [];
-  let damaged = 0;
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      items.push(JSON.parse(line));
-    } catch {
-      damaged += 1;
-    }
-  }
-  return { items, damaged };
-};
 
 const latest = (times: readonly string[]): string | null =>
   times.reduce<string | null>((found, time) => (found === null || time > found ? time : found), null);
 
+/**
+ * The transports an inquiry must go through: those configured when it arrived or, for one stored while
+ * none was (issue 28's backlog), those a delivery has since tried it through (deliverEntries tries it
+ * through the transports configured then).
+ */
+export const transportsOf = (record: OutboxRecord, tried: readonly DeliveryAttempt[]): readonly TransportName[] =>
+  record.transports.length > 0 ? record.transports : [...new Set(tried.map((attempt) => attempt.transport))];
+
 /** Where one inquiry stands, from its record and every line written about it since. */
-const entryOf = (
+export const entryOf = (
   record: OutboxRecord,
   tried: readonly DeliveryAttempt[],
   released: boolean,
@@ -184,7 +89,8 @@ const entryOf = (
   const deliveries: Partial<Record<TransportName, TransportState>> = {};
   const attemptsByTransport: Partial<Record<TransportName, number>> = {};
   const dueTimes: string[] = [];
-  for (const transport of record.transports) {
+  const transports = transportsOf(record, tried);
+  for (const transport of transports) {
     const mine = tried.filter((attempt) => attempt.transport === transport);
     attemptsByTransport[transport] = mine.length;
     if (mine.some((attempt) => attempt.ok)) deliveries[transport] = "delivered";
@@ -197,10 +103,10 @@ const entryOf = (
       dueTimes.push(latest(mine.map((attempt) => attempt.retryAt ?? attempt.at)) ?? record.receivedAt);
     }
   }
-  const states = record.transports.map((transport) => deliveries[transport]);
+  const states = transports.map((transport) => deliveries[transport]);
   const quarantined = Boolean(record.quarantine) && !released;
   const state: EntryState =
-    record.transports.length === 0
+    transports.length === 0
       ? "stored"
       : quarantined
         ? "quarantined"
@@ -268,12 +174,17 @@ export interface OutboxEntries {
 }
 
 /**
- * An append-only store of inquiries and what became of them, whichever medium holds it: the file outbox
- * below (one server's disk) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
+ * A store of inquiries and what became of them, whichever medium holds it: SqliteOutbox (a database file
+ * on one server's disk) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
  */
 export interface InquiryOutbox {
-  /** Where it is, in words for an operator: a folder, or a store of a site. */
+  /** Where it is, in words for an operator: a database file, or a store of a site. */
   readonly location: string;
+  /**
+   * Writes something to the store and waits until it is durable, as an inquiry would be, and removes it
+   * again: rejects when the store cannot take an inquiry now (a full disk, a store that refuses writes).
+   */
+  probe(): Promise<void>;
   /**
    * Stores an accepted inquiry and resolves once it is durable. An inquiry whose idempotency key was
    * stored before (or is being stored now) is not stored again: the first one's reference comes back.
@@ -300,181 +211,50 @@ export interface InquiryOutbox {
   ): Promise<{ value: T } | null>;
 }
 
-export interface OutboxOptions {
-  /** How often the delivery lock is refreshed while it is held (at least 1 s); 5 s by default. */
-  readonly lockUpdateMs?: number;
+/** What a retention run removed, by kind: counts only, never whose. */
+export interface RemovedCounts {
+  /** Inquiries past the months the privacy page states (any but unreleased suspected spam). */
+  readonly inquiries: number;
+  /** Suspected spam never released, past its days. */
+  readonly quarantined: number;
+}
+
+/** An inquiry with everything stored about it, as an export on request gives it. */
+export interface StoredInquiry {
+  readonly record: OutboxRecord;
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly releasedAt: string | null;
+  /** Marked by an operator as kept (tied to a quote or an order): never removed by retention. */
+  readonly kept: boolean;
 }
 
 /**
- * The outbox as NDJSON files in one folder, each line synced to disk before the call that wrote it
- * returns. One process writes; others (the `npm run inquiries` command) read, and deliver only while
- * holding the delivery lock.
+ * What an outbox does with the personal data it holds, as the privacy page promises: it removes
+ * inquiries past their retention, keeps those an operator marks, and finds or erases a person's on request.
+ * Removed means gone from the medium too, not only from listings.
  */
-export class Outbox implements InquiryOutbox {
-  readonly inquiriesFile: string;
-  readonly deliveriesFile: string;
-  readonly releasesFile: string;
-
-  constructor(
-    readonly dir: string,
-    private readonly options: OutboxOptions = {},
-  ) {
-    this.inquiriesFile = path.join(dir, INQUIRIES_FILE);
-    this.deliveriesFile = path.join(dir, DELIVERIES_FILE);
-    this.releasesFile = path.join(dir, RELEASES_FILE);
-  }
-
-  get location(): string {
-    return this.dir;
-  }
-
-  private async ensureFolder(): Promise<void> {
-    const parent = path.dirname(this.dir);
-    const created = !(await exists(this.dir));
-    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    if (created) await syncFolder(parent);
-  }
-
-  private enqueue(file: string, line: string): Promise<void> {
-    const { files } = processState();
-    let state = files.get(file);
-    if (!state) {
-      state = { pending: [], writing: false };
-      files.set(file, state);
-    }
-    const written = new Promise<void>((resolve, reject) => state.pending.push({ line, resolve, reject }));
-    if (!state.writing) void this.writeBatches(file, state);
-    return written;
-  }
-
-  /** Writes what is pending, batch after batch, until nothing is; a failed batch fails each of its lines. */
-  private async writeBatches(file: string, state: FileState): Promise<void> {
-    state.writing = true;
-    try {
-      while (state.pending.length > 0) {
-        const batch = state.pending.splice(0);
-        try {
-          await this.ensureFolder();
-          await appendDurably(file, batch.map((pending) => pending.line).join(""));
-          for (const pending of batch) pending.resolve();
-        } catch (error) {
-          for (const pending of batch) pending.reject(error);
-        }
-      }
-    } finally {
-      state.writing = false;
-    }
-  }
-
-  private index(): Promise<RecordIndex> {
-    const { indexes } = processState();
-    let index = indexes.get(this.inquiriesFile);
-    if (!index) {
-      index = readLines(this.inquiriesFile).then(({ items }) => {
-        const records = items as OutboxRecord[];
-        return {
-          references: new Set(records.map((item) => item.reference)),
-          keys: new Map(
-            records.flatMap((item) => (item.idempotencyKey ? [[item.idempotencyKey, Promise.resolve(item.reference)]] : [])),
-          ),
-        };
-      });
-      indexes.set(this.inquiriesFile, index);
-      index.catch(() => indexes.delete(this.inquiriesFile));
-    }
-    return index;
-  }
-
-  /** Resolves once the inquiry is on disk (see InquiryOutbox.add). */
-  async add(record: OutboxRecord): Promise<AddResult> {
-    const { references, keys } = await this.index();
-    const key = record.idempotencyKey;
-    const earlier = key ? keys.get(key) : undefined;
-    if (earlier) return { reference: await earlier, created: false };
-    if (references.has(record.reference)) throw new DuplicateReferenceError(record.reference);
-    references.add(record.reference);
-    const written = this.enqueue(this.inquiriesFile, `${JSON.stringify(record)}\n`).then(() => record.reference);
-    if (key) keys.set(key, written);
-    try {
-      await written;
-    } catch (error) {
-      references.delete(record.reference);
-      if (key) keys.delete(key);
-      throw error;
-    }
-    return { reference: record.reference, created: true };
-  }
-
-  async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
-    await this.enqueue(this.deliveriesFile, `${JSON.stringify(attempt)}\n`);
-  }
-
-  async release(reference: string, at: Date = new Date()): Promise<void> {
-    await this.enqueue(this.releasesFile, `${JSON.stringify({ reference, at: at.toISOString() })}\n`);
-  }
-
-  async read(): Promise<OutboxContents> {
-    const [records, attempts, releases] = await Promise.all([
-      readLines(this.inquiriesFile),
-      readLines(this.deliveriesFile),
-      readLines(this.releasesFile),
-    ]);
-    return {
-      records: records.items as OutboxRecord[],
-      attempts: attempts.items as DeliveryAttempt[],
-      releases: releases.items as QuarantineRelease[],
-      damagedLines: records.damaged + attempts.damaged + releases.damaged,
-    };
-  }
-
-  /** Every inquiry, whatever the scope: the files are read whole anyway. */
-  async entries(maxAttempts: number): Promise<OutboxEntries> {
-    const contents = await this.read();
-    return { entries: entriesOf(contents, maxAttempts), damagedLines: contents.damagedLines };
-  }
-
-  async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
-    const { entries } = await this.entries(maxAttempts);
-    return entries.find((candidate) => candidate.record.reference === reference) ?? null;
-  }
-
-  /**
-   * The server's worker and any number of `npm run inquiries -- --retry` runs take turns through a
-   * lock file (proper-lockfile). A lock left by a process that died is taken over once it is stale.
-   *
-   * A lock can be lost while it is held (its folder removed, or taken over as stale after the process
-   * stalled): `onLost` hears of it and the work goes on to its end. proper-lockfile's default would
-   * throw from a timer, which ends the process: the whole site, for a lock.
-   */
-  async whileDelivering<T>(
-    work: (lease: DeliveryLease) => Promise<T>,
-    waitMs = 0,
-    onLost: (error: Error) => void = () => undefined,
-  ): Promise<{ value: T } | null> {
-    await this.ensureFolder();
-    let unlock: () => Promise<void>;
-    // Set by proper-lockfile from a timer while `work` runs.
-    const lock = { lost: false };
-    try {
-      unlock = await lockfile.lock(path.join(this.dir, DELIVERY_LOCK), {
-        realpath: false,
-        stale: 30_000,
-        update: this.options.lockUpdateMs ?? 5_000,
-        retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 250), minTimeout: 250, maxTimeout: 250 } : 0,
-        onCompromised: (error) => {
-          lock.lost = true;
-          onLost(error);
-        },
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ELOCKED") return null;
-      throw error;
-    }
-    try {
-      return { value: await work({ mayStart: () => !lock.lost }) };
-    } finally {
-      // A lost lock is no longer ours to remove (another process may hold it now).
-      if (!lock.lost) await unlock();
-    }
-  }
+export interface RetainingOutbox {
+  /** Removes what is past its time at `now`: the inquiry with its attempts, release and idempotency key. */
+  removeExpired(now: Date, retention: RetentionPolicy): Promise<RemovedCounts>;
+  /** Marks one inquiry as never to be removed by retention; false when there is no such inquiry. */
+  keep(reference: string): Promise<boolean>;
+  /** Every inquiry sent from `address` (compared without regard to case), oldest first. */
+  inquiriesFrom(address: string): Promise<StoredInquiry[]>;
+  /** One inquiry with everything stored about it; null when there is none. */
+  stored(reference: string): Promise<StoredInquiry | null>;
+  /** Removes the given inquiries as retention does; resolves to the references that were there. */
+  erase(references: readonly string[]): Promise<string[]>;
 }
+
+export const isRetaining = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetainingOutbox =>
+  "removeExpired" in outbox && "erase" in outbox;
+
+/** The moment before which a retention of `months` (calendar months) or `days` has run out, at `now`. */
+export const retentionCutoffs = (now: Date, retention: RetentionPolicy) => {
+  const delivered = new Date(now);
+  delivered.setUTCMonth(delivered.getUTCMonth() - retention.deliveredMonths);
+  return {
+    delivered: delivered.toISOString(),
+    quarantined: new Date(now.getTime() - retention.quarantinedDays * 86_400_000).toISOString(),
+  };
+};

@@ -1,0 +1,648 @@
+import { randomUUID } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync } from "node:fs";
+import path from "node:path";
+import { backup, DatabaseSync } from "node:sqlite";
+import type { RetentionPolicy, TransportName } from "./config";
+import {
+  DuplicateReferenceError,
+  entriesOf,
+  entryOf,
+  type AddResult,
+  type DeliveryAttempt,
+  type DeliveryLease,
+  type EntryScope,
+  type InquiryOutbox,
+  type OutboxContents,
+  type OutboxEntries,
+  type OutboxEntry,
+  type OutboxRecord,
+  type QuarantineRelease,
+  type RemovedCounts,
+  type RetainingOutbox,
+  type StoredInquiry,
+  retentionCutoffs,
+} from "./outbox";
+import { processWide } from "./process-wide";
+
+/** The database in INQUIRY_DATA_DIR; SQLite keeps its -wal and -shm files beside it. */
+export const DATABASE_FILE = "inquiries.sqlite";
+
+/**
+ * How long a statement waits for another connection's write (the server's worker and `npm run
+ * inquiries` share the file) before it fails: a write holds the database for a few milliseconds.
+ */
+const BUSY_TIMEOUT_MS = 5_000;
+const LEASE_NAME = "delivery";
+/** The most pages node:sqlite's backup takes in one step (a 32-bit count): the whole database, in practice. */
+const ALL_PAGES = 2 ** 31 - 1;
+/** Inquiries removed per transaction by retention, so that a large removal never holds the writer long. */
+const REMOVAL_BATCH = 500;
+/** What a health probe writes: an inquiry with its labels and indexes takes a few kilobytes. */
+const PROBE_BYTES = 16_384;
+
+/*
+ * One row per inquiry. `phase` says what a delivery pass must read: 'open' (not delivered through every
+ * transport yet: pending, dead or stored with no transport), 'held' (quarantined, not released) or 'done'
+ * (delivered). It is kept by this module whenever an attempt or a release is written, so that a pass reads
+ * the open inquiries through their index and never the history. Whether an open one is due or dead
+ * depends on the attempt limit in force, which the operator may change, so that is decided when read.
+ * `email` is the visitor's address, lower-cased, for an export or an erasure on request; `kept` marks an
+ * inquiry the operator wants kept past its retention.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS inquiries (
+  reference TEXT PRIMARY KEY,
+  received_at TEXT NOT NULL,
+  email TEXT NOT NULL,
+  idempotency_key TEXT UNIQUE,
+  record TEXT NOT NULL,
+  phase TEXT NOT NULL CHECK (phase IN ('open', 'held', 'done')),
+  due_at TEXT,
+  released_at TEXT,
+  kept INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX IF NOT EXISTS inquiries_open_by_due ON inquiries (due_at) WHERE phase = 'open';
+CREATE INDEX IF NOT EXISTS inquiries_by_phase ON inquiries (phase, received_at);
+CREATE INDEX IF NOT EXISTS inquiries_by_email ON inquiries (email);
+CREATE TABLE IF NOT EXISTS attempts (
+  reference TEXT NOT NULL,
+  transport TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  detail TEXT,
+  retry_at TEXT,
+  UNIQUE (reference, transport, at)
+) STRICT;
+-- How many inquiries are in each phase, kept by triggers in the same transactions: the worker reports how
+-- many are held in quarantine after every pass, and counting 100,000 of them each time took milliseconds.
+CREATE TABLE IF NOT EXISTS phase_counts (
+  phase TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+) STRICT;
+CREATE TRIGGER IF NOT EXISTS phase_count_insert AFTER INSERT ON inquiries BEGIN
+  INSERT INTO phase_counts (phase, count) VALUES (NEW.phase, 1)
+    ON CONFLICT (phase) DO UPDATE SET count = count + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS phase_count_delete AFTER DELETE ON inquiries BEGIN
+  UPDATE phase_counts SET count = count - 1 WHERE phase = OLD.phase;
+END;
+CREATE TRIGGER IF NOT EXISTS phase_count_update AFTER UPDATE OF phase ON inquiries WHEN OLD.phase <> NEW.phase BEGIN
+  UPDATE phase_counts SET count = count - 1 WHERE phase = OLD.phase;
+  INSERT INTO phase_counts (phase, count) VALUES (NEW.phase, 1)
+    ON CONFLICT (phase) DO UPDATE SET count = count + 1;
+END;
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS health (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  at TEXT NOT NULL,
+  room BLOB NOT NULL
+) STRICT;
+`;
+
+interface InquiryRow {
+  readonly record: string;
+  readonly released_at: string | null;
+}
+interface FullRow extends InquiryRow {
+  readonly reference: string;
+  readonly kept: number;
+}
+interface AttemptRow {
+  readonly reference: string;
+  readonly transport: string;
+  readonly ok: number;
+  readonly at: string;
+  readonly detail: string | null;
+  readonly retry_at: string | null;
+}
+interface LeaseRow {
+  readonly holder: string;
+  readonly expires_at: number;
+}
+
+const attemptOf = (row: AttemptRow): DeliveryAttempt => ({
+  reference: row.reference,
+  transport: row.transport as TransportName,
+  ok: row.ok === 1,
+  at: row.at,
+  ...(row.detail === null ? {} : { detail: row.detail }),
+  ...(row.retry_at === null ? {} : { retryAt: row.retry_at }),
+});
+const recordOf = (row: InquiryRow): OutboxRecord => JSON.parse(row.record) as OutboxRecord;
+const releaseOf = (reference: string, at: string | null): QuarantineRelease[] =>
+  at === null ? [] : [{ reference, at }];
+
+/** The statements one connection uses, prepared once. */
+const prepare = (db: DatabaseSync) => ({
+  byReference: db.prepare("SELECT record, released_at FROM inquiries WHERE reference = ?"),
+  byKey: db.prepare("SELECT reference FROM inquiries WHERE idempotency_key = ? LIMIT 1"),
+  exists: db.prepare("SELECT 1 FROM inquiries WHERE reference = ? LIMIT 1"),
+  insert: db.prepare(
+    `INSERT INTO inquiries (reference, received_at, email, idempotency_key, record, phase, due_at)
+     VALUES (:reference, :receivedAt, :email, :key, :record, :phase, :dueAt)`,
+  ),
+  insertAttempt: db.prepare(
+    `INSERT OR IGNORE INTO attempts (reference, transport, ok, at, detail, retry_at)
+     VALUES (:reference, :transport, :ok, :at, :detail, :retryAt)`,
+  ),
+  attemptsOf: db.prepare("SELECT * FROM attempts WHERE reference = ? ORDER BY rowid"),
+  release: db.prepare("UPDATE inquiries SET released_at = COALESCE(released_at, ?) WHERE reference = ?"),
+  standing: db.prepare("UPDATE inquiries SET phase = ?, due_at = ? WHERE reference = ?"),
+  all: db.prepare("SELECT reference, record, released_at FROM inquiries ORDER BY rowid"),
+  allAttempts: db.prepare("SELECT * FROM attempts ORDER BY rowid"),
+  open: db.prepare("SELECT reference, record, released_at FROM inquiries WHERE phase = 'open' ORDER BY rowid"),
+  openAttempts: db.prepare(
+    `SELECT attempts.* FROM attempts JOIN inquiries USING (reference)
+     WHERE inquiries.phase = 'open' ORDER BY attempts.rowid`,
+  ),
+  held: db.prepare("SELECT coalesce((SELECT count FROM phase_counts WHERE phase = 'held'), 0) AS count"),
+  lease: db.prepare("SELECT holder, expires_at FROM leases WHERE name = ?"),
+  takeLease: db.prepare(
+    "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
+  ),
+  renewLease: db.prepare("UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?"),
+  dropLease: db.prepare("DELETE FROM leases WHERE name = ? AND holder = ?"),
+  // Several pages, more than an inquiry takes: a store with room for the probe has room for an inquiry.
+  keep: db.prepare("UPDATE inquiries SET kept = 1 WHERE reference = ?"),
+  fullRow: db.prepare("SELECT reference, record, released_at, kept FROM inquiries WHERE reference = ?"),
+  fromAddress: db.prepare(
+    "SELECT reference, record, released_at, kept FROM inquiries WHERE email = ? ORDER BY received_at, rowid",
+  ),
+  // Past the months since the sender's last inquiry: the range through (phase, received_at), each sender
+  // checked through the email index.
+  expired: db.prepare(
+    `SELECT reference FROM inquiries AS old
+     WHERE phase IN ('open', 'done') AND received_at < :cutoff AND kept = 0
+       AND NOT EXISTS (SELECT 1 FROM inquiries AS later WHERE later.email = old.email AND later.received_at >= :cutoff)
+     LIMIT ${REMOVAL_BATCH}`,
+  ),
+  expiredHeld: db.prepare(
+    `SELECT reference FROM inquiries WHERE phase = 'held' AND received_at < :cutoff AND kept = 0 LIMIT ${REMOVAL_BATCH}`,
+  ),
+  removeAttempts: db.prepare("DELETE FROM attempts WHERE reference = ?"),
+  removeInquiry: db.prepare("DELETE FROM inquiries WHERE reference = ?"),
+  probe: db.prepare(
+    `INSERT INTO health (id, at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
+     ON CONFLICT (id) DO UPDATE SET at = excluded.at, room = excluded.room`,
+  ),
+});
+type Statements = ReturnType<typeof prepare>;
+
+interface Connection {
+  readonly db: DatabaseSync;
+  readonly statements: Statements;
+}
+
+interface PendingAdd {
+  readonly record: OutboxRecord;
+  readonly resolve: (result: AddResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** One database file's connection and the inquiries waiting for its next commit, for the whole process. */
+interface DatabaseState {
+  connection: Connection | null;
+  pending: PendingAdd[];
+  flushScheduled: boolean;
+}
+
+const databases = () => processWide<Map<string, DatabaseState>>("inquiry-outbox", () => new Map());
+
+const syncFolder = (dir: string) => {
+  const handle = openSync(dir, "r");
+  try {
+    fsyncSync(handle);
+  } finally {
+    closeSync(handle);
+  }
+};
+
+/**
+ * Opens (creating if need be) the database: WAL, so readers never wait for the writer; synchronous=FULL,
+ * so a commit is on disk before the call returns (an inquiry is durable before its 201); secure_delete,
+ * so a removed inquiry's bytes are overwritten rather than left in free pages.
+ */
+const openDatabase = (file: string): Connection => {
+  const dir = path.dirname(file);
+  const folderIsNew = !existsSync(dir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) {
+    // Readable by the server's user only; SQLite gives its -wal and -shm files the database's mode.
+    closeSync(openSync(file, "a", 0o600));
+    syncFolder(dir);
+    if (folderIsNew) syncFolder(path.dirname(dir));
+  }
+  const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
+    db.exec("PRAGMA secure_delete = ON");
+    db.exec(SCHEMA);
+    return { db, statements: prepare(db) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+};
+
+/** Runs `work` in an immediate transaction (it takes the write lock at once, or waits the busy timeout). */
+export const inTransaction = <T>(db: DatabaseSync, work: () => T): T => {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const value = work();
+    db.exec("COMMIT");
+    return value;
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+};
+
+/** Where an inquiry stands as far as the database must know it (see `phase` above). */
+const standingOf = (record: OutboxRecord, attempts: readonly DeliveryAttempt[], releasedAt: string | null) => {
+  const entry = entryOf(record, attempts, releasedAt !== null, Number.POSITIVE_INFINITY);
+  const phase = entry.state === "delivered" ? "done" : entry.state === "quarantined" ? "held" : "open";
+  return { phase, dueAt: entry.dueAt };
+};
+
+export interface SqliteOutboxOptions {
+  /** How long the delivery lease lasts unless renewed; 30 s by default. */
+  readonly leaseTtlMs?: number;
+  /** How often a held lease is renewed; 5 s by default. */
+  readonly leaseRenewMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The single server's outbox: a SQLite database (node:sqlite) in INQUIRY_DATA_DIR. Every process that
+ * opens it (the server, `npm run inquiries`) shares the file; SQLite's locking keeps their writes apart,
+ * and a lease row in the database decides which of them delivers.
+ */
+export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
+  readonly file: string;
+
+  constructor(
+    readonly dir: string,
+    private readonly options: SqliteOutboxOptions = {},
+  ) {
+    this.file = path.join(dir, DATABASE_FILE);
+  }
+
+  get location(): string {
+    return this.file;
+  }
+
+  private state(): DatabaseState {
+    const all = databases();
+    let state = all.get(this.file);
+    if (!state) {
+      state = { connection: null, pending: [], flushScheduled: false };
+      all.set(this.file, state);
+    }
+    return state;
+  }
+
+  /** The process's connection to the file, opened on first use (a folder that cannot be made fails each call). */
+  protected connection(): Connection {
+    const state = this.state();
+    state.connection ??= openDatabase(this.file);
+    return state.connection;
+  }
+
+  /**
+   * Stores the inquiry once it is committed. The inquiries that arrive while a commit is under way go in
+   * the next one together (a group commit): 600 at once wait for a few syncs to disk, not 600.
+   */
+  add(record: OutboxRecord): Promise<AddResult> {
+    const state = this.state();
+    return new Promise<AddResult>((resolve, reject) => {
+      state.pending.push({ record, resolve, reject });
+      if (!state.flushScheduled) {
+        state.flushScheduled = true;
+        setImmediate(() => this.flush(state));
+      }
+    });
+  }
+
+  private flush(state: DatabaseState): void {
+    state.flushScheduled = false;
+    const batch = state.pending.splice(0);
+    let outcomes: (AddResult | DuplicateReferenceError)[];
+    try {
+      const { db, statements } = this.connection();
+      outcomes = inTransaction(db, () => batch.map(({ record }) => SqliteOutbox.insert(statements, record)));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    batch.forEach((pending, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof DuplicateReferenceError || outcome === undefined) pending.reject(outcome);
+      else pending.resolve(outcome);
+    });
+  }
+
+  /** One inquiry, inside the caller's transaction: a known idempotency key gives back its inquiry's reference. */
+  private static insert(statements: Statements, record: OutboxRecord): AddResult | DuplicateReferenceError {
+    const key = record.idempotencyKey ?? null;
+    const earlier = key === null ? undefined : (statements.byKey.get(key) as { reference: string } | undefined);
+    if (earlier) return { reference: earlier.reference, created: false };
+    if (statements.exists.get(record.reference)) return new DuplicateReferenceError(record.reference);
+    const { phase, dueAt } = standingOf(record, [], null);
+    statements.insert.run({
+      reference: record.reference,
+      receivedAt: record.receivedAt,
+      email: record.replyTo.address.toLowerCase(),
+      key,
+      record: JSON.stringify(record),
+      phase,
+      dueAt,
+    });
+    return { reference: record.reference, created: true };
+  }
+
+  /** Sets the inquiry's phase and due time from its record, attempts and release (inside a transaction). */
+  protected static refresh(statements: Statements, reference: string): void {
+    const row = statements.byReference.get(reference) as InquiryRow | undefined;
+    if (!row) return;
+    const attempts = (statements.attemptsOf.all(reference) as unknown as AttemptRow[]).map(attemptOf);
+    const { phase, dueAt } = standingOf(recordOf(row), attempts, row.released_at);
+    statements.standing.run(phase, dueAt, reference);
+  }
+
+  /** Adds attempts (a repeat of one already stored is ignored) and refreshes their inquiries' standing. */
+  protected static insertAttempts(statements: Statements, attempts: readonly DeliveryAttempt[]): void {
+    for (const attempt of attempts) {
+      statements.insertAttempt.run({
+        reference: attempt.reference,
+        transport: attempt.transport,
+        ok: attempt.ok ? 1 : 0,
+        at: attempt.at,
+        detail: attempt.detail ?? null,
+        retryAt: attempt.retryAt ?? null,
+      });
+    }
+    for (const reference of new Set(attempts.map((attempt) => attempt.reference))) {
+      SqliteOutbox.refresh(statements, reference);
+    }
+  }
+
+  // Async for the interface: a commit is one synchronous call.
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+    const { db, statements } = this.connection();
+    inTransaction(db, () => SqliteOutbox.insertAttempts(statements, [attempt]));
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async release(reference: string, at: Date = new Date()): Promise<void> {
+    const { db, statements } = this.connection();
+    inTransaction(db, () => {
+      statements.release.run(at.toISOString(), reference);
+      SqliteOutbox.refresh(statements, reference);
+    });
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async probe(): Promise<void> {
+    const { db, statements } = this.connection();
+    inTransaction(db, () => statements.probe.run(new Date().toISOString()));
+  }
+
+  private static contentsOf(rows: readonly (InquiryRow & { reference: string })[], attempts: readonly AttemptRow[]) {
+    return {
+      records: rows.map(recordOf),
+      attempts: attempts.map(attemptOf),
+      releases: rows.flatMap((row) => releaseOf(row.reference, row.released_at)),
+      damagedLines: 0,
+    };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async read(): Promise<OutboxContents> {
+    const { statements } = this.connection();
+    return SqliteOutbox.contentsOf(
+      statements.all.all() as unknown as (InquiryRow & { reference: string })[],
+      statements.allAttempts.all() as unknown as AttemptRow[],
+    );
+  }
+
+  /**
+   * With scope "open", only the inquiries not yet delivered through every transport, through their index:
+   * delivered ones are not read, and quarantined ones are only counted.
+   */
+  async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
+    if (scope === "all") {
+      const contents = await this.read();
+      return { entries: entriesOf(contents, maxAttempts), damagedLines: 0 };
+    }
+    const { statements } = this.connection();
+    const contents = SqliteOutbox.contentsOf(
+      statements.open.all() as unknown as (InquiryRow & { reference: string })[],
+      statements.openAttempts.all() as unknown as AttemptRow[],
+    );
+    const { count } = statements.held.get() as { count: number };
+    return { entries: entriesOf(contents, maxAttempts), damagedLines: 0, heldUnread: count };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
+    const { statements } = this.connection();
+    const row = statements.byReference.get(reference) as InquiryRow | undefined;
+    if (!row) return null;
+    const attempts = (statements.attemptsOf.all(reference) as unknown as AttemptRow[]).map(attemptOf);
+    return entryOf(recordOf(row), attempts, row.released_at !== null, maxAttempts);
+  }
+
+  /**
+   * Stores what an earlier outbox held (file-outbox-import.ts). Anything already here is left as it is,
+   * so an import that is run again adds nothing. Resolves to how many inquiries were new.
+   */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async absorb({
+    records = [],
+    attempts = [],
+    releases = [],
+  }: Partial<Omit<OutboxContents, "damagedLines">>): Promise<number> {
+    const { db, statements } = this.connection();
+    return inTransaction(db, () => {
+      let added = 0;
+      for (const record of records) {
+        if (statements.exists.get(record.reference)) continue;
+        const outcome = SqliteOutbox.insert(statements, record);
+        if (!(outcome instanceof DuplicateReferenceError) && outcome.created) added += 1;
+      }
+      SqliteOutbox.insertAttempts(statements, attempts);
+      for (const release of releases) {
+        statements.release.run(release.at, release.reference);
+        SqliteOutbox.refresh(statements, release.reference);
+      }
+      return added;
+    });
+  }
+
+  /** Which of `references` the database holds. */
+  holds(references: readonly string[]): Set<string> {
+    const { statements } = this.connection();
+    return new Set(references.filter((reference) => statements.exists.get(reference) !== undefined));
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async keep(reference: string): Promise<boolean> {
+    const { db, statements } = this.connection();
+    return inTransaction(db, () => Number(statements.keep.run(reference).changes) > 0);
+  }
+
+  private static storedOf(statements: Statements, row: FullRow): StoredInquiry {
+    return {
+      record: recordOf(row),
+      attempts: (statements.attemptsOf.all(row.reference) as unknown as AttemptRow[]).map(attemptOf),
+      releasedAt: row.released_at,
+      kept: row.kept === 1,
+    };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
+    const { statements } = this.connection();
+    const rows = statements.fromAddress.all(address.trim().toLowerCase()) as unknown as FullRow[];
+    return rows.map((row) => SqliteOutbox.storedOf(statements, row));
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async stored(reference: string): Promise<StoredInquiry | null> {
+    const { statements } = this.connection();
+    const row = statements.fullRow.get(reference) as FullRow | undefined;
+    return row ? SqliteOutbox.storedOf(statements, row) : null;
+  }
+
+  /**
+   * Removes the inquiries and their attempts in one transaction, then checkpoints the WAL into the
+   * database and truncates it: with secure_delete the removed rows are overwritten with zeros, so nothing
+   * of them is left in either file.
+   */
+  private remove(references: readonly string[]): string[] {
+    const { db, statements } = this.connection();
+    const removed = inTransaction(db, () =>
+      references.filter((reference) => {
+        statements.removeAttempts.run(reference);
+        return Number(statements.removeInquiry.run(reference).changes) > 0;
+      }),
+    );
+    return removed;
+  }
+
+  /** Copies the WAL into the database and empties it, so that removed rows survive in neither file. */
+  private checkpoint(): void {
+    this.connection().db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async erase(references: readonly string[]): Promise<string[]> {
+    const removed = this.remove(references);
+    this.checkpoint();
+    return removed;
+  }
+
+  /** A batch at a time (each its own transaction), through the indexes: never the whole table at once. */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async removeExpired(now: Date, retention: RetentionPolicy): Promise<RemovedCounts> {
+    const { statements } = this.connection();
+    const cutoffs = retentionCutoffs(now, retention);
+    const removeAll = (query: typeof statements.expired, cutoff: string) => {
+      let count = 0;
+      for (;;) {
+        const batch = (query.all({ cutoff }) as unknown as { reference: string }[]).map((row) => row.reference);
+        if (batch.length === 0) return count;
+        count += this.remove(batch).length;
+      }
+    };
+    const counts = {
+      inquiries: removeAll(statements.expired, cutoffs.delivered),
+      quarantined: removeAll(statements.expiredHeld, cutoffs.quarantined),
+    };
+    if (counts.inquiries + counts.quarantined > 0) this.checkpoint();
+    return counts;
+  }
+
+  /**
+   * A consistent copy of the database at `destination` while the server goes on writing (SQLite's online
+   * backup), readable by this user only. Resolves to the pages copied.
+   */
+  async backup(destination: string): Promise<number> {
+    if (path.resolve(destination) === path.resolve(this.file))
+      throw new Error("a backup cannot replace the database itself");
+    const { db } = this.connection();
+    closeSync(openSync(destination, "w", 0o600));
+    // Every page in one step, in one read transaction: copied a hundred pages at a time (the default), a
+    // backup restarts whenever another connection (the server) writes, and under steady writes never ends.
+    return backup(db, destination, { rate: ALL_PAGES });
+  }
+
+  /** Takes the delivery lease if no other holder's is still running; false when another holds it. */
+  private takeLease(holder: string, ttlMs: number): boolean {
+    const { db, statements } = this.connection();
+    return inTransaction(db, () => {
+      const current = statements.lease.get(LEASE_NAME) as LeaseRow | undefined;
+      if (current && current.holder !== holder && current.expires_at > Date.now()) return false;
+      statements.takeLease.run(LEASE_NAME, holder, Date.now() + ttlMs);
+      return true;
+    });
+  }
+
+  /**
+   * The server's worker and any number of `npm run inquiries -- --retry` runs take turns through a lease
+   * row in the database, taken in an immediate transaction (so two cannot both find it free). A holder
+   * renews it while its work runs; one that died leaves a lease that expires. A lease that another run
+   * took over (after this process stalled past its expiry) is told to `onLost`; the work goes on to its
+   * end, but starts no more deliveries.
+   */
+  async whileDelivering<T>(
+    work: (lease: DeliveryLease) => Promise<T>,
+    waitMs = 0,
+    onLost: (error: Error) => void = () => undefined,
+  ): Promise<{ value: T } | null> {
+    const ttlMs = this.options.leaseTtlMs ?? 30_000;
+    const renewMs = this.options.leaseRenewMs ?? 5_000;
+    const holder = randomUUID();
+    const deadline = Date.now() + waitMs;
+    while (!this.takeLease(holder, ttlMs)) {
+      if (Date.now() + 100 > deadline) return null;
+      await sleep(100);
+    }
+    const { statements } = this.connection();
+    let lost = false;
+    const loseIt = (error: Error) => {
+      if (lost) return;
+      lost = true;
+      onLost(error);
+    };
+    const renewal = setInterval(() => {
+      try {
+        const { changes } = statements.renewLease.run(Date.now() + ttlMs, LEASE_NAME, holder);
+        if (Number(changes) === 0) loseIt(new Error("the delivery lease was taken over by another run"));
+      } catch (error) {
+        // Busy for longer than the timeout: the next renewal tries again, well before the lease expires.
+        if (renewMs * 2 >= ttlMs) loseIt(error as Error);
+      }
+    }, renewMs);
+    renewal.unref();
+    try {
+      return { value: await work({ mayStart: () => !lost }) };
+    } finally {
+      clearInterval(renewal);
+      // A lease that passed to another run is not ours to remove: the holder decides. One that cannot be
+      // removed now (the disk, say) runs out on its own; that must not turn the work's outcome into a failure.
+      try {
+        statements.dropLease.run(LEASE_NAME, holder);
+      } catch (error) {
+        onLost(error as Error);
+      }
+    }
+  }
+}
