@@ -60,19 +60,20 @@ const requireNetlifyBuild = () => {
   }
 };
 
+/** scripts/netlify-local.ts's command line, with only what a function on Netlify would have in its environment. */
+const localCommand = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => ({
+  argv: ["--import", "tsx", path.join(root, "scripts/netlify-local.ts"), ...args],
+  options: { cwd: root, env: { PATH: process.env.PATH, ...env } },
+});
+
 const runLocal = (args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) => {
-  const result = spawnSync(
-    process.execPath,
-    ["--import", "tsx", path.join(root, "scripts/netlify-local.ts"), ...args],
-    {
-      cwd: root,
-      input: options.input,
-      // Only what a function on Netlify would have: no developer's variables leak into it.
-      env: { PATH: process.env.PATH, ...options.env },
-      encoding: "utf8",
-      timeout: 60_000,
-    },
-  );
+  const command = localCommand(args, options.env);
+  const result = spawnSync(process.execPath, command.argv, {
+    ...command.options,
+    input: options.input,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 
@@ -694,11 +695,8 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
    */
   const invoke = (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) =>
     new Promise<{ answers: Invocation["answers"]; log: string }>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", path.join(root, "scripts/netlify-local.ts"), "invoke", functionRoutedFrom(from)],
-        { cwd: root, env: { PATH: process.env.PATH, ...env }, stdio: ["pipe", "pipe", "pipe"] },
-      );
+      const command = localCommand(["invoke", functionRoutedFrom(from)], env);
+      const child = spawn(process.execPath, command.argv, { ...command.options, stdio: ["pipe", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

@@ -14,7 +14,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
-import { startSite, type RunningSite } from "../e2e/support/server";
+import { processUsage, startSite, type RunningSite } from "../e2e/support/server";
+import { listReleases } from "../server/releases/release-store";
 import { addToReport } from "./report";
 
 const root = path.resolve(__dirname, "..");
@@ -76,9 +77,10 @@ const descendantsOf = (pid: number): number[] => {
   return found;
 };
 
+/** A process's resident memory (MB), or 0 for one that ended while the bench looked. */
 const rssMbOf = (pid: number): number => {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    return processUsage(pid).rssMb;
   } catch {
     return 0;
   }
@@ -166,16 +168,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
     if (health.site?.liveCommit !== commit)
       throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
-    const release = fs
-      .readdirSync(path.join(work, "releases", "releases"))
-      .map(
-        (id) =>
-          JSON.parse(fs.readFileSync(path.join(work, "releases", "releases", id, "release.json"), "utf8")) as {
-            commit: string;
-            seconds?: Record<string, number>;
-          },
-      )
-      .find((record) => record.commit === commit);
+    const release = listReleases(path.join(work, "releases")).find((record) => record.commit === commit);
     return {
       webhookToLiveSeconds: Math.round(liveAfterMs / 100) / 10,
       stepSeconds: release?.seconds ?? {},

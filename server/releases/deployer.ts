@@ -301,16 +301,18 @@ export class Deployer {
     const { dir } = this.settings;
     fs.mkdirSync(dir, { recursive: true });
     const release = await acquireDeployLock(dir, this.stopping.signal);
+    // One deadline for the whole deploy (DEPLOY_BUILD_TIMEOUT_MINUTES), from fetch to switch.
+    const deadline = Date.now() + this.settings.buildTimeoutMs;
     try {
       this.failInterrupted();
-      const commit = await this.fetch(commitWanted);
+      const commit = await this.fetch(commitWanted, deadline);
       const liveId = liveReleaseId(dir);
       const live = listReleases(dir).find((candidate) => candidate.id === liveId);
       if (live?.commit === commit) {
         this.log(`deploy: ${commit.slice(0, 12)} is already live`);
         return null;
       }
-      return await this.build(commit);
+      return await this.build(commit, deadline);
     } finally {
       release();
     }
@@ -405,10 +407,9 @@ export class Deployer {
   }
 
   /** Fetches the branch into the mirror; returns the full hash of the commit to deploy. */
-  private async fetch(commitWanted: string): Promise<string> {
+  private async fetch(commitWanted: string, deadline: number): Promise<string> {
     const { dir, repository, branch } = this.settings;
     if (!repository) throw new Error("DEPLOY_REPOSITORY is not set: there is nothing to fetch from");
-    const deadline = Date.now() + this.settings.buildTimeoutMs;
     const mirror = path.join(dir, MIRROR);
     if (!fs.existsSync(path.join(mirror, "HEAD"))) {
       fs.mkdirSync(mirror, { recursive: true });
@@ -517,7 +518,7 @@ export class Deployer {
     }
   }
 
-  private async build(commit: string): Promise<ReleaseRecord> {
+  private async build(commit: string, deadline: number): Promise<ReleaseRecord> {
     const { dir, branch } = this.settings;
     const started = this.now();
     const id = newReleaseId(dir, commit, started);
@@ -536,8 +537,6 @@ export class Deployer {
       }
     };
     const logFile = fs.openSync(path.join(releaseDir(dir, id), BUILD_LOG), "a");
-    // One deadline for the whole deploy (DEPLOY_BUILD_TIMEOUT_MINUTES), whatever step it is in.
-    const deadline = Date.now() + this.settings.buildTimeoutMs;
     try {
       await timed("fetch", () => this.extract(commit, site, deadline));
       const reusable = this.reusableModules(sha256OfFile(path.join(site, "package-lock.json")));

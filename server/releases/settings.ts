@@ -42,9 +42,9 @@ export const readDeploySettings = (env: NodeJS.ProcessEnv = process.env): Deploy
     if (secret !== "") throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_DIR is not: say where releases live");
     return null;
   }
-  const branch = env.DEPLOY_BRANCH?.trim() ?? "";
+  const branchSetting = env.DEPLOY_BRANCH?.trim() ?? "";
+  const branch = branchSetting === "" ? "main" : branchSetting;
   // git would take a leading dash as an option and `..` as a range; a branch name has neither.
-  if (branch === "") return readDeploySettings({ ...env, DEPLOY_BRANCH: "main" });
   if (branch.startsWith("-") || branch.includes("..") || /[\s~^:?*[\\]/.test(branch)) {
     throw new Error(`DEPLOY_BRANCH is not a branch name: ${branch}`);
   }

@@ -15,6 +15,13 @@ export const header = (req: GatsbyFunctionRequest, name: string): string | undef
  * as well, where no redirect rule, and so no rate limit across instances, can reach: Netlify's own
  * parser refuses a rule from /.netlify/. So the function answers there as for any path without a page.
  */
+/** What a function answers at its own address, or where it does not exist: a 404 as for any path without a page. */
+export const FUNCTION_NOT_FOUND = {
+  status: 404,
+  headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  body: JSON.stringify({ error: "Not found." }),
+} as const;
+
 export const calledAtOwnAddress = (req: GatsbyFunctionRequest): boolean => {
   const url = (req as GatsbyFunctionRequest & { readonly originalUrl?: string }).originalUrl ?? req.url ?? "";
   return url.startsWith("/.netlify/");

@@ -1,5 +1,5 @@
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { calledAtOwnAddress, header } from "../../serving/function-request";
+import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../../serving/function-request";
 import { createGithubOAuth, readGithubOAuthSettings, type OAuthAnswer, type OAuthRequest } from "./github-oauth";
 
 /**
@@ -13,12 +13,6 @@ export interface SignInFunctionOptions {
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
 }
-
-const NOT_FOUND: OAuthAnswer = {
-  status: 404,
-  headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
-  body: JSON.stringify({ error: "Not found." }),
-};
 
 export const createSignInFunctions = (options: SignInFunctionOptions) => {
   const log = options.log ?? ((line: string) => console.info(`[sign-in] ${line}`));
@@ -48,12 +42,12 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
     (run: (oauth: ReturnType<typeof createGithubOAuth>, request: OAuthRequest) => OAuthAnswer | Promise<OAuthAnswer>) =>
     async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
       if (calledAtOwnAddress(req) || req.method !== "GET") {
-        send(res, NOT_FOUND);
+        send(res, FUNCTION_NOT_FOUND);
         return;
       }
       const settings = readGithubOAuthSettings();
       if (!settings) {
-        send(res, NOT_FOUND);
+        send(res, FUNCTION_NOT_FOUND);
         return;
       }
       send(res, await run(createGithubOAuth({ settings, log }), requestOf(req)));

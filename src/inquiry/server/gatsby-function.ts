@@ -1,5 +1,5 @@
 import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { calledAtOwnAddress, header } from "../../serving/function-request";
+import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../../serving/function-request";
 import { blobsAccessFromLambdaEvent } from "./blobs-store";
 import { clientKey } from "./client-address";
 import { readInquiryConfig, type InquiryConfig } from "./config";
@@ -26,12 +26,6 @@ export interface GatsbyFunctionOptions {
  * get it, `netlify dev` gives `client-ip` instead), so, unlike X-Forwarded-For, it cannot be forged.
  */
 export const NETLIFY_CLIENT_IP_HEADER = "x-nf-client-connection-ip";
-
-const NOT_FOUND: InquiryReply = {
-  status: 404,
-  headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
-  body: JSON.stringify({ error: "Not found." }),
-};
 
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
 type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
@@ -112,7 +106,7 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
 
   const inquiryFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
     if (calledAtOwnAddress(req)) {
-      send(res, NOT_FOUND);
+      send(res, FUNCTION_NOT_FOUND);
       return;
     }
     let config: InquiryConfig | null = null;
