@@ -66,6 +66,11 @@ describe("content page template", () => {
     expect(main).not.toHaveTextContent("{email}");
     expect(screen.getByRole("link", { name: "Fixture contact" })).toHaveAttribute("href", "/contact/");
   });
+
+  it("states the retention the inquiry settings keep, not a number of its own", () => {
+    renderPage(ContentPageTemplate, contentPageData, "/privacy/");
+    expect(screen.getByText("Fixture inquiries are deleted 17 months after the last contact.")).toBeInTheDocument();
+  });
 });
 
 describe("products page", () => {

@@ -436,7 +436,7 @@ export const inquirySchema = z
             deliveredMonths: z.int().min(1).max(120).meta({
               title: "Delivered inquiries kept (months)",
               description:
-                "How long an inquiry is kept after it arrived, unless marked as kept for a quote or an order. The privacy page must state the same number of months.",
+                "How long an inquiry is kept after it arrived, unless marked as kept for a quote or an order. The privacy page states it through {inquiryRetentionMonths}.",
             }),
             quarantinedDays: z.int().min(1).max(365).meta({
               title: "Unreleased suspected spam kept (days)",
@@ -548,12 +548,18 @@ export const systemPagesSchema = z
     description: "What a visitor sees at an address that does not exist, or when a page fails.",
   });
 
+/**
+ * Figures a text page may name that other content files set, so that a page's promise and the code that keeps it
+ * read one constant: {inquiryRetentionMonths} is delivery.retention.deliveredMonths in content/inquiry.json.
+ */
+export const contentPageValueTokens = ["inquiryRetentionMonths"] as const;
+
+const pageTextTokens: readonly string[] = [...textTokens, ...contentPageValueTokens];
 const pageText = () =>
   text().refine(
-    (value) =>
-      [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => (textTokens as readonly string[]).includes(token ?? "")),
+    (value) => [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => pageTextTokens.includes(token ?? "")),
     {
-      error: `may only use the placeholders ${textTokens.map((token) => `{${token}}`).join(", ")}`,
+      error: `may only use the placeholders ${pageTextTokens.map((token) => `{${token}}`).join(", ")}`,
     },
   );
 

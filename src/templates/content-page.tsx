@@ -11,14 +11,17 @@ const ContentPageTemplate = ({ data, location }: PageProps<Queries.ContentPageQu
   const page = requireContent(data.contentPageJson, "the page's file in content/pages/");
   const updatedLabel = requireContent(data.systemPagesJson, "content/system-pages.json").updatedLabel;
   const { company } = useSiteData();
+  const inquiry = requireContent(data.inquiryJson, "content/inquiry.json");
+  // The figures a text page may name ({inquiryRetentionMonths}), read from the files whose settings they are.
+  const values = { inquiryRetentionMonths: String(inquiry.delivery.retention.deliveredMonths) };
   return (
     <PageShell
       currentPath={location.pathname}
       title={page.title}
-      intro={<RichText text={page.intro} company={company} />}
+      intro={<RichText text={page.intro} company={company} values={values} />}
       eyebrow={page.updated ? `${updatedLabel} ${page.updated}` : undefined}
     >
-      <ContentSections sections={page.sections} company={company} />
+      <ContentSections sections={page.sections} company={company} values={values} />
       {page.cta ? <CallToAction {...page.cta} /> : null}
     </PageShell>
   );
@@ -55,6 +58,13 @@ export const query = graphql`
     }
     systemPagesJson {
       updatedLabel
+    }
+    inquiryJson {
+      delivery {
+        retention {
+          deliveredMonths
+        }
+      }
     }
   }
 `;

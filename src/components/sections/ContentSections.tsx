@@ -44,13 +44,18 @@ const sectionStyles = (withIcon: boolean) => css`
   }
 `;
 
-/** The headed sections of a text page (services, about, policies), each with paragraphs and an optional list. */
+/**
+ * The headed sections of a text page (services, about, policies), each with paragraphs and an optional list.
+ * `values` fills the figures a page may name from other content files, such as {inquiryRetentionMonths}.
+ */
 export const ContentSections = ({
   sections,
   company,
+  values,
 }: {
   sections: readonly ContentSection[];
   company: CompanyDetailsForText;
+  values?: Readonly<Record<string, string>>;
 }) => (
   <div css={listStyles}>
     {sections.map((section) => (
@@ -67,14 +72,14 @@ export const ContentSections = ({
           <h2>{section.heading}</h2>
           {section.paragraphs?.map((paragraph) => (
             <p key={paragraph}>
-              <RichText text={paragraph} company={company} />
+              <RichText text={paragraph} company={company} values={values} />
             </p>
           ))}
           {section.items?.length ? (
             <ul>
               {section.items.map((item) => (
                 <li key={item}>
-                  <RichText text={item} company={company} />
+                  <RichText text={item} company={company} values={values} />
                 </li>
               ))}
             </ul>
