@@ -239,6 +239,11 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     ]);
   }
 
+  /** Whether the store holds anything: an empty one is, to an operator, most likely the wrong store. */
+  async holdsAnything(): Promise<boolean> {
+    return this.blobs.holdsAnything();
+  }
+
   async probe(): Promise<void> {
     await this.blobs.write(PROBE_KEY, { at: new Date().toISOString() });
   }
