@@ -147,6 +147,26 @@ const indexKeysOf = (record: OutboxRecord): string[] => {
   ];
 };
 
+/**
+ * What the store holds for a delivered inquiry, key and value, as this outbox leaves it once every attempt
+ * of `attempts` is recorded (its open mark then removed): for a bench that seeds a large store directly.
+ */
+export const deliveredBlobsOf = (
+  record: OutboxRecord,
+  attempts: readonly DeliveryAttempt[],
+): { key: string; value: unknown }[] => [
+  { key: INQUIRIES + record.reference, value: record },
+  ...(record.idempotencyKey ? [{ key: KEYS + encodeURIComponent(record.idempotencyKey), value: record }] : []),
+  ...indexKeysOf(record).map((key) => ({ key, value: {} })),
+  ...attempts.map((attempt) => ({
+    key: `${ATTEMPTS}${attempt.reference}/${keyTime(attempt.at)}-${attempt.transport}-${uniqueSuffix()}`,
+    value: attempt,
+  })),
+];
+
+/** The keys that say every inquiry of a store has its open/ and retention keys (see ensureOpenIndex). */
+export const INDEX_MARKERS: readonly string[] = [OPEN_INDEX, RETENTION_INDEX];
+
 /** Items handled this many at a time by retention, which checks `stopping` between them. */
 const RETENTION_CHUNK = 64;
 
