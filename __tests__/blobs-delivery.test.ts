@@ -9,9 +9,11 @@ import { promisify } from "node:util";
 import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
+import { isRetaining } from "../src/inquiry/server/outbox";
 import { createScheduledDelivery, runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
 import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
 import { startMailServer } from "./support/loopback-servers";
+import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 
 const content = readInquiryContent(path.resolve("content"));
@@ -132,6 +134,58 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       const dead = await outbox().entry("CRS-DEAD-0001", 3);
       expect([dead?.state, dead?.deliveries, dead?.dueAt]).toEqual(["dead", { webhook: "dead" }, null]);
       expect(logs[logs.length - 1]).toMatch(/0 pending, 1 dead/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("removes what is past its retention once a day, after the deliveries, saying how many and never whose", async () => {
+    const receiver = await startReceiver(() => 204);
+    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    try {
+      await outbox().add({
+        ...record("CRS-RETN-0001"),
+        receivedAt: "2024-10-01T09:00:00.000Z",
+        replyTo: { address: "gone@example.gov" },
+      });
+      await outbox().add({
+        ...record("CRS-RETN-0002"),
+        receivedAt: "2024-10-01T09:00:00.000Z",
+        replyTo: { address: "order@example.gov" },
+      });
+      await outbox().add({
+        ...record("CRS-RETN-0003"),
+        receivedAt: "2026-11-22T09:59:00.000Z",
+        quarantine: { reason: "honeypot filled" },
+      });
+      await outbox().add(record("CRS-RETN-0004"));
+      const kept = outbox();
+      if (!isRetaining(kept)) throw new Error("the Blobs outbox keeps no retention");
+      await kept.keep("CRS-RETN-0002");
+      const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
+      const pass = () =>
+        runScheduledDelivery(delivery, { config, log: (line) => logs.push(line), now: () => clock.now });
+      const retentionLines = () => logs.filter((line) => line.startsWith("retention:"));
+      expect(await pass()).toMatchObject({ ran: true, delivered: 3 });
+      expect(retentionLines()).toEqual([
+        "retention: removed 1 inquiries past 24 months and 0 unreleased suspected spam past 30 days",
+      ]);
+      // Delivered first: the old one was still delivered before it went.
+      expect([...receiver.received].sort()).toEqual(["CRS-RETN-0001", "CRS-RETN-0002", "CRS-RETN-0004"]);
+      const remaining = async () => (await outbox().read()).records.map((stored) => stored.reference).sort();
+      expect(await remaining()).toEqual(["CRS-RETN-0002", "CRS-RETN-0003", "CRS-RETN-0004"]);
+      // Not again the same day, whichever run it is (nothing outlives a run but the store)...
+      clock.now = new Date("2026-11-22T22:00:00.000Z");
+      await pass();
+      expect(retentionLines()).toHaveLength(1);
+      // ...but once the spam has had its 30 days.
+      clock.now = new Date("2026-12-23T10:00:00.000Z");
+      await pass();
+      expect(retentionLines()[1]).toBe(
+        "retention: removed 0 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+      );
+      expect(await remaining()).toEqual(["CRS-RETN-0002", "CRS-RETN-0004"]);
+      expect(logs.join("\n")).not.toMatch(/example\.gov/);
     } finally {
       await receiver.close();
     }
@@ -287,6 +341,48 @@ describe("npm run inquiries on the Blobs store", () => {
       await receiver.close();
     }
   }, 60_000);
+
+  /** The command against this test's store, given the site and token as flags. */
+  const command: InquiriesCommand = (args, input = "") =>
+    runInquiries(
+      ["--site", blobsServer.siteID, "--token", blobsServer.token, "--store", store, ...args],
+      {
+        INQUIRY_BLOBS_SERVER_URL: blobsServer.url,
+      },
+      { input },
+    );
+  const retainingOutbox = () => {
+    const opened = outbox();
+    if (!isRetaining(opened)) throw new Error("the Blobs outbox keeps no retention");
+    return opened;
+  };
+
+  it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
+    await checkPersonalDataCommands(command, retainingOutbox());
+  }, 60_000);
+
+  it("lists a page at a time, oldest first, and says how to ask for the next", async () => {
+    await checkPagedListing(command, outbox());
+  }, 60_000);
+
+  it("says which store it reads, and refuses to list a store that holds nothing at all", async () => {
+    const empty = await command([]);
+    expect([empty.code, empty.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        new RegExp(
+          `Reading Netlify Blobs store "${store}" of site test-site\\.\\n.*holds nothing at all: check the site's ID and the store's name`,
+        ),
+      ),
+    ]);
+    await outbox().add(record("CRS-SAYS-0001"));
+    const listed = await command([]);
+    expect([listed.code, listed.stderr, listed.stdout]).toEqual([
+      0,
+      `Reading Netlify Blobs store "${store}" of site test-site.\n`,
+      expect.stringContaining("CRS-SAYS-0001"),
+    ]);
+  }, 30_000);
 
   it("refuses to guess without a token", async () => {
     const { code, stderr } = await runInquiries(["--site", blobsServer.siteID], {

@@ -14,6 +14,7 @@ import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import type { OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { startMailServer } from "./support/loopback-servers";
+import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 
 const content = readInquiryContent(path.resolve("content"));
@@ -601,48 +602,15 @@ describe("npm run inquiries", () => {
     ]);
   }, 30_000);
 
+  /** The command against this test's database, as the service's user runs it. */
+  const command: InquiriesCommand = (args, input = "") => runInquiries(args, { INQUIRY_DATA_DIR: dir }, { input });
+
   it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
-    const outbox = new SqliteOutbox(dir);
-    const from = (reference: string, address: string): OutboxRecord => ({ ...record(reference), replyTo: { address } });
-    await outbox.add(from("CRS-PERS-0001", "ask@example.gov"));
-    await outbox.add(from("CRS-PERS-0002", "Ask@Example.gov"));
-    await outbox.add(from("CRS-PERS-0003", "other@example.gov"));
-    await outbox.recordAttempt({ reference: "CRS-PERS-0001", transport: "webhook", ok: true, at: "t1" });
+    await checkPersonalDataCommands(command, new SqliteOutbox(dir));
+  }, 60_000);
 
-    const exported = await inquiries(["--export-email", "ASK@example.gov"], {});
-    expect(exported.code).toBe(0);
-    const inquiriesOf = JSON.parse(exported.stdout) as { record: OutboxRecord; attempts: unknown[] }[];
-    expect(inquiriesOf.map((inquiry) => [inquiry.record.reference, inquiry.attempts.length])).toEqual([
-      ["CRS-PERS-0001", 1],
-      ["CRS-PERS-0002", 0],
-    ]);
-
-    expect((await inquiries(["--keep", "CRS-PERS-0003"], {})).stdout).toMatch(/CRS-PERS-0003 is kept/);
-    expect((await outbox.stored("CRS-PERS-0003"))?.kept).toBe(true);
-    expect((await inquiries(["--keep", "CRS-NONE-0000"], {})).code).toBe(1);
-
-    // Without --yes it asks; anything but yes removes nothing.
-    const unconfirmed = await runInquiries(
-      ["--erase-email", "ask@example.gov"],
-      { INQUIRY_DATA_DIR: dir },
-      { input: "no\n" },
-    );
-    expect([unconfirmed.code, unconfirmed.stdout, unconfirmed.stderr]).toEqual([
-      1,
-      expect.stringMatching(/To be removed for good.*\n.*CRS-PERS-0001 .*\n.*CRS-PERS-0002 /),
-      expect.stringMatching(/Nothing was removed/),
-    ]);
-    expect(await outbox.inquiriesFrom("ask@example.gov")).toHaveLength(2);
-
-    const erased = await inquiries(["--erase-email", "ask@example.gov", "--yes"], {});
-    expect([erased.code, erased.stdout]).toEqual([
-      0,
-      expect.stringMatching(/Removed 2 inquiries: CRS-PERS-0001, CRS-PERS-0002\./),
-    ]);
-    const one = await runInquiries(["--erase", "CRS-PERS-0003"], { INQUIRY_DATA_DIR: dir }, { input: "yes\n" });
-    expect([one.code, one.stdout]).toEqual([0, expect.stringMatching(/Removed 1 inquiries: CRS-PERS-0003\./)]);
-    expect((await outbox.read()).records).toEqual([]);
-    expect((await inquiries(["--erase", "CRS-PERS-0003", "--yes"], {})).code).toBe(1);
+  it("lists a page at a time, oldest first, and says how to ask for the next", async () => {
+    await checkPagedListing(command, new SqliteOutbox(dir));
   }, 60_000);
 
   it("backs the database up while it is being written, and the copy restores as the outbox", async () => {
@@ -700,7 +668,7 @@ describe("npm run inquiries", () => {
 
     const listed = await inquiries(["--state", "quarantined"], env);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/3 inquiries .*: 1 pending, 0 dead, 2 quarantined, 0 delivered, 0 stored\./);
+    expect(listed.stdout).toMatch(/2 inquiries .*: 0 pending, 0 dead, 2 quarantined, 0 delivered, 0 stored\./);
     expect(listed.stdout).toMatch(/CRS-QUAR-0001 .*quarantined .*\(honeypot filled\)/);
     expect(listed.stdout).toMatch(/CRS-QUAR-0002 .*\(sent too fast\)/);
     expect(listed.stdout).not.toMatch(/CRS-PEND-0001/);

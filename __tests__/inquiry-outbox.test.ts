@@ -11,7 +11,12 @@ import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { importFileOutbox } from "../src/inquiry/server/file-outbox-import";
 import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
-import type { InquiryOutbox, OutboxRecord } from "../src/inquiry/server/outbox";
+import {
+  isRetaining,
+  UnknownReferenceError,
+  type InquiryOutbox,
+  type OutboxRecord,
+} from "../src/inquiry/server/outbox";
 import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../src/inquiry/server/reference";
@@ -158,6 +163,159 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
     expect(listed).toContain("CRS-JJJJ-0002");
     // The quarantined one is listed, or counted as held without being read.
     expect(listed.filter((reference) => reference === "CRS-JJJJ-0003").length + (due.heldUnread ?? 0)).toBe(1);
+  });
+
+  /** The outbox with what it does with personal data (both kinds have it). */
+  const retaining = () => {
+    const outbox = open();
+    if (!isRetaining(outbox)) throw new Error(`${outbox.location} keeps no retention`);
+    return outbox;
+  };
+  const retention = { deliveredMonths: 24, quarantinedDays: 30 };
+  const from = (reference: string, receivedAt: string, address: string, extra: Partial<OutboxRecord> = {}) => ({
+    ...record(reference),
+    receivedAt,
+    replyTo: { address },
+    ...extra,
+  });
+
+  it("removes what is past its retention, with its attempts: never a kept one, nor one whose sender wrote since", async () => {
+    const outbox = retaining();
+    const spam = { quarantine: { reason: "honeypot filled" } };
+    const delivered = async (reference: string, receivedAt: string, address: string) => {
+      await outbox.add(from(reference, receivedAt, address, { idempotencyKey: `key-of-${reference}` }));
+      await outbox.recordAttempt({ reference, transport: "email", ok: true, at: receivedAt });
+    };
+    await delivered("CRS-OLD0-0001", "2024-11-01T09:00:00.000Z", "gone@example.gov");
+    await delivered("CRS-KEPT-0001", "2024-10-01T09:00:00.000Z", "order@example.gov");
+    expect(await outbox.keep("CRS-KEPT-0001")).toBe(true);
+    expect(await outbox.keep("CRS-NONE-0000")).toBe(false);
+    // 25 months old, but the same sender wrote again last month: the last contact is recent.
+    await delivered("CRS-BACK-0201", "2024-10-15T09:00:00.000Z", "returning@example.gov");
+    await delivered("CRS-BACK-0202", "2026-10-15T09:00:00.000Z", "Returning@example.gov");
+    await delivered("CRS-NEW0-0001", "2025-01-10T09:00:00.000Z", "recent@example.gov");
+    await outbox.add(from("CRS-SPAM-0001", "2026-10-10T09:00:00.000Z", "bot@example.gov", spam));
+    await outbox.add(from("CRS-SPAM-0002", "2026-11-12T09:00:00.000Z", "bot@example.gov", spam));
+    await outbox.add(from("CRS-SPAM-0003", "2026-10-10T09:00:00.000Z", "person@example.gov", spam));
+    await outbox.release("CRS-SPAM-0003", new Date("2026-10-11T09:00:00.000Z"));
+
+    const references = async () => (await outbox.read()).records.map((stored) => stored.reference).sort();
+    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention)).toEqual({
+      inquiries: 1,
+      quarantined: 1,
+      complete: true,
+    });
+    expect(await references()).toEqual([
+      "CRS-BACK-0201",
+      "CRS-BACK-0202",
+      "CRS-KEPT-0001",
+      "CRS-NEW0-0001",
+      "CRS-SPAM-0002",
+      "CRS-SPAM-0003",
+    ]);
+    expect((await outbox.read()).attempts.map((attempt) => attempt.reference)).not.toContain("CRS-OLD0-0001");
+    // Its idempotency key went with it: the same key now stores a new inquiry.
+    expect(
+      await outbox.add(
+        from("CRS-OLD0-0002", "2026-11-22T10:00:00.000Z", "gone@example.gov", {
+          idempotencyKey: "key-of-CRS-OLD0-0001",
+        }),
+      ),
+    ).toEqual({ reference: "CRS-OLD0-0002", created: true });
+
+    // Three weeks later the held spam has had its days; in 2027 the returning sender's last contact
+    // (October 2026) is still recent, and the one from January 2025 has run out.
+    expect(await outbox.removeExpired(new Date("2027-02-12T10:00:00.000Z"), retention)).toEqual({
+      inquiries: 1,
+      quarantined: 1,
+      complete: true,
+    });
+    expect(await references()).toEqual([
+      "CRS-BACK-0201",
+      "CRS-BACK-0202",
+      "CRS-KEPT-0001",
+      "CRS-OLD0-0002",
+      "CRS-SPAM-0003",
+    ]);
+    // Once the returning sender's last contact has run out too, both of theirs go, and the released spam
+    // (an inquiry like any other since); the kept one stays.
+    expect(await outbox.removeExpired(new Date("2028-10-16T10:00:00.000Z"), retention)).toEqual({
+      inquiries: 3,
+      quarantined: 0,
+      complete: true,
+    });
+    expect(await references()).toEqual(["CRS-KEPT-0001", "CRS-OLD0-0002"]);
+  });
+
+  it("removes nothing once told to stop, and says it did not finish", async () => {
+    const outbox = retaining();
+    await outbox.add(from("CRS-STOP-0001", "2024-01-01T09:00:00.000Z", "gone@example.gov"));
+    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention, () => true)).toEqual({
+      inquiries: 0,
+      quarantined: 0,
+      complete: false,
+    });
+    expect((await outbox.read()).records).toHaveLength(1);
+  });
+
+  it("exports a person's inquiries with everything about them, and erases one by reference", async () => {
+    const outbox = retaining();
+    await outbox.add(
+      from("CRS-PERS-0001", "2026-11-20T09:00:00.000Z", "ask@example.gov", { quarantine: { reason: "sent too fast" } }),
+    );
+    await outbox.add(from("CRS-PERS-0002", "2026-11-21T09:00:00.000Z", "Ask@Example.gov"));
+    await outbox.add(from("CRS-PERS-0003", "2026-11-21T10:00:00.000Z", "other@example.gov"));
+    await outbox.release("CRS-PERS-0001", new Date("2026-11-20T10:00:00.000Z"));
+    await outbox.recordAttempt({
+      reference: "CRS-PERS-0001",
+      transport: "email",
+      ok: true,
+      at: "2026-11-20T10:00:01.000Z",
+    });
+    await outbox.keep("CRS-PERS-0002");
+    const exported = await outbox.inquiriesFrom(" ASK@example.gov ");
+    expect(
+      exported.map(({ record: found, attempts, releasedAt, kept }) => [
+        found.reference,
+        attempts.length,
+        releasedAt,
+        kept,
+      ]),
+    ).toEqual([
+      ["CRS-PERS-0001", 1, "2026-11-20T10:00:00.000Z", false],
+      ["CRS-PERS-0002", 0, null, true],
+    ]);
+    expect(await outbox.erase(["CRS-PERS-0001", "CRS-NONE-0000"])).toEqual(["CRS-PERS-0001"]);
+    expect(await outbox.stored("CRS-PERS-0001")).toBeNull();
+    expect((await outbox.inquiriesFrom("ask@example.gov")).map((found) => found.record.reference)).toEqual([
+      "CRS-PERS-0002",
+    ]);
+    expect((await outbox.read()).attempts).toEqual([]);
+  });
+
+  it("pages through the inquiries oldest first, a state at a time if asked", async () => {
+    const outbox = open();
+    const days = ["2026-11-18", "2026-11-19", "2026-11-19", "2026-11-20", "2026-11-22"];
+    for (const [index, day] of days.entries()) {
+      await outbox.add(from(`CRS-PAGE-000${index + 1}`, `${day}T0${index}:00:00.000Z`, "pat@example.gov"));
+    }
+    await outbox.recordAttempt({ reference: "CRS-PAGE-0002", transport: "email", ok: true, at: "t1" });
+    const references = (page: { entries: { record: OutboxRecord }[] }) =>
+      page.entries.map((entry) => entry.record.reference);
+    const first = await outbox.page({ after: null, limit: 2, maxAttempts: 8 });
+    expect([references(first), first.next]).toEqual([["CRS-PAGE-0001", "CRS-PAGE-0002"], "CRS-PAGE-0002"]);
+    const second = await outbox.page({ after: "CRS-PAGE-0002", limit: 2, maxAttempts: 8 });
+    expect([references(second), second.next]).toEqual([["CRS-PAGE-0003", "CRS-PAGE-0004"], "CRS-PAGE-0004"]);
+    const last = await outbox.page({ after: "CRS-PAGE-0004", limit: 2, maxAttempts: 8 });
+    expect([references(last), last.next]).toEqual([["CRS-PAGE-0005"], null]);
+    const pending = await outbox.page({ after: null, limit: 10, maxAttempts: 8, state: "pending" });
+    expect([references(pending), pending.next]).toEqual([
+      ["CRS-PAGE-0001", "CRS-PAGE-0003", "CRS-PAGE-0004", "CRS-PAGE-0005"],
+      null,
+    ]);
+    await expect(outbox.page({ after: "CRS-NONE-0000", limit: 2, maxAttempts: 8 })).rejects.toBeInstanceOf(
+      UnknownReferenceError,
+    );
   });
 
   it("lets one delivery run at a time hold its lock", async () => {
@@ -462,6 +620,93 @@ describe("the Netlify Blobs outbox", () => {
       listed.mockRestore();
     }
     expect((await rawStore().list("open/")).map((blob) => blob.key)).toEqual(["open/CRS-OPEN-0003"]);
+  });
+
+  it("lists in a retention run only the days of its queues and the days past their time: never the history", async () => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
+    const now = new Date("2026-11-22T10:00:00.000Z");
+    // The first run on a store gives it its retention keys (see the next test); this one is still empty.
+    await outbox.removeExpired(now, retention);
+    for (let index = 0; index < 30; index += 1) {
+      await outbox.add({
+        ...record(`CRS-HIST-${String(index).padStart(4, "0")}`),
+        receivedAt: `2026-0${1 + (index % 9)}-1${index % 10}T09:00:00.000Z`,
+      });
+    }
+    await outbox.add({
+      ...record("CRS-GONE-0001"),
+      receivedAt: "2024-10-01T09:00:00.000Z",
+      replyTo: { address: "gone@example.gov" },
+    });
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    const folders = jest.spyOn(BlobsStore.prototype, "directories");
+    try {
+      expect(await outbox.removeExpired(now, retention)).toEqual({ inquiries: 1, quarantined: 0, complete: true });
+      expect(folders.mock.calls.map(([prefix]) => prefix).sort()).toEqual(["expiry/", "held/"]);
+      // Inside: the one day past its time, and what the inquiry found there needs.
+      const prefixes = listed.mock.calls.map(([prefix]) => prefix);
+      expect(prefixes.filter((prefix) => prefix.startsWith("expiry/"))).toEqual(["expiry/2024-10-01/"]);
+      expect(prefixes.filter((prefix) => /^(inquiries|received|open|attempts\/CRS-HIST)/.test(prefix))).toEqual([]);
+    } finally {
+      listed.mockRestore();
+      folders.mockRestore();
+    }
+  });
+
+  it("leaves no key that names an erased inquiry or its sender", async () => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    await outbox.add({
+      ...record("CRS-ERAS-0001"),
+      idempotencyKey: "key-erased-0001",
+      quarantine: { reason: "sent too fast" },
+    });
+    await outbox.release("CRS-ERAS-0001");
+    await outbox.recordAttempt({ reference: "CRS-ERAS-0001", transport: "email", ok: true, at: "t1" });
+    await outbox.keep("CRS-ERAS-0001");
+    await outbox.add(record("CRS-STAY-0001"));
+    const before = (await rawStore().list("")).map((blob) => blob.key);
+    const sender = before.find((key) => key.startsWith("senders/"))?.split("/")[1] ?? "";
+    expect(sender).toMatch(/^[0-9a-f]{64}$/);
+    expect(await outbox.erase(["CRS-ERAS-0001"])).toEqual(["CRS-ERAS-0001"]);
+    const after = (await rawStore().list("")).map((blob) => blob.key);
+    expect(after.filter((key) => key.includes("CRS-ERAS-0001") || key.includes("key-erased-0001"))).toEqual([]);
+    // The other inquiry from the same address keeps its own key under the sender.
+    expect(after.filter((key) => key.includes(sender))).toEqual([expect.stringContaining("CRS-STAY-0001")]);
+  });
+
+  it("gives a store written before the retention keys its keys once, and then removes what is past its time", async () => {
+    const old = { ...record("CRS-RIDX-0001"), receivedAt: "2024-01-01T09:00:00.000Z" };
+    const recent = {
+      ...record("CRS-RIDX-0002"),
+      receivedAt: "2026-11-01T09:00:00.000Z",
+      replyTo: { address: "new@example.gov" },
+    };
+    for (const earlier of [old, recent]) await rawStore().write(`inquiries/${earlier.reference}`, earlier);
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
+    // Cut short, it does nothing yet, and says so.
+    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention, () => true)).toEqual({
+      inquiries: 0,
+      quarantined: 0,
+      complete: false,
+    });
+    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention)).toEqual({
+      inquiries: 1,
+      quarantined: 0,
+      complete: true,
+    });
+    expect((await outbox.read()).records.map((kept) => kept.reference)).toEqual(["CRS-RIDX-0002"]);
+    expect((await outbox.inquiriesFrom("new@example.gov")).map((found) => found.record.reference)).toEqual([
+      "CRS-RIDX-0002",
+    ]);
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    try {
+      await outbox.removeExpired(new Date("2026-11-23T10:00:00.000Z"), retention);
+      expect(listed.mock.calls.map(([prefix]) => prefix)).not.toContain("inquiries/");
+    } finally {
+      listed.mockRestore();
+    }
   });
 
   it("gives a store written before the open marks its marks once, from one listing of everything", async () => {

@@ -3,7 +3,8 @@
 // visitor's retry), are sent to the function (createGatsbyFunction, with requests shaped as
 // gatsby-adapter-netlify makes them, the store access in each one's Lambda event) all at once, against
 // @netlify/blobs' local Blobs server; then the scheduled delivery runs until nothing is due. Counts what
-// was stored and delivered, and adds the figures to reports/bench.json under "blobs".
+// was stored and delivered, and adds the figures to reports/bench.json under "blobs"; then one scheduled
+// run over a store holding years of inquiries (bench/blobs-scale.ts), under "blobsScale".
 import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { commonHeaders } from "../src/serving/common-headers";
@@ -15,6 +16,7 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createGatsbyFunction } from "../src/inquiry/server/gatsby-function";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
+import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { addToReport, type ReadBack } from "./report";
 
 export interface BlobsLoadFigures {
@@ -215,10 +217,13 @@ export const printBlobsLoad = (figures: BlobsLoadFigures) => {
 if (require.main === module) {
   enterRunTempRoot("site-bench-");
   measureBlobsLoad()
-    .then((figures) => {
+    .then(async (figures) => {
       printBlobsLoad(figures);
-      const written = addToReport("blobs", figures);
-      console.log(`Figures added to ${path.relative(root, written)} under "blobs".`);
+      addToReport("blobs", figures);
+      const scale = await measureBlobsScale();
+      printBlobsScale(scale);
+      const written = addToReport("blobsScale", scale);
+      console.log(`Figures added to ${path.relative(root, written)} under "blobs" and "blobsScale".`);
     })
     .catch((error: unknown) => {
       console.error(error);

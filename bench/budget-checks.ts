@@ -140,6 +140,28 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
     checks.push({ what: "deploy (npm run bench:deploy)", actual: notMeasured, limit: "measured", ok: false });
   }
 
+  const scale = report.blobsScale;
+  if (scale) {
+    const budget = budgets.blobsScale;
+    atLeast("Blobs at scale: delivered inquiries stored", scale.stored, budget.stored);
+    atMost(
+      "Blobs at scale: the pending inquiry delivered after (s)",
+      scale.deliveredAfterSeconds,
+      budget.deliveredAfterSeconds,
+      {
+        positive: true,
+      },
+    );
+    atMost("Blobs at scale: one scheduled run (s)", scale.runSeconds, budget.runSeconds, { positive: true });
+    atMost("Blobs at scale: requests in the run", scale.requests, budget.requests, { positive: true });
+    atMost("Blobs at scale: keys listed in the run", scale.keysListed, budget.keysListed, { positive: true });
+    atMost("Blobs at scale: the day's run with retention (s)", scale.retentionRunSeconds, budget.retentionRunSeconds, {
+      positive: true,
+    });
+  } else {
+    checks.push({ what: "Blobs at scale (npm run bench:blobs)", actual: notMeasured, limit: "measured", ok: false });
+  }
+
   if (report.blobs) {
     for (const { what, actual, expected } of blobsLoadExpectations(report.blobs, budgets.blobsLoad.inquiries))
       exactly(what, actual, expected);

@@ -3,8 +3,10 @@
 // SCALE_QUARANTINED quarantined inquiries (100,000 each by default), in the same run. For each: how long the
 // server takes to answer its first request, then 20 inquiries arriving 100 ms apart while a visitor
 // requests GET / every 20 ms, until the worker has delivered all 20 to a webhook; GET /'s p95 meanwhile and
-// the server's memory after. `npm run bench:scale` runs it against the existing build and judges the figures
-// by budgets.json's inquiryScale.
+// the server's memory after. Each server runs under the README's unit's memory limit (512 MB, in a memory
+// cgroup of its own where the machine allows: bench/memory-limit.ts), and must answer all 20 with 201,
+// deliver them, have nothing killed for memory and still answer after. `npm run bench:scale` runs it against
+// the existing build and judges the figures by budgets.json's inquiryScale.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +15,7 @@ import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
+import { memoryLimit } from "./memory-limit";
 
 export interface ScaleFigures {
   readonly stored: number;
@@ -23,6 +26,14 @@ export interface ScaleFigures {
   readonly homeSamples: number;
   readonly rssMb: number;
   readonly deliveredSeconds: number;
+  /** The memory limit it ran under (MEMORY_LIMIT_MB, the README's unit's 512 by default), and how it was held. */
+  readonly memoryLimit: string;
+  /** The most memory its cgroup was charged (null where the limit is not a cgroup's). */
+  readonly peakMemoryMb: number | null;
+  /** Processes of its cgroup killed for memory (null where the limit is not a cgroup's). */
+  readonly oomKills: number | null;
+  /** Whether it still answered GET / after the burst was delivered. */
+  readonly aliveAfter: boolean;
 }
 
 const DELIVERED = Number(process.env.SCALE_DELIVERED ?? 100_000);
@@ -31,6 +42,8 @@ const BURST = 20;
 const BURST_GAP_MS = 100;
 const HOME_EVERY_MS = 20;
 const SEED_BATCH = 5_000;
+/** The README's systemd unit gives the server MemoryMax=512M. */
+const MEMORY_LIMIT_MB = Number(process.env.MEMORY_LIMIT_MB ?? 512);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: readonly number[], share: number) =>
@@ -84,8 +97,15 @@ const seed = async (dir: string): Promise<void> => {
 
 const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
   const hook = await startWebhookReceiver(204);
+  const limit = memoryLimit(MEMORY_LIMIT_MB, stored === 0 ? "inquiry-scale-empty" : "inquiry-scale-full");
   const started = performance.now();
-  const site = await startSite({ env: { INQUIRY_DATA_DIR: dir, INQUIRY_WEBHOOK_URL: hook.url } });
+  const site = await startSite({
+    env: { INQUIRY_DATA_DIR: dir, INQUIRY_WEBHOOK_URL: hook.url, ...limit.env },
+    launcher: limit.launcher,
+  }).catch((error: unknown) => {
+    limit.remove();
+    throw error;
+  });
   const startupSeconds = (performance.now() - started) / 1000;
   try {
     // Warm up the page and the endpoint's code paths (a quarantined post is never delivered).
@@ -127,6 +147,13 @@ const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
     const deliveredSeconds = (performance.now() - burstStarted) / 1000;
     visiting.on = false;
     await visitor;
+    const aliveAfter = await fetch(site.url("/")).then(
+      async (answer) => {
+        await answer.arrayBuffer();
+        return answer.status === 200;
+      },
+      () => false,
+    );
     const sorted = [...latencies].sort((a, b) => a - b);
     const databaseBytes = fs
       .readdirSync(dir)
@@ -140,10 +167,15 @@ const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
       homeSamples: sorted.length,
       rssMb: processUsage(site.pid).rssMb,
       deliveredSeconds,
+      memoryLimit: `${MEMORY_LIMIT_MB} MB, ${limit.how}`,
+      peakMemoryMb: limit.peakMb(),
+      oomKills: limit.oomKills(),
+      aliveAfter,
     };
   } finally {
     await site.stop();
     await hook.close();
+    limit.remove();
   }
 };
 
@@ -161,6 +193,17 @@ export interface ScaleBudget {
 export const overBudget = (empty: ScaleFigures, full: ScaleFigures, budget: ScaleBudget): string[] => {
   const allowedP95 = Math.max(empty.homeP95Ms * budget.homeP95Ratio, empty.homeP95Ms + budget.homeP95FloorMs);
   return [
+    // Under the memory limit: no process killed for memory, the server still answering, and (where only
+    // V8's heap is limited) its RSS within the limit.
+    ...[empty, full].flatMap((figures) => [
+      ...(figures.aliveAfter ? [] : [`${figures.stored} stored: the server did not answer GET / after the burst`]),
+      ...((figures.oomKills ?? 0) > 0
+        ? [`${figures.stored} stored: ${figures.oomKills} process(es) killed for memory`]
+        : []),
+      ...(figures.peakMemoryMb === null && figures.rssMb > MEMORY_LIMIT_MB
+        ? [`${figures.stored} stored: RSS ${figures.rssMb.toFixed(0)} MB over the ${MEMORY_LIMIT_MB} MB limit`]
+        : []),
+    ]),
     ...(full.homeP95Ms > allowedP95 ? [`GET / p95 ${full.homeP95Ms.toFixed(1)} ms > ${allowedP95.toFixed(1)} ms`] : []),
     ...(full.rssMb - empty.rssMb > budget.extraMemoryMb
       ? [`memory ${(full.rssMb - empty.rssMb).toFixed(1)} MB above the empty store's > ${budget.extraMemoryMb} MB`]
@@ -178,7 +221,9 @@ export const overBudget = (empty: ScaleFigures, full: ScaleFigures, budget: Scal
 const row = (figures: ScaleFigures) =>
   `${figures.stored.toLocaleString("en")} stored (${figures.databaseMb.toFixed(0)} MB): start-up ${figures.startupSeconds.toFixed(2)} s, ` +
   `GET / p95 ${figures.homeP95Ms.toFixed(1)} ms (${figures.homeSamples} requests), RSS ${figures.rssMb.toFixed(0)} MB, ` +
-  `20 delivered in ${figures.deliveredSeconds.toFixed(2)} s`;
+  `20 delivered in ${figures.deliveredSeconds.toFixed(2)} s; under ${figures.memoryLimit}: ` +
+  `peak ${figures.peakMemoryMb === null ? "not read" : `${figures.peakMemoryMb.toFixed(0)} MB`}, ` +
+  `${figures.oomKills ?? "no count of"} killed for memory, ${figures.aliveAfter ? "answering after" : "NOT answering after"}`;
 
 const main = async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "inquiry-scale-"));

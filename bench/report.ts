@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { BlobsLoadFigures } from "./blobs-load";
+import type { BlobsScaleFigures } from "./blobs-scale";
 import type { DeployFigures } from "./deploy";
 import type { InquiryLoadFigures } from "./inquiry-load";
 import type { LighthouseFigures } from "./lighthouse";
@@ -17,6 +18,8 @@ export interface BenchReport {
   inquiryLoad: InquiryLoadFigures;
   /** The CDN deploy's inquiry function on its Blobs outbox: measured last by npm run bench, or alone by npm run bench:blobs. */
   blobs?: BlobsLoadFigures;
+  /** One scheduled run over a Blobs store holding years of inquiries: measured after the Blobs load. */
+  blobsScale?: BlobsScaleFigures;
   /** A push deployed on the single server: measured alone by npm run bench:deploy, after npm run bench. */
   deploy?: DeployFigures;
 }

@@ -1,7 +1,8 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
 // lighthouserc.js through Lighthouse CI (`lhci collect`, 5 runs of each), with the gzip weight of the
 // JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts), and
-// the CDN deploy's inquiry function under load on a Netlify Blobs outbox (bench/blobs-load.ts).
+// the CDN deploy's inquiry function under load on a Netlify Blobs outbox (bench/blobs-load.ts), and one
+// scheduled run over a Blobs store holding years of inquiries (bench/blobs-scale.ts).
 // Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
 // into the README.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look.
@@ -12,6 +13,7 @@ import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { freePort } from "../e2e/support/server";
 import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
+import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { lhci, readLighthouseRuns } from "./lighthouse";
 import { lighthouseTable } from "./readme";
@@ -41,6 +43,8 @@ const main = async () => {
   // Last, on its own: the function's invocations and the local Blobs server share no CPU with the rest.
   console.log(`Blobs outbox load...`);
   const blobs = await measureBlobsLoad();
+  console.log(`Blobs outbox at scale...`);
+  const blobsScale = await measureBlobsScale();
   const report: BenchReport = {
     date: new Date().toISOString(),
     machine: `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`,
@@ -48,12 +52,14 @@ const main = async () => {
     lighthouse,
     inquiryLoad,
     blobs,
+    blobsScale,
   };
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
   printInquiryLoad(inquiryLoad);
   printBlobsLoad(blobs);
+  printBlobsScale(blobsScale);
   console.log(
     `\nClean build ${buildSeconds} s. Figures written to ${path.relative(root, reportPath)}; ` +
       "npm run check:budgets judges them, npm run bench:readme writes them into README.md.",

@@ -6,7 +6,9 @@
  *
  *   npm run inquiries -- --site <site ID> --token <token> [--store inquiries] ...
  *
- *   npm run inquiries                       every inquiry and where it stands
+ *   npm run inquiries                       the inquiries and where they stand, oldest first, a page at a time
+ *   npm run inquiries -- --after CRS-XXXX-XXXX   the next page, after that inquiry (the command says which)
+ *   npm run inquiries -- --limit 200        pages of 200 (50 by default)
  *   npm run inquiries -- --state pending    only those in one state (pending, dead, quarantined, delivered, stored)
  *   npm run inquiries -- --show CRS-XXXX-XXXX   one inquiry in full
  *   npm run inquiries -- --release CRS-XXXX-XXXX   let a quarantined inquiry through to delivery
@@ -18,7 +20,8 @@
  *   npm run inquiries -- --backup FILE       a consistent copy of the database, while the server runs
  *
  * It says on stderr which store it reads. Run without the service's environment (no INQUIRY_DATA_DIR)
- * where ./.data holds no database, it stops instead of reading an empty folder.
+ * where ./.data holds no database, or given a Blobs store that holds nothing at all, it stops instead of
+ * listing an empty store.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -27,8 +30,15 @@ import { parseArgs } from "node:util";
 import { configuredTransports, readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { deliverEntries } from "../src/inquiry/server/delivery-worker";
+import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
-import { isRetaining, type EntryState, type OutboxEntry, type StoredInquiry } from "../src/inquiry/server/outbox";
+import {
+  isRetaining,
+  UnknownReferenceError,
+  type EntryState,
+  type OutboxEntry,
+  type StoredInquiry,
+} from "../src/inquiry/server/outbox";
 import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 
 const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
@@ -51,8 +61,13 @@ const { values: options } = parseArgs({
     erase: { type: "string", multiple: true },
     yes: { type: "boolean", default: false },
     backup: { type: "string" },
+    limit: { type: "string" },
+    after: { type: "string" },
   },
 });
+
+/** Inquiries listed at once unless --limit says otherwise: a screenful, read a page at a time. */
+const DEFAULT_PAGE = 50;
 
 /** Asks on the terminal (or reads a line from stdin); anything but "yes" is no. */
 const confirmed = async (question: string): Promise<boolean> => {
@@ -120,8 +135,16 @@ const main = async (): Promise<number> => {
   }
   const outbox = openOutbox(config);
   console.error(`Reading ${outbox.location}.`);
-  const read = async () => {
-    const { entries, damagedLines } = await outbox.entries(config.delivery.maxAttempts);
+  if (outbox instanceof BlobsOutbox && !(await outbox.holdsAnything())) {
+    // Every inquiry, and every health check, writes to the store: an empty one is the wrong site or store.
+    console.error(
+      `${outbox.location} holds nothing at all: check the site's ID and the store's name (--site, --store, INQUIRY_BLOBS_STORE).`,
+    );
+    return 1;
+  }
+  /** What a delivery may still take: the open inquiries only, never the history. */
+  const readOpen = async () => {
+    const { entries, damagedLines } = await outbox.entries(config.delivery.maxAttempts, "open");
     if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
     return entries;
   };
@@ -201,16 +224,40 @@ const main = async (): Promise<number> => {
   }
 
   if (!options.retry) {
-    const entries = await read();
     const wanted = options.pending ? "pending" : options.state;
     if (wanted && !STATES.includes(wanted as EntryState)) {
       console.error(`--state takes one of ${STATES.join(", ")}.`);
       return 1;
     }
+    const limit = options.limit === undefined ? DEFAULT_PAGE : Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1) {
+      console.error("--limit takes a whole number of inquiries, 1 or more.");
+      return 1;
+    }
+    const page = await outbox
+      .page({
+        after: options.after ?? null,
+        limit,
+        maxAttempts: config.delivery.maxAttempts,
+        ...(wanted ? { state: wanted as EntryState } : {}),
+      })
+      .catch((error: unknown) => {
+        if (error instanceof UnknownReferenceError) return null;
+        throw error;
+      });
+    if (!page) {
+      console.error(`No inquiry ${options.after ?? ""} in ${outbox.location} to list after.`);
+      return 1;
+    }
+    const { entries, next, damagedLines } = page;
+    if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
     const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
-    console.log(`${entries.length} inquiries in ${outbox.location}: ${counts.join(", ")}.`);
-    for (const entry of entries.filter((candidate) => !wanted || candidate.state === wanted)) {
-      console.log(describe(entry));
+    const which = `${options.after ? ` after ${options.after}` : ""}${next ? ` (a page of ${limit})` : ""}`;
+    console.log(`${entries.length} inquiries in ${outbox.location}${which}: ${counts.join(", ")}.`);
+    for (const entry of entries) console.log(describe(entry));
+    if (next) {
+      const again = [`--after ${next}`, options.limit ? `--limit ${limit}` : "", wanted ? `--state ${wanted}` : ""];
+      console.log(`More: npm run inquiries -- ${again.filter(Boolean).join(" ")}`);
     }
     return 0;
   }
@@ -223,7 +270,7 @@ const main = async (): Promise<number> => {
     async (lease) => {
       // Read again under the lock: the server may have delivered some meanwhile.
       // Stored ones (kept while no transport was configured) are undelivered too: the backlog goes now.
-      const undelivered = (await read()).filter(
+      const undelivered = (await readOpen()).filter(
         (entry) =>
           entry.state === "pending" ||
           entry.state === "dead" ||

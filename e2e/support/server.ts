@@ -99,6 +99,11 @@ export interface RunningSite {
 export interface SiteOptions {
   /** Environment for the server, on top of this process's: inquiry delivery settings, say. */
   env?: Record<string, string>;
+  /**
+   * A command the server is started through, its own command line appended (a memory limit's wrapper,
+   * say): the server then runs as what that command execs.
+   */
+  launcher?: readonly string[];
 }
 
 /** The command `npm run serve` runs: the production server (server/main.ts). */
@@ -115,7 +120,8 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
-  const [command, ...args] = serverCommand;
+  const commandLine: readonly string[] = [...(options.launcher ?? []), ...serverCommand];
+  const [command = process.execPath, ...args] = commandLine;
   const child = spawn(command, args, {
     cwd: root,
     env: {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { BlobsLease, type LeaseTiming } from "./blobs-lease";
 import type { BlobsStore } from "./blobs-store";
 import {
@@ -12,9 +12,18 @@ import {
   type OutboxContents,
   type OutboxEntries,
   type OutboxEntry,
+  type OutboxPage,
   type OutboxRecord,
+  type PageRequest,
   type QuarantineRelease,
+  type RemovedCounts,
+  type RetainingOutbox,
+  type RetentionRecord,
+  type StoredInquiry,
+  retentionCutoffs,
+  UnknownReferenceError,
 } from "./outbox";
+import type { RetentionPolicy } from "./config";
 import { processWide } from "./process-wide";
 
 /*
@@ -30,6 +39,16 @@ import { processWide } from "./process-wide";
  *   delivered/<reference>             (stores from before open/) a mark that every transport has it
  *   lease/delivery                    the delivery lock (blobs-lease.ts)
  *   health/probe                      the time of the last health check (rewritten by each)
+ * and, written with the open or held mark, before the inquiry, so that none is ever stored without them:
+ *   received/<day>/<time>-<reference> every inquiry by the day it arrived: the listing's pages, oldest first
+ *   expiry/<day>/<reference>          retention's queue, by the day of the sender's last contact: a run
+ *                                     lists only the days past their time, and empties them (an inquiry
+ *                                     whose sender wrote again moves to that later day)
+ *   held/<day>/<reference>            suspected spam's queue, by the day it arrived (emptied likewise)
+ *   senders/<sha-256 of the address>/<time>-<reference>   a person's inquiries, for an export or an erasure
+ *   kept/<reference>                  marked by an operator: never removed by retention
+ *   meta/retention                    when the last whole retention run ended (the scheduled run's daily turn)
+ *   meta/retention-index              written once every inquiry has the keys above (see ensureRetentionIndex)
  */
 const INQUIRIES = "inquiries/";
 const KEYS = "keys/";
@@ -41,6 +60,13 @@ const OPEN = "open/";
 const OPEN_INDEX = "meta/open-index";
 /** An open mark whose inquiry is still missing after this long belongs to a write that died: it is removed. */
 const ORPHAN_MARK_MS = 60 * 60 * 1000;
+const RECEIVED = "received/";
+const EXPIRY = "expiry/";
+const HELD = "held/";
+const SENDERS = "senders/";
+const KEPT = "kept/";
+const RETENTION_RUN = "meta/retention";
+const RETENTION_INDEX = "meta/retention-index";
 const LEASE_KEY = "lease/delivery";
 /** Written by a health check: the store takes a write as an inquiry's would be taken. */
 const PROBE_KEY = "health/probe";
@@ -93,6 +119,56 @@ const isAttempt = (attempt: DeliveryAttempt) =>
   typeof attempt.reference === "string" && typeof attempt.transport === "string";
 const isRelease = (release: QuarantineRelease) => typeof release.reference === "string";
 const referenceOf = (key: string, prefix: string) => key.slice(prefix.length).split("/")[0] ?? "";
+/** The reference at the end of a `<time>-<reference>` key (a time as keyTime gives it has no "-"). */
+const timedReferenceOf = (key: string) => {
+  const last = key.slice(key.lastIndexOf("/") + 1);
+  return last.slice(last.indexOf("-") + 1);
+};
+/** The time part of a `<time>-<reference>` key. */
+const timeOfTimedKey = (key: string) => {
+  const last = key.slice(key.lastIndexOf("/") + 1);
+  return last.slice(0, last.indexOf("-"));
+};
+/** The day (YYYY-MM-DD, UTC) of an ISO time, or of a time as keyTime gives it. */
+const dayOf = (at: string) =>
+  at.includes("-") ? at.slice(0, 10) : `${at.slice(0, 4)}-${at.slice(4, 6)}-${at.slice(6, 8)}`;
+/** A person's address as the store's keys name it: hashed, so that no listing shows it. */
+const senderOf = (address: string) => createHash("sha256").update(address.trim().toLowerCase()).digest("hex");
+
+/** The keys that index an inquiry (see the list of keys above): written before it, removed with it. */
+const indexKeysOf = (record: OutboxRecord): string[] => {
+  const day = dayOf(record.receivedAt);
+  const at = keyTime(record.receivedAt);
+  return [
+    `${RECEIVED}${day}/${at}-${record.reference}`,
+    `${EXPIRY}${day}/${record.reference}`,
+    `${SENDERS}${senderOf(record.replyTo.address)}/${at}-${record.reference}`,
+    ...(record.quarantine ? [`${HELD}${day}/${record.reference}`] : []),
+  ];
+};
+
+/**
+ * What the store holds for a delivered inquiry, key and value, as this outbox leaves it once every attempt
+ * of `attempts` is recorded (its open mark then removed): for a bench that seeds a large store directly.
+ */
+export const deliveredBlobsOf = (
+  record: OutboxRecord,
+  attempts: readonly DeliveryAttempt[],
+): { key: string; value: unknown }[] => [
+  { key: INQUIRIES + record.reference, value: record },
+  ...(record.idempotencyKey ? [{ key: KEYS + encodeURIComponent(record.idempotencyKey), value: record }] : []),
+  ...indexKeysOf(record).map((key) => ({ key, value: {} })),
+  ...attempts.map((attempt) => ({
+    key: `${ATTEMPTS}${attempt.reference}/${keyTime(attempt.at)}-${attempt.transport}-${uniqueSuffix()}`,
+    value: attempt,
+  })),
+];
+
+/** The keys that say every inquiry of a store has its open/ and retention keys (see ensureOpenIndex). */
+export const INDEX_MARKERS: readonly string[] = [OPEN_INDEX, RETENTION_INDEX];
+
+/** Items handled this many at a time by retention, which checks `stopping` between them. */
+const RETENTION_CHUNK = 64;
 
 /**
  * The outbox in a Netlify Blobs store, for the CDN deploy: every function instance, the scheduled
@@ -100,7 +176,7 @@ const referenceOf = (key: string, prefix: string) => key.slice(prefix.length).sp
  * if new, with strong consistency, before the visitor is answered; what becomes of it is appended as
  * blobs of their own (one per attempt, one per release), never by rewriting a blob.
  */
-export class BlobsOutbox implements InquiryOutbox {
+export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord {
   readonly location: string;
   private readonly timing: LeaseTiming;
 
@@ -175,11 +251,17 @@ export class BlobsOutbox implements InquiryOutbox {
    * writes leaves a mark without an inquiry (removed later), never an inquiry no pass will find.
    */
   private async mark(record: OutboxRecord): Promise<void> {
-    if (record.quarantine) {
-      await this.blobs.write(QUARANTINED + record.reference, { reason: record.quarantine.reason }, { onlyIfNew: true });
-    } else {
-      await this.blobs.write(OPEN + record.reference, { at: new Date().toISOString() }, { onlyIfNew: true });
-    }
+    await Promise.all([
+      record.quarantine
+        ? this.blobs.write(QUARANTINED + record.reference, { reason: record.quarantine.reason }, { onlyIfNew: true })
+        : this.blobs.write(OPEN + record.reference, { at: new Date().toISOString() }, { onlyIfNew: true }),
+      ...indexKeysOf(record).map((key) => this.blobs.write(key, {}, { onlyIfNew: true })),
+    ]);
+  }
+
+  /** Whether the store holds anything: an empty one is, to an operator, most likely the wrong store. */
+  async holdsAnything(): Promise<boolean> {
+    return this.blobs.holdsAnything();
   }
 
   async probe(): Promise<void> {
@@ -353,6 +435,247 @@ export class BlobsOutbox implements InquiryOutbox {
     const releases = await this.readBlobs(releaseKeys, isRelease);
     const contents = { records: records.items, attempts: attempts.items, releases: releases.items };
     return entriesOf(contents, maxAttempts)[0] ?? null;
+  }
+
+  /** The inquiry under `reference`, parsed; null when there is none (or it is not one). */
+  private async recordOf(reference: string): Promise<OutboxRecord | null> {
+    const { items } = await this.readBlobs([INQUIRIES + reference], isRecord);
+    return items[0] ?? null;
+  }
+
+  /**
+   * One page in arrival order, from the received/ index a day at a time: the days are listed as folders
+   * (one entry each), and only the days the page reaches are listed inside.
+   */
+  async page({ after, limit, maxAttempts, state }: PageRequest): Promise<OutboxPage> {
+    await this.ensureRetentionIndex();
+    let startKey = "";
+    if (after !== null) {
+      const record = await this.recordOf(after);
+      if (!record) throw new UnknownReferenceError(after);
+      startKey = indexKeysOf(record)[0] ?? "";
+    }
+    const startDay = startKey.slice(RECEIVED.length, RECEIVED.length + 10);
+    const days = (await this.days(RECEIVED)).filter((day) => day >= startDay);
+    const entries: OutboxEntry[] = [];
+    let damagedLines = 0;
+    for (const [dayIndex, day] of days.entries()) {
+      const keys = (await this.keys(`${RECEIVED}${day}/`)).filter((key) => key > startKey).sort();
+      for (let from = 0; from < keys.length; from += limit) {
+        const chunk = keys.slice(from, from + limit);
+        const found = await mapLimited(chunk, READ_CONCURRENCY, (key) =>
+          this.entry(timedReferenceOf(key), maxAttempts),
+        );
+        for (const [index, entry] of found.entries()) {
+          // An index key without its inquiry: one being erased right now, or a damaged blob.
+          if (entry === null) damagedLines += 1;
+          else if (state === undefined || entry.state === state) entries.push(entry);
+          if (entries.length === limit) {
+            const more = index < chunk.length - 1 || from + limit < keys.length || dayIndex < days.length - 1;
+            return { entries, next: more && entry ? entry.record.reference : null, damagedLines };
+          }
+        }
+      }
+    }
+    return { entries, next: null, damagedLines };
+  }
+
+  /** The days of a by-day index, oldest first. */
+  private async days(prefix: string): Promise<string[]> {
+    return (await this.blobs.directories(prefix))
+      .map((folder) => folder.slice(prefix.length).replace(/\/$/, ""))
+      .filter((day) => day !== "")
+      .sort();
+  }
+
+  async keep(reference: string): Promise<boolean> {
+    if ((await this.blobs.get(INQUIRIES + reference)) === null) return false;
+    await this.blobs.write(KEPT + reference, { at: new Date().toISOString() });
+    return true;
+  }
+
+  async stored(reference: string): Promise<StoredInquiry | null> {
+    const [record, attemptKeys, releaseKeys, kept] = await Promise.all([
+      this.recordOf(reference),
+      this.keys(`${ATTEMPTS}${reference}/`),
+      this.keys(`${RELEASES}${reference}/`),
+      this.blobs.get(KEPT + reference),
+    ]);
+    if (!record) return null;
+    const attempts = await this.readBlobs(attemptKeys.sort(), isAttempt);
+    const releases = await this.readBlobs(releaseKeys.sort(), isRelease);
+    return { record, attempts: attempts.items, releasedAt: releases.items[0]?.at ?? null, kept: kept !== null };
+  }
+
+  /** Through the senders/ index: the person's keys only, never a listing of every inquiry. */
+  async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
+    await this.ensureRetentionIndex();
+    const keys = (await this.keys(`${SENDERS}${senderOf(address)}/`)).sort();
+    const found = await mapLimited(keys, READ_CONCURRENCY, (key) => this.stored(timedReferenceOf(key)));
+    return found.filter((inquiry): inquiry is StoredInquiry => inquiry !== null);
+  }
+
+  async erase(references: readonly string[]): Promise<string[]> {
+    const removed: string[] = [];
+    for (const reference of references) {
+      const record = await this.recordOf(reference);
+      if (!record) continue;
+      await this.remove(reference, record);
+      removed.push(reference);
+    }
+    return removed;
+  }
+
+  /**
+   * Removes an inquiry and every key about it. The inquiry goes last: an erasure cut short leaves it
+   * findable, to be erased again, and never an idempotency claim (which holds the whole inquiry) without it.
+   * An expiry key moved to a later day is left: it names no one, and retention drops it when it gets there.
+   */
+  private async remove(reference: string, record: OutboxRecord): Promise<void> {
+    const [attemptKeys, releaseKeys] = await Promise.all([
+      this.keys(`${ATTEMPTS}${reference}/`),
+      this.keys(`${RELEASES}${reference}/`),
+    ]);
+    const keys = [
+      ...(record.idempotencyKey ? [KEYS + encodeURIComponent(record.idempotencyKey)] : []),
+      ...indexKeysOf(record),
+      ...attemptKeys,
+      ...releaseKeys,
+      ...[OPEN, QUARANTINED, DELIVERED, KEPT].map((prefix) => prefix + reference),
+    ];
+    await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.delete(key));
+    await this.blobs.delete(INQUIRIES + reference);
+  }
+
+  /**
+   * Retention through the by-day queues: lists the days (one entry each) and, inside, only the days past
+   * their time, which it empties; so a run's cost is what expires that day, not the history.
+   */
+  async removeExpired(
+    now: Date,
+    retention: RetentionPolicy,
+    stopping: () => boolean = () => false,
+  ): Promise<RemovedCounts> {
+    if (!(await this.ensureRetentionIndex(stopping))) return { inquiries: 0, quarantined: 0, complete: false };
+    const cutoffs = retentionCutoffs(now, retention);
+    const quarantined = await this.drain(HELD, cutoffs.quarantined, stopping, (reference, key) =>
+      this.expireHeld(reference, key, cutoffs.quarantined),
+    );
+    const inquiries = await this.drain(EXPIRY, cutoffs.delivered, stopping, (reference, key) =>
+      this.expireContact(reference, key, cutoffs.delivered),
+    );
+    return {
+      inquiries: inquiries.removed,
+      quarantined: quarantined.removed,
+      complete: inquiries.complete && quarantined.complete,
+    };
+  }
+
+  /** Runs `decide` on every key of the days up to `cutoff`'s in a by-day queue; counts what it removed. */
+  private async drain(
+    prefix: string,
+    cutoff: string,
+    stopping: () => boolean,
+    decide: (reference: string, key: string) => Promise<boolean>,
+  ): Promise<{ removed: number; complete: boolean }> {
+    let removed = 0;
+    for (const day of (await this.days(prefix)).filter((candidate) => candidate <= dayOf(cutoff))) {
+      const keys = await this.keys(`${prefix}${day}/`);
+      for (let from = 0; from < keys.length; from += RETENTION_CHUNK) {
+        if (stopping()) return { removed, complete: false };
+        const outcomes = await mapLimited(keys.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, (key) =>
+          decide(key.slice(key.lastIndexOf("/") + 1), key),
+        );
+        removed += outcomes.filter(Boolean).length;
+      }
+    }
+    return { removed, complete: true };
+  }
+
+  /** Suspected spam past its days and never released (nor kept) is removed; true when it was. */
+  private async expireHeld(reference: string, key: string, cutoff: string): Promise<boolean> {
+    const [record, kept, releases] = await Promise.all([
+      this.recordOf(reference),
+      this.blobs.get(KEPT + reference),
+      this.keys(`${RELEASES}${reference}/`),
+    ]);
+    // Gone, kept or let through: off this queue (a released one is the contact queue's from now on).
+    if (!record || kept !== null || releases.length > 0) {
+      await this.blobs.delete(key);
+      return false;
+    }
+    if (record.receivedAt >= cutoff) return false;
+    await this.remove(reference, record);
+    return true;
+  }
+
+  /**
+   * An inquiry whose sender's last contact is past the months is removed; one whose sender wrote again
+   * since moves to the day of that contact, to be looked at when it runs out. True when removed.
+   */
+  private async expireContact(reference: string, key: string, cutoff: string): Promise<boolean> {
+    const [record, kept, held] = await Promise.all([
+      this.recordOf(reference),
+      this.blobs.get(KEPT + reference),
+      this.blobs.get(QUARANTINED + reference),
+    ]);
+    if (!record || kept !== null) {
+      await this.blobs.delete(key);
+      return false;
+    }
+    // Still held in quarantine: its own, shorter, queue decides.
+    if (held !== null) return false;
+    const contacts = (await this.keys(`${SENDERS}${senderOf(record.replyTo.address)}/`)).map(timeOfTimedKey).sort();
+    const last = contacts[contacts.length - 1] ?? keyTime(record.receivedAt);
+    if (last >= keyTime(cutoff)) {
+      const later = `${EXPIRY}${dayOf(last)}/${reference}`;
+      if (later !== key) {
+        await this.blobs.write(later, {}, { onlyIfNew: true });
+        await this.blobs.delete(key);
+      }
+      return false;
+    }
+    await this.remove(reference, record);
+    return true;
+  }
+
+  /**
+   * A store written before the retention keys existed gets them once: every inquiry without its
+   * received/ key is read and indexed, from one listing of the inquiries (the last time retention reads
+   * the history). Cut short by `stopping`, it resumes from what it did; false until it is done.
+   */
+  private async ensureRetentionIndex(stopping: () => boolean = () => false): Promise<boolean> {
+    if ((await this.blobs.get(RETENTION_INDEX)) !== null) return true;
+    const [inquiryKeys, receivedKeys] = await Promise.all([this.keys(INQUIRIES), this.keys(RECEIVED)]);
+    const indexed = new Set(receivedKeys.map(timedReferenceOf));
+    const missing = inquiryKeys
+      .map((key) => referenceOf(key, INQUIRIES))
+      .filter((reference) => !indexed.has(reference));
+    for (let from = 0; from < missing.length; from += RETENTION_CHUNK) {
+      if (stopping()) return false;
+      await mapLimited(missing.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, async (reference) => {
+        const record = await this.recordOf(reference);
+        if (!record) return;
+        await Promise.all(indexKeysOf(record).map((key) => this.blobs.write(key, {}, { onlyIfNew: true })));
+      });
+    }
+    await this.blobs.write(RETENTION_INDEX, { at: new Date().toISOString() }, { onlyIfNew: true });
+    return true;
+  }
+
+  async lastRetentionAt(): Promise<Date | null> {
+    const text = await this.blobs.get(RETENTION_RUN);
+    if (text === null) return null;
+    try {
+      const at = Date.parse((JSON.parse(text) as { at: string }).at);
+      return Number.isNaN(at) ? null : new Date(at);
+    } catch {
+      return null;
+    }
+  }
+
+  async recordRetention(at: Date): Promise<void> {
+    await this.blobs.write(RETENTION_RUN, { at: at.toISOString() });
   }
 
   /**

@@ -109,6 +109,22 @@ export class BlobsStore {
   }
 
   /**
+   * The folders directly under `prefix` (keys up to their next "/"), without listing the keys inside
+   * them: e.g. the days of a by-day index, one entry per day however many keys each holds.
+   */
+  async directories(prefix: string): Promise<string[]> {
+    return (await this.reader.list({ prefix, directories: true })).directories;
+  }
+
+  /** Whether the store holds anything at all: one listing page at most, however large the store. */
+  async holdsAnything(): Promise<boolean> {
+    for await (const page of this.reader.list({ paginate: true })) {
+      if (page.blobs.length > 0 || page.directories.length > 0) return true;
+    }
+    return false;
+  }
+
+  /**
    * Writes JSON, under a condition if given. @netlify/blobs 10 reports a conditional write that was
    * answered with an error (a 401, a 500 after its retries) as `modified: true`, the same as one that
    * was stored; the status of the last response is checked here instead, so a failed write is never

@@ -1,6 +1,6 @@
-import { configuredTransports, type InquiryConfig } from "./config";
+import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
 import { deliver } from "./deliver";
-import { isRetaining, type InquiryOutbox, type OutboxEntry } from "./outbox";
+import { isRetaining, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -30,8 +30,14 @@ export interface DeliverySummary {
 }
 
 const IDLE_MS = 60_000;
-/** How often the worker removes what is past its retention. */
-const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
+/** How often the worker, and the scheduled delivery, remove what is past its retention. */
+export const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
+
+/** What a retention run removed, for the log: how many, never whose. */
+export const retentionLine = (removed: RemovedCounts, retention: RetentionPolicy): string =>
+  `retention: removed ${removed.inquiries} inquiries past ${retention.deliveredMonths} months and ` +
+  `${removed.quarantined} unreleased suspected spam past ${retention.quarantinedDays} days` +
+  (removed.complete ? "" : "; the rest at the next run");
 const LOCKED_RETRY_MS = 2_000;
 
 /**
@@ -221,10 +227,7 @@ export class DeliveryWorker {
     const { retention } = this.options.config();
     const removed = await outbox.removeExpired(now, retention);
     this.lastRetentionAt = now.getTime();
-    log(
-      `retention: removed ${removed.inquiries} inquiries past ${retention.deliveredMonths} months and ` +
-        `${removed.quarantined} unreleased suspected spam past ${retention.quarantinedDays} days`,
-    );
+    log(retentionLine(removed, retention));
   }
 
   /** One pass over the due inquiries; resolves to how long to sleep before the next one. */

@@ -60,6 +60,14 @@ export interface OutboxEntry {
 
 export class DuplicateReferenceError extends Error {}
 
+/** A reference asked for (a page to start after, say) that the outbox does not hold. */
+export class UnknownReferenceError extends Error {
+  constructor(readonly reference: string) {
+    super(`no inquiry ${reference}`);
+    this.name = "UnknownReferenceError";
+  }
+}
+
 export interface OutboxContents {
   readonly records: readonly OutboxRecord[];
   readonly attempts: readonly DeliveryAttempt[];
@@ -173,6 +181,19 @@ export interface OutboxEntries {
   readonly heldUnread?: number;
 }
 
+export interface PageRequest {
+  readonly after: string | null;
+  readonly limit: number;
+  readonly maxAttempts: number;
+  readonly state?: EntryState;
+}
+
+export interface OutboxPage {
+  readonly entries: OutboxEntry[];
+  readonly next: string | null;
+  readonly damagedLines: number;
+}
+
 /**
  * A store of inquiries and what became of them, whichever medium holds it: SqliteOutbox (a database file
  * on one server's disk) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
@@ -196,6 +217,12 @@ export interface InquiryOutbox {
   read(): Promise<OutboxContents>;
   /** Every inquiry (in the scope) with where it stands, oldest first. */
   entries(maxAttempts: number, scope?: EntryScope): Promise<OutboxEntries>;
+  /**
+   * One page of the inquiries, oldest first: at most `limit` (in `state`, if given) after the inquiry
+   * `after` (from the first if null). `next` is the reference to ask the next page after; null at the end.
+   * Reads about a page's worth at a time, whatever the store holds.
+   */
+  page(request: PageRequest): Promise<OutboxPage>;
   /** One inquiry with where it stands; null when the outbox has no such reference. */
   entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null>;
   /**
@@ -217,6 +244,8 @@ export interface RemovedCounts {
   readonly inquiries: number;
   /** Suspected spam never released, past its days. */
   readonly quarantined: number;
+  /** False when the run stopped early (it was told to): the rest is removed by the next run. */
+  readonly complete: boolean;
 }
 
 /** An inquiry with everything stored about it, as an export on request gives it. */
@@ -234,8 +263,11 @@ export interface StoredInquiry {
  * Removed means gone from the medium too, not only from listings.
  */
 export interface RetainingOutbox {
-  /** Removes what is past its time at `now`: the inquiry with its attempts, release and idempotency key. */
-  removeExpired(now: Date, retention: RetentionPolicy): Promise<RemovedCounts>;
+  /**
+   * Removes what is past its time at `now`: the inquiry with its attempts, release and idempotency key.
+   * Once `stopping` says so, it removes no more (a scheduled run's time is up).
+   */
+  removeExpired(now: Date, retention: RetentionPolicy, stopping?: () => boolean): Promise<RemovedCounts>;
   /** Marks one inquiry as never to be removed by retention; false when there is no such inquiry. */
   keep(reference: string): Promise<boolean>;
   /** Every inquiry sent from `address` (compared without regard to case), oldest first. */
@@ -245,6 +277,18 @@ export interface RetainingOutbox {
   /** Removes the given inquiries as retention does; resolves to the references that were there. */
   erase(references: readonly string[]): Promise<string[]>;
 }
+
+/**
+ * A retention run that must be remembered in the store itself, since what runs it keeps nothing between
+ * runs (the scheduled function on Netlify): when the last whole run ended.
+ */
+export interface RetentionRecord {
+  lastRetentionAt(): Promise<Date | null>;
+  recordRetention(at: Date): Promise<void>;
+}
+
+export const hasRetentionRecord = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetentionRecord =>
+  "lastRetentionAt" in outbox && "recordRetention" in outbox;
 
 export const isRetaining = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetainingOutbox =>
   "removeExpired" in outbox && "erase" in outbox;

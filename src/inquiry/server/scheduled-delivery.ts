@@ -1,8 +1,8 @@
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
-import { deliveryPass, type PassOutcome } from "./delivery-worker";
+import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "./delivery-worker";
 import { openOutbox } from "./open-outbox";
-import type { InquiryOutbox } from "./outbox";
+import { hasRetentionRecord, isRetaining, type InquiryOutbox } from "./outbox";
 
 /** How long Netlify lets a scheduled function run. */
 export const SCHEDULED_RUN_LIMIT_MS = 30_000;
@@ -54,7 +54,32 @@ export const runScheduledDelivery = async (
     `${outcome.due} due: ${outcome.delivered} delivered, ${outcome.failed} failed; ` +
       `${outcome.pending} pending, ${outcome.dead} dead, ${outcome.quarantined} quarantined`,
   );
+  // After the deliveries, with the time left: what is due to visitors goes first.
+  const retentionStop = startedAt + (options.runLimitMs ?? SCHEDULED_RUN_LIMIT_MS) - END_MARGIN_MS;
+  await removeExpiredDaily(outbox, config, log, now(), () => Date.now() > retentionStop);
   return { ran: true, ...outcome };
+};
+
+/**
+ * Removes what is past its retention once a day: the store remembers when the last whole run ended
+ * (nothing else outlives a scheduled run). Under the delivery lease, so that two runs never do it at
+ * once; a run cut short by the time limit is finished by the next one.
+ */
+const removeExpiredDaily = async (
+  outbox: InquiryOutbox,
+  config: InquiryConfig,
+  log: (line: string) => void,
+  at: Date,
+  stopping: () => boolean,
+): Promise<void> => {
+  if (!isRetaining(outbox) || !hasRetentionRecord(outbox)) return;
+  await outbox.whileDelivering(async () => {
+    const last = await outbox.lastRetentionAt();
+    if (last !== null && at.getTime() - last.getTime() < RETENTION_EVERY_MS) return;
+    const removed = await outbox.removeExpired(at, config.retention, stopping);
+    if (removed.complete) await outbox.recordRetention(at);
+    log(retentionLine(removed, config.retention));
+  });
 };
 
 /** The scheduled function itself: a modern Netlify function (a Request in, a Response out). */

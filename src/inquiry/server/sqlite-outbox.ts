@@ -11,16 +11,20 @@ import {
   type DeliveryAttempt,
   type DeliveryLease,
   type EntryScope,
+  type EntryState,
   type InquiryOutbox,
   type OutboxContents,
   type OutboxEntries,
   type OutboxEntry,
+  type OutboxPage,
   type OutboxRecord,
+  type PageRequest,
   type QuarantineRelease,
   type RemovedCounts,
   type RetainingOutbox,
   type StoredInquiry,
   retentionCutoffs,
+  UnknownReferenceError,
 } from "./outbox";
 import { processWide } from "./process-wide";
 
@@ -154,6 +158,12 @@ const prepare = (db: DatabaseSync) => ({
   standing: db.prepare("UPDATE inquiries SET phase = ?, due_at = ? WHERE reference = ?"),
   all: db.prepare("SELECT reference, record, released_at FROM inquiries ORDER BY rowid"),
   allAttempts: db.prepare("SELECT * FROM attempts ORDER BY rowid"),
+  // A page in arrival order; a phase given narrows it (a state is one phase's part, decided when read).
+  positionOf: db.prepare("SELECT rowid AS position FROM inquiries WHERE reference = ?"),
+  pageAfter: db.prepare(
+    `SELECT rowid AS position, reference, record, released_at FROM inquiries
+     WHERE rowid > :position AND (:phase IS NULL OR phase = :phase) ORDER BY rowid LIMIT :count`,
+  ),
   open: db.prepare("SELECT reference, record, released_at FROM inquiries WHERE phase = 'open' ORDER BY rowid"),
   openAttempts: db.prepare(
     `SELECT attempts.* FROM attempts JOIN inquiries USING (reference)
@@ -262,10 +272,19 @@ export const inTransaction = <T>(db: DatabaseSync, work: () => T): T => {
   }
 };
 
+/** The phase (see `phase` above) of an inquiry in each state. */
+const PHASE_OF_STATE: Readonly<Record<EntryState, "open" | "held" | "done">> = {
+  pending: "open",
+  dead: "open",
+  stored: "open",
+  quarantined: "held",
+  delivered: "done",
+};
+
 /** Where an inquiry stands as far as the database must know it (see `phase` above). */
 const standingOf = (record: OutboxRecord, attempts: readonly DeliveryAttempt[], releasedAt: string | null) => {
   const entry = entryOf(record, attempts, releasedAt !== null, Number.POSITIVE_INFINITY);
-  const phase = entry.state === "delivered" ? "done" : entry.state === "quarantined" ? "held" : "open";
+  const phase = PHASE_OF_STATE[entry.state];
   return { phase, dueAt: entry.dueAt };
 };
 
@@ -450,6 +469,36 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
     return { entries: entriesOf(contents, maxAttempts), damagedLines: 0, heldUnread: count };
   }
 
+  /** Through the primary key, a chunk of rows at a time: never the whole table. */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async page({ after, limit, maxAttempts, state }: PageRequest): Promise<OutboxPage> {
+    const { statements } = this.connection();
+    let position = 0;
+    if (after !== null) {
+      const row = statements.positionOf.get(after) as { position: number } | undefined;
+      if (!row) throw new UnknownReferenceError(after);
+      position = row.position;
+    }
+    const phase = state === undefined ? null : PHASE_OF_STATE[state];
+    const entries: OutboxEntry[] = [];
+    for (;;) {
+      const rows = statements.pageAfter.all({ position, phase, count: limit }) as unknown as (FullRow & {
+        position: number;
+      })[];
+      if (rows.length === 0) return { entries, next: null, damagedLines: 0 };
+      for (const row of rows) {
+        position = row.position;
+        const attempts = (statements.attemptsOf.all(row.reference) as unknown as AttemptRow[]).map(attemptOf);
+        const entry = entryOf(recordOf(row), attempts, row.released_at !== null, maxAttempts);
+        if (state === undefined || entry.state === state) entries.push(entry);
+        if (entries.length === limit) {
+          const more = statements.pageAfter.all({ position, phase, count: 1 }).length > 0;
+          return { entries, next: more ? row.reference : null, damagedLines: 0 };
+        }
+      }
+    }
+  }
+
   // eslint-disable-next-line @typescript-eslint/require-await
   async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
     const { statements } = this.connection();
@@ -551,12 +600,21 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
 
   /** A batch at a time (each its own transaction), through the indexes: never the whole table at once. */
   // eslint-disable-next-line @typescript-eslint/require-await
-  async removeExpired(now: Date, retention: RetentionPolicy): Promise<RemovedCounts> {
+  async removeExpired(
+    now: Date,
+    retention: RetentionPolicy,
+    stopping: () => boolean = () => false,
+  ): Promise<RemovedCounts> {
     const { statements } = this.connection();
     const cutoffs = retentionCutoffs(now, retention);
+    let complete = true;
     const removeAll = (query: typeof statements.expired, cutoff: string) => {
       let count = 0;
       for (;;) {
+        if (stopping()) {
+          complete = false;
+          return count;
+        }
         const batch = (query.all({ cutoff }) as unknown as { reference: string }[]).map((row) => row.reference);
         if (batch.length === 0) return count;
         count += this.remove(batch).length;
@@ -567,7 +625,7 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
       quarantined: removeAll(statements.expiredHeld, cutoffs.quarantined),
     };
     if (counts.inquiries + counts.quarantined > 0) this.checkpoint();
-    return counts;
+    return { ...counts, complete };
   }
 
   /**
