@@ -12,12 +12,22 @@ import { CMS_CONFIG_PATH } from "../src/content-contract/cms-config";
 
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
-const written = writeEditingScreen(publicDir);
 const adminDir = path.join(publicDir, "admin");
+let written = 0;
+beforeAll(async () => {
+  written = await writeEditingScreen(publicDir);
+});
 
 describe("the editing screen in public/admin/", () => {
-  it("has its page, its scripts, the configuration the contract generates and Decap's own bundle", () => {
-    expect(fs.readdirSync(adminDir).sort()).toEqual(["admin.js", "config.json", "decap", "index.html", "tidy-json.js"]);
+  it("has its page, its scripts, the configuration the contract generates, Decap's own bundle and the previews", () => {
+    expect(fs.readdirSync(adminDir).sort()).toEqual([
+      "admin.js",
+      "config.json",
+      "decap",
+      "index.html",
+      "preview",
+      "tidy-json.js",
+    ]);
     // The contract's configuration, after the backend the build's environment chose (editing-backend.ts).
     const config = JSON.parse(fs.readFileSync(path.join(adminDir, "config.json"), "utf8")) as Record<string, unknown>;
     const fromContract = JSON.parse(fs.readFileSync(path.join(root, CMS_CONFIG_PATH), "utf8")) as Record<
@@ -32,7 +42,14 @@ describe("the editing screen in public/admin/", () => {
     // The chunks Decap loads next to its entry, without the 25 MB of source maps.
     expect(bundle.filter((file) => /^\d+\.decap-cms\.js$/.test(file)).length).toBeGreaterThan(10);
     expect(bundle.filter((file) => file.endsWith(".map"))).toEqual([]);
-    expect(written).toBe(fs.readdirSync(adminDir).length - 1 + bundle.length);
+    // The previews: the site's pages bundled with their React and emotion, and the repository's content.
+    const previews = fs.readdirSync(path.join(adminDir, "preview")).sort();
+    expect(previews).toEqual(["content.json", "preview.js", "preview.js.LEGAL.txt"]);
+    const previewContent = JSON.parse(fs.readFileSync(path.join(adminDir, "preview", "content.json"), "utf8")) as {
+      kinds: { name: string }[];
+    };
+    expect(previewContent.kinds.map((kind) => kind.name)).toContain("home");
+    expect(written).toBe(fs.readdirSync(adminDir).length - 2 + bundle.length + previews.length);
   });
 
   it("asks search engines to keep out, and loads nothing but its own files", () => {
@@ -45,9 +62,9 @@ describe("the editing screen in public/admin/", () => {
     expect(html).not.toMatch(/<script(?![^>]*src=)[^>]*>/);
   });
 
-  it("is written afresh, so a previous Decap version's chunks do not linger", () => {
+  it("is written afresh, so a previous Decap version's chunks do not linger", async () => {
     fs.writeFileSync(path.join(adminDir, "decap", "1.decap-cms.js"), "old");
-    writeEditingScreen(publicDir);
+    await writeEditingScreen(publicDir);
     expect(fs.existsSync(path.join(adminDir, "decap", "1.decap-cms.js"))).toBe(false);
   });
 });
