@@ -23,9 +23,16 @@ const decapProps = (data: unknown, entryPath?: string): DecapPreviewProps => ({
   getAsset: (assetPath) => ({ toString: () => `blob:preview/${assetPath}` }),
 });
 
+/** Where the build's copies of the repository's linked files are, as the editing screen at /admin/ sees them. */
+const linkedFilesUrl = new URL("http://localhost/admin/preview/");
+
 const renderPreview = (kind: string, props: DecapPreviewProps) =>
   render(
-    <SitePreview content={content} edited={editedContent(kind, props.entry)} assetUrl={assetUrlOf(props.getAsset)} />,
+    <SitePreview
+      content={content}
+      edited={editedContent(kind, props.entry)}
+      assetUrl={assetUrlOf(props.getAsset, content.linkedFiles, linkedFilesUrl)}
+    />,
   );
 
 beforeEach(installIntersectionObserver);
@@ -54,8 +61,11 @@ describe("the editing screen's previews draw the site's own pages from the entry
     for (const heading of [home.agencies.heading, home.about.heading, home.contact.heading]) {
       expect(screen.getByRole("heading", { level: 2, name: heading })).toBeInTheDocument();
     }
-    // The hero's picture is the file itself, from Decap's asset store: the preview has no processed sizes.
-    expect(document.querySelector("picture img")).toHaveAttribute("src", "blob:preview/images/hero.jpg");
+    // The hero's picture is the repository's file itself, as the build copied it: no processed sizes.
+    expect(document.querySelector("picture img")).toHaveAttribute(
+      "src",
+      "http://localhost/admin/preview/images/hero.jpg",
+    );
     // The menus and footer come from the repository's other content files.
     const company = repositoryFile("company.json") as { legalName: string };
     expect(within(screen.getByRole("contentinfo")).getByText(new RegExp(company.legalName))).toBeInTheDocument();
@@ -66,6 +76,8 @@ describe("the editing screen's previews draw the site's own pages from the entry
     const edited = {
       ...category,
       title: "Tactical gear, retitled",
+      // Just uploaded: only Decap's asset store has it.
+      image: "images/products/just-uploaded.jpg",
       lines: [
         ...category.lines,
         { name: "A line added in the editor", description: "Not saved yet.", compliance: ["taa"] },
@@ -75,6 +87,7 @@ describe("the editing screen's previews draw the site's own pages from the entry
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("Tactical gear, retitled");
     expect(screen.getByText(category.overview[0] ?? "")).toBeInTheDocument();
     expect(screen.getByText("A line added in the editor")).toBeInTheDocument();
+    expect(document.querySelector("main img")).toHaveAttribute("src", "blob:preview/images/products/just-uploaded.jpg");
     expect(screen.getByRole("heading", { level: 2, name: "Compliance options" })).toBeInTheDocument();
   });
 

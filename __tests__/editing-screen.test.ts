@@ -42,14 +42,19 @@ describe("the editing screen in public/admin/", () => {
     // The chunks Decap loads next to its entry, without the 25 MB of source maps.
     expect(bundle.filter((file) => /^\d+\.decap-cms\.js$/.test(file)).length).toBeGreaterThan(10);
     expect(bundle.filter((file) => file.endsWith(".map"))).toEqual([]);
-    // The previews: the site's pages bundled with their React and emotion, and the repository's content.
-    const previews = fs.readdirSync(path.join(adminDir, "preview")).sort();
-    expect(previews).toEqual(["content.json", "preview.js", "preview.js.LEGAL.txt"]);
-    const previewContent = JSON.parse(fs.readFileSync(path.join(adminDir, "preview", "content.json"), "utf8")) as {
-      kinds: { name: string }[];
+    // The previews: the site's pages bundled with their React and emotion, the repository's content, and
+    // copies of the files it links to (the hero, the product pictures, the agency logos).
+    const previewDir = path.join(adminDir, "preview");
+    expect(fs.readdirSync(previewDir).sort()).toEqual(["content.json", "images", "preview.js", "preview.js.LEGAL.txt"]);
+    const { linkedFiles } = JSON.parse(fs.readFileSync(path.join(previewDir, "content.json"), "utf8")) as {
+      linkedFiles: string[];
     };
-    expect(previewContent.kinds.map((kind) => kind.name)).toContain("home");
-    expect(written).toBe(fs.readdirSync(adminDir).length - 2 + bundle.length + previews.length);
+    expect(linkedFiles).toEqual(expect.arrayContaining(["images/hero.jpg", "images/agencies/dhs.png"]));
+    for (const file of linkedFiles) {
+      expect(fs.readFileSync(path.join(previewDir, file))).toEqual(fs.readFileSync(path.join(root, "content", file)));
+    }
+    const previewFiles = 3 + linkedFiles.length;
+    expect(written).toBe(fs.readdirSync(adminDir).length - 2 + bundle.length + previewFiles);
   });
 
   it("asks search engines to keep out, and loads nothing but its own files", () => {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { toJsonText } from "../../content-contract/tidy-json";
 import { readPreviewContent } from "./preview-content";
-import { PREVIEW_CONTENT_FILE } from "./preview-content-types";
+import { PREVIEW_CONTENT_FILE, PREVIEW_FOLDER } from "./preview-content-types";
 
 /**
  * The editing screen's previews, written under public/admin/preview/ with the rest of the screen: one
@@ -12,9 +12,9 @@ import { PREVIEW_CONTENT_FILE } from "./preview-content-types";
  */
 
 const sourceDir = path.resolve("src", "admin", "preview");
-export const PREVIEW_SCRIPT = "preview/preview.js";
+export const PREVIEW_SCRIPT = `${PREVIEW_FOLDER}preview.js`;
 
-/** Writes the preview bundle and its content into `adminDir`; returns the files written. */
+/** Writes the preview bundle, its content and the files the content links to into `adminDir`; returns their paths in it. */
 export const writePreviews = async (adminDir: string): Promise<string[]> => {
   const script = path.join(adminDir, PREVIEW_SCRIPT);
   // Loaded when the screen is written: esbuild refuses to load under jsdom, where tests import gatsby-node.
@@ -36,7 +36,12 @@ export const writePreviews = async (adminDir: string): Promise<string[]> => {
     legalComments: "linked",
     logLevel: "silent",
   });
-  const contentFile = path.join(adminDir, PREVIEW_CONTENT_FILE);
-  fs.writeFileSync(contentFile, toJsonText(readPreviewContent()));
-  return fs.readdirSync(path.dirname(script)).map((file) => path.join(path.dirname(script), file));
+  const content = readPreviewContent();
+  fs.writeFileSync(path.join(adminDir, PREVIEW_CONTENT_FILE), toJsonText(content));
+  for (const file of content.linkedFiles) {
+    const target = path.join(adminDir, PREVIEW_FOLDER, file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(path.resolve("content", file), target);
+  }
+  return [PREVIEW_SCRIPT, `${PREVIEW_SCRIPT}.LEGAL.txt`, PREVIEW_CONTENT_FILE, ...content.linkedFiles];
 };

@@ -29,10 +29,15 @@ export const editedContent = (kind: string, entry: DecapEntry): EditedContent =>
   return { kind, data: hasToJS(data) ? data.toJS() : {}, ...(fileName ? { fileName } : {}) };
 };
 
-/** Decap's getAsset as the previews' asset addresses; the path itself while Decap has none for it. */
+/**
+ * Where the preview shows a file from: the build's copy of a file the repository's content links to
+ * (under `linkedFilesUrl`), or else Decap's getAsset, which knows what the editor has just uploaded;
+ * the path itself while Decap has nothing for it yet.
+ */
 export const assetUrlOf =
-  (getAsset: DecapPreviewProps["getAsset"]): AssetUrl =>
+  (getAsset: DecapPreviewProps["getAsset"], linkedFiles: readonly string[], linkedFilesUrl: URL): AssetUrl =>
   (relativePath) => {
+    if (linkedFiles.includes(relativePath)) return new URL(relativePath, linkedFilesUrl).href;
     const address = getAsset(relativePath)?.toString();
     return address === undefined || address === "" ? relativePath : address;
   };

@@ -30,7 +30,16 @@ export interface PreviewContentKind {
 
 export interface PreviewContent {
   readonly kinds: readonly PreviewContentKind[];
+  /**
+   * The files under content/ that the content links to (images/hero.jpg), copied by the build to the
+   * previews' folder under the same path: Decap's getAsset finds a file only in its field's media folder,
+   * and the preview of one file shows the images of others (the home page's agency logos).
+   */
+  readonly linkedFiles: readonly string[];
 }
 
-/** Where the build writes it, relative to the editing screen's folder. */
-export const PREVIEW_CONTENT_FILE = "preview/content.json";
+/** The previews' folder, relative to the editing screen's. */
+export const PREVIEW_FOLDER = "preview/";
+
+/** Where the build writes the content, relative to the editing screen's folder. */
+export const PREVIEW_CONTENT_FILE = `${PREVIEW_FOLDER}content.json`;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { contentSchemaEntries, type ContentSchemaEntry } from "../../content-contract/content-schemas";
 import { definitionOf, unwrap, type ContractNode } from "../../content-contract/zod-nodes";
 import type { ContentPath, FileLinkPath, PreviewContent, PreviewContentKind } from "./preview-content-types";
+import { eachHolder, isContentPath } from "./query-data";
 
 /**
  * The repository's content for the previews, read at build time: every content file, and where the
@@ -49,7 +50,24 @@ const kindOf = (entry: ContentSchemaEntry, repositoryDir: string): PreviewConten
   return { name: entry.name, typeName: entry.typeName, folder, files, ...marks };
 };
 
+/** The paths under content/ that the files link to and that exist there. */
+const linkedFilesOf = (kinds: readonly PreviewContentKind[], repositoryDir: string): string[] => {
+  const linked = new Set<string>();
+  for (const kind of kinds) {
+    for (const file of Object.values(kind.files)) {
+      for (const link of kind.fileLinks) {
+        eachHolder(file, link.path, (holder, key) => {
+          const value = holder[key];
+          if (isContentPath(value) && fs.existsSync(path.join(repositoryDir, "content", value))) linked.add(value);
+        });
+      }
+    }
+  }
+  return [...linked].sort();
+};
+
 /** Every kind of content file the contract names, read from the repository at `repositoryDir`. */
-export const readPreviewContent = (repositoryDir: string = path.resolve()): PreviewContent => ({
-  kinds: contentSchemaEntries().map((entry) => kindOf(entry, repositoryDir)),
-});
+export const readPreviewContent = (repositoryDir: string = path.resolve()): PreviewContent => {
+  const kinds = contentSchemaEntries().map((entry) => kindOf(entry, repositoryDir));
+  return { kinds, linkedFiles: linkedFilesOf(kinds, repositoryDir) };
+};

@@ -49,10 +49,10 @@ const fileNode = (relativePath: string, assetUrl: AssetUrl) => {
 };
 
 /** A path on the site, not an address elsewhere (a logo may be either). */
-const isContentPath = (value: unknown): value is string => typeof value === "string" && !/^[a-z]+:/i.test(value);
+export const isContentPath = (value: unknown): value is string => typeof value === "string" && !/^[a-z]+:/i.test(value);
 
 /** Applies `change` to every record that holds the last key of `path` (a list's items where it says "*"). */
-const eachHolder = (
+export const eachHolder = (
   value: unknown,
   path: ContentPath,
   change: (holder: Record<string, unknown>, key: string) => void,

@@ -2,7 +2,7 @@ import createCache, { type EmotionCache } from "@emotion/cache";
 import { CacheProvider } from "@emotion/react";
 import { createRoot, type Root } from "react-dom/client";
 import { assetUrlOf, editedContent, type DecapPreviewProps } from "./decap-entry";
-import { PREVIEW_CONTENT_FILE, type PreviewContent } from "./preview-content-types";
+import { PREVIEW_CONTENT_FILE, PREVIEW_FOLDER, type PreviewContent } from "./preview-content-types";
 import { previewPages, SitePreview } from "./site-preview";
 
 /**
@@ -64,7 +64,7 @@ const previewTemplate = (decap: DecapWindow, kind: string, content: PreviewConte
         <SitePreview
           content={content}
           edited={editedContent(kind, this.props.entry)}
-          assetUrl={assetUrlOf(this.props.getAsset)}
+          assetUrl={assetUrlOf(this.props.getAsset, content.linkedFiles, new URL(PREVIEW_FOLDER, window.location.href))}
         />
       </CacheProvider>,
     );
