@@ -66,9 +66,9 @@ let bootstrapped = false;
  * build but only reports during develop, which keeps the dev server up while
  * the editor fixes the file.
  */
-export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = ({ reporter }) => {
+export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = async ({ reporter }) => {
   checkContent(reporter);
-  const files = writeEditingScreen(path.resolve("public"));
+  const files = await writeEditingScreen(path.resolve("public"));
   reporter.info(`Editing screen written to public${ADMIN_PATH} (${files} files)`);
 };
 

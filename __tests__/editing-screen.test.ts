@@ -12,12 +12,22 @@ import { CMS_CONFIG_PATH } from "../src/content-contract/cms-config";
 
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
-const written = writeEditingScreen(publicDir);
 const adminDir = path.join(publicDir, "admin");
+let written = 0;
+beforeAll(async () => {
+  written = await writeEditingScreen(publicDir);
+});
 
 describe("the editing screen in public/admin/", () => {
-  it("has its page, its scripts, the configuration the contract generates and Decap's own bundle", () => {
-    expect(fs.readdirSync(adminDir).sort()).toEqual(["admin.js", "config.json", "decap", "index.html", "tidy-json.js"]);
+  it("has its page, its scripts, the configuration the contract generates, Decap's own bundle and the previews", () => {
+    expect(fs.readdirSync(adminDir).sort()).toEqual([
+      "admin.js",
+      "config.json",
+      "decap",
+      "index.html",
+      "preview",
+      "tidy-json.js",
+    ]);
     // The contract's configuration, after the backend the build's environment chose (editing-backend.ts).
     const config = JSON.parse(fs.readFileSync(path.join(adminDir, "config.json"), "utf8")) as Record<string, unknown>;
     const fromContract = JSON.parse(fs.readFileSync(path.join(root, CMS_CONFIG_PATH), "utf8")) as Record<
@@ -32,7 +42,19 @@ describe("the editing screen in public/admin/", () => {
     // The chunks Decap loads next to its entry, without the 25 MB of source maps.
     expect(bundle.filter((file) => /^\d+\.decap-cms\.js$/.test(file)).length).toBeGreaterThan(10);
     expect(bundle.filter((file) => file.endsWith(".map"))).toEqual([]);
-    expect(written).toBe(fs.readdirSync(adminDir).length - 1 + bundle.length);
+    // The previews: the site's pages bundled with their React and emotion, the repository's content, and
+    // copies of the files it links to (the hero, the product pictures, the agency logos).
+    const previewDir = path.join(adminDir, "preview");
+    expect(fs.readdirSync(previewDir).sort()).toEqual(["content.json", "images", "preview.js", "preview.js.LEGAL.txt"]);
+    const { linkedFiles } = JSON.parse(fs.readFileSync(path.join(previewDir, "content.json"), "utf8")) as {
+      linkedFiles: string[];
+    };
+    expect(linkedFiles).toEqual(expect.arrayContaining(["images/hero.jpg", "images/agencies/dhs.png"]));
+    for (const file of linkedFiles) {
+      expect(fs.readFileSync(path.join(previewDir, file))).toEqual(fs.readFileSync(path.join(root, "content", file)));
+    }
+    const previewFiles = 3 + linkedFiles.length;
+    expect(written).toBe(fs.readdirSync(adminDir).length - 2 + bundle.length + previewFiles);
   });
 
   it("asks search engines to keep out, and loads nothing but its own files", () => {
@@ -45,9 +67,9 @@ describe("the editing screen in public/admin/", () => {
     expect(html).not.toMatch(/<script(?![^>]*src=)[^>]*>/);
   });
 
-  it("is written afresh, so a previous Decap version's chunks do not linger", () => {
+  it("is written afresh, so a previous Decap version's chunks do not linger", async () => {
     fs.writeFileSync(path.join(adminDir, "decap", "1.decap-cms.js"), "old");
-    writeEditingScreen(publicDir);
+    await writeEditingScreen(publicDir);
     expect(fs.existsSync(path.join(adminDir, "decap", "1.decap-cms.js"))).toBe(false);
   });
 });

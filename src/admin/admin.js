@@ -44,6 +44,9 @@
     }
     window.CMS_MANUAL_INIT = true;
     await loadScript("decap/decap-cms.js");
+    // The preview pane draws the site's own pages (src/admin/preview/), registered before Decap starts.
+    await loadScript("preview/preview.js");
+    await window.registerSitePreviews();
     window.CMS.registerCustomFormat(config.collections[0].format, "json", window.tidyJson.createFormat(config));
     window.CMS.init({
       config: {

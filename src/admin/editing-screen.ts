@@ -4,12 +4,13 @@ import type { Application } from "express";
 import { cmsConfig } from "../content-contract/cms-config";
 import { toJsonText } from "../content-contract/tidy-json";
 import { readEditingBackend } from "./editing-backend";
+import { writePreviews } from "./preview/build-preview";
 
 /**
  * The editing screen at /admin/, written into public/ by the build and by `gatsby develop` before
  * Gatsby starts (onPreBootstrap): the page and its script from src/admin/, the content format's script (src/content-contract/tidy-json.js), the configuration
- * generated from the content contract, and Decap CMS's own prebuilt bundle from node_modules. The
- * site's pages never reference any of it.
+ * generated from the content contract, Decap CMS's own prebuilt bundle from node_modules, and the
+ * previews that draw the site's own pages (src/admin/preview/). The site's pages never reference any of it.
  */
 
 export const ADMIN_PATH = "/admin/";
@@ -31,7 +32,7 @@ const isDecapFile = (name: string) =>
 const decapDist = path.resolve("node_modules", "decap-cms", "dist");
 
 /** Writes public/admin/; returns the number of files written. */
-export const writeEditingScreen = (publicDir: string): number => {
+export const writeEditingScreen = async (publicDir: string): Promise<number> => {
   const target = path.join(publicDir, ADMIN_PATH);
   const decapTarget = path.join(target, "decap");
   // A previous Decap version's chunks would otherwise stay next to the new ones.
@@ -44,7 +45,8 @@ export const writeEditingScreen = (publicDir: string): number => {
   fs.writeFileSync(path.join(target, "config.json"), toJsonText({ ...backend, ...cmsConfig() }));
   const decapFiles = fs.readdirSync(decapDist).filter(isDecapFile);
   for (const file of decapFiles) fs.copyFileSync(path.join(decapDist, file), path.join(decapTarget, file));
-  return PAGE_FILES.length + 2 + decapFiles.length;
+  const previewFiles = await writePreviews(target);
+  return PAGE_FILES.length + 2 + decapFiles.length + previewFiles.length;
 };
 
 /**

@@ -372,8 +372,8 @@ export const cmsConfig = (entries: readonly ContentSchemaEntry[] = contentSchema
     // Uploads land under content/images and the JSON keeps the path relative to content/, as the site reads it.
     media_folder: "content/images",
     public_folder: "images",
-    // The preview is the site itself (npm run edit), not Decap's pane, which cannot draw the site's components.
-    editor: { preview: false },
+    // The preview pane draws the site's own pages (src/admin/preview/), one template per file and folder.
+    editor: { preview: true },
     collections: [{ name: "site", label: "Site content", format: CONTENT_FORMAT, files }, ...folderCollections],
   };
 };
