@@ -28,13 +28,7 @@ import { pagePathOf } from "../src/serving/headers-file";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  FAKE_TOKEN,
-  GOOD_CODE,
-  startFakeGithubOAuth,
-} from "./support/fake-github-oauth";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGithub } from "./support/fake-github";
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { storedRecordsIn } from "./support/outbox-fixtures";
@@ -710,7 +704,7 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
     });
 
   it("run the same handshake as the single server, against a stand-in of GitHub, and refuse their own addresses", async () => {
-    const github = await startFakeGithubOAuth();
+    const github = await startFakeGithub();
     try {
       const env = {
         CMS_GITHUB_CLIENT_ID: FAKE_CLIENT_ID,

@@ -99,6 +99,8 @@ export interface RunningSite {
 export interface SiteOptions {
   /** Environment for the server, on top of this process's: inquiry delivery settings, say. */
   env?: Record<string, string>;
+  /** A port chosen beforehand (freePortNow), for a browser that must know the address before it starts. */
+  port?: number;
 }
 
 /** The command `npm run serve` runs: the production server (server/main.ts). */
@@ -112,7 +114,7 @@ export const serverCommand = [process.execPath, "--import", "tsx", path.join(roo
  */
 export const startSite = async (options: SiteOptions = {}): Promise<RunningSite> => {
   requireBuild();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
   const [command, ...args] = serverCommand;
