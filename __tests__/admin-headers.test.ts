@@ -7,7 +7,7 @@ import path from "node:path";
 import { ADMIN_PATH, writeEditingScreen } from "../src/admin/editing-screen";
 import { formatProblem } from "../src/content-contract/validate";
 import { robotsProblems } from "../src/seo/robots";
-import { adminPolicy } from "../build/admin-headers";
+import { adminPolicy, LOCAL_BACKEND } from "../build/admin-headers";
 import { readEditingBackend } from "../src/admin/editing-backend";
 import {
   headerRulesFor,
@@ -38,15 +38,34 @@ describe("the editing screen's headers", () => {
 
   it("allow GitHub's API for the github backend; Netlify Identity only when Git Gateway is chosen", () => {
     const github = adminPolicy(readEditingBackend(() => ""));
-    expect(github).toMatch(/connect-src 'self' blob: https:\/\/api\.github\.com http:\/\/localhost:8081;/);
+    expect(github).toMatch(/connect-src 'self' blob: https:\/\/api\.github\.com;/);
     expect(github).toMatch(/script-src 'self' 'unsafe-eval';/);
     expect(github).not.toMatch(/identity\.netlify\.com/);
     const enterprise = adminPolicy(
       readEditingBackend((name) => (name === "CMS_GITHUB_URL" ? "https://github.example.com" : "")),
     );
-    expect(enterprise).toMatch(/connect-src 'self' blob: https:\/\/github\.example\.com /);
+    expect(enterprise).toMatch(/connect-src 'self' blob: https:\/\/github\.example\.com;/);
     const gateway = adminPolicy(readEditingBackend((name) => (name === "CMS_BACKEND" ? "git-gateway" : "")));
     expect(gateway).toMatch(/script-src 'self' 'unsafe-eval' https:\/\/identity\.netlify\.com;/);
+  });
+
+  it("name no http: source in the policy the build writes; decap-server's address only on an editor's machine", () => {
+    const built = rules.get(ADMIN_PATH)?.["Content-Security-Policy"] ?? "";
+    const sources = built.split(";").flatMap((directive) => directive.trim().split(/\s+/).slice(1));
+    expect(sources.filter((source) => /^http:|^\*$/.test(source))).toEqual([]);
+    for (const env of [{}, { CMS_BACKEND: "git-gateway" }, { CMS_GITHUB_URL: "https://github.example.com" }]) {
+      const backend = readEditingBackend((name) => (env as Record<string, string>)[name] ?? "");
+      expect(adminPolicy(backend)).not.toContain("http:");
+    }
+    expect(() => readEditingBackend((name) => (name === "CMS_GITHUB_URL" ? "http://github.example.com" : ""))).toThrow(
+      /CMS_GITHUB_URL must be https/,
+    );
+    const editorsMachine = adminPolicy(
+      readEditingBackend(() => ""),
+      "editors-machine",
+    );
+    expect(editorsMachine).toMatch(/connect-src 'self' blob: https:\/\/api\.github\.com http:\/\/localhost:8081;/);
+    expect(LOCAL_BACKEND).toBe("http://localhost:8081");
   });
 
   it("cut /admin/ off from a window of another site that opened it, but not from the sign-in popup it opens", () => {

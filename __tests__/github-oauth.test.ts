@@ -14,17 +14,17 @@ import {
   FAKE_CLIENT_SECRET,
   FAKE_TOKEN,
   GOOD_CODE,
-  startFakeGithubOAuth,
-  type FakeGithubOAuth,
-} from "./support/fake-github-oauth";
+  startFakeGithub,
+  type FakeGithub,
+} from "./support/fake-github";
 import { startInquiryApp } from "./support/inquiry-app";
 
 const site = "https://www.example.com";
-let github: FakeGithubOAuth;
+let github: FakeGithub;
 let logs: string[];
 
 beforeEach(async () => {
-  github = await startFakeGithubOAuth();
+  github = await startFakeGithub();
   logs = [];
 });
 afterEach(() => github.close());

@@ -28,13 +28,7 @@ import { pagePathOf } from "../src/serving/headers-file";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
-import {
-  FAKE_CLIENT_ID,
-  FAKE_CLIENT_SECRET,
-  FAKE_TOKEN,
-  GOOD_CODE,
-  startFakeGithubOAuth,
-} from "./support/fake-github-oauth";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGithub } from "./support/fake-github";
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { storedRecordsIn } from "./support/outbox-fixtures";
@@ -710,7 +704,7 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
     });
 
   it("run the same handshake as the single server, against a stand-in of GitHub, and refuse their own addresses", async () => {
-    const github = await startFakeGithubOAuth();
+    const github = await startFakeGithub();
     try {
       const env = {
         CMS_GITHUB_CLIENT_ID: FAKE_CLIENT_ID,
@@ -730,6 +724,8 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       const [redirect, direct] = begun.answers;
       expect(redirect?.statusCode).toBe(302);
       const location = new URL(redirect?.headers.location ?? "");
+      expect(`${location.origin}${location.pathname}`).toBe(`${github.url}/login/oauth/authorize`);
+      expect(location.searchParams.get("client_id")).toBe(FAKE_CLIENT_ID);
       expect(location.searchParams.get("redirect_uri")).toBe("https://site.example/api/auth/callback");
       expect(location.searchParams.get("scope")).toBe("public_repo");
       const cookie = redirect?.headers["set-cookie"] ?? "";
@@ -749,10 +745,11 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
         [
           getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`, { cookie: cookie.split(";")[0] ?? "" }),
           getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`),
+          getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}x`, { cookie: cookie.split(";")[0] ?? "" }),
         ],
         env,
       );
-      const [page, noCookie] = back.answers;
+      const [page, noCookie, wrongState] = back.answers;
       expect(page?.statusCode).toBe(200);
       expect(page?.headers["content-security-policy"]).toMatch(/^default-src 'none'; .*script-src 'sha256-/);
       expect(page?.body).toContain(FAKE_TOKEN);
@@ -763,8 +760,15 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
         code: GOOD_CODE,
         redirect_uri: "https://site.example/api/auth/callback",
       });
-      expect(noCookie?.statusCode).toBe(400);
-      expect(noCookie?.body).not.toContain(FAKE_TOKEN);
+      // The token goes to the site's origin only, never "*".
+      expect(page?.body).not.toContain('"*"');
+      // Without this browser's state, an error page that posts nothing, and no exchange with GitHub.
+      for (const refused of [noCookie, wrongState]) {
+        expect(refused?.statusCode).toBe(400);
+        expect(refused?.body).toMatch(/not started from this browser/);
+        expect(refused?.body).not.toContain("<script");
+        expect(refused?.body).not.toContain(FAKE_TOKEN);
+      }
       expect(`${begun.log}${back.log}`).not.toMatch(new RegExp(`${FAKE_TOKEN}|${FAKE_CLIENT_SECRET}|${GOOD_CODE}`));
     } finally {
       await github.close();

@@ -10,26 +10,35 @@ import { readEditingBackend, type EditingBackend } from "../src/admin/editing-ba
  *   and the signed-in editor's GitHub avatar is one.
  * - connect-src blob: and the backend's API: Decap keeps drafts as blobs it reads back, and reads and
  *   commits through GitHub's REST API (api.github.com, or a GitHub Enterprise Server's).
- * - decap-server (http://localhost:8081): the local backend, which `npm run edit` uses on an editor's machine.
- * Nothing else is loaded from elsewhere, and no other page may frame it.
+ * Nothing else is loaded from elsewhere, and no other page may frame it. The live policy names no http:
+ * source (an HTTP Observatory grades a policy down for one): decap-server, the local backend at
+ * http://localhost:8081, is added only where the screen is served on an editor's own machine.
  */
 
-/** Decap's local backend (decap-server), where `npm run edit` and the browser tests run it. */
-const LOCAL_BACKEND = "http://localhost:8081";
+/** Decap's local backend (decap-server), where `npm run edit` runs it and the editing screen looks for it. */
+export const LOCAL_BACKEND = "http://localhost:8081";
+
+/**
+ * Where the screen is served: `live` from the build's headers (both deploys), `editors-machine` by the
+ * develop server of `npm run edit`, beside decap-server.
+ */
+export type AdminServedOn = "live" | "editors-machine";
 
 /** The folder of public/ that holds the editing screen. */
 export const ADMIN_FOLDER = "admin";
 
-export const adminPolicy = (backend: EditingBackend = readEditingBackend()): string =>
+export const adminPolicy = (backend: EditingBackend = readEditingBackend(), servedOn: AdminServedOn = "live"): string =>
   [
     "default-src 'self'",
     ["script-src 'self' 'unsafe-eval'", ...backend.scriptOrigins].join(" "),
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob: https:",
     "font-src 'self' data:",
-    // http://localhost:8081 stays until the production build's browser tests sign in through a GitHub
-    // stand-in instead of decap-server (issue 26): it is the one http: source, and costs /admin/ its A+.
-    ["connect-src 'self' blob:", ...backend.connectOrigins, LOCAL_BACKEND].join(" "),
+    [
+      "connect-src 'self' blob:",
+      ...backend.connectOrigins,
+      ...(servedOn === "editors-machine" ? [LOCAL_BACKEND] : []),
+    ].join(" "),
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
@@ -42,8 +51,11 @@ export const adminPolicy = (backend: EditingBackend = readEditingBackend()): str
  * screen's GitHub sign-in: a popup of the site's own handshake (/api/auth) reports back through
  * `window.opener`, which `same-origin` would cut too.
  */
-export const adminPageHeaders = (backend: EditingBackend = readEditingBackend()): Readonly<Record<string, string>> => ({
-  "Content-Security-Policy": adminPolicy(backend),
+export const adminPageHeaders = (
+  backend: EditingBackend = readEditingBackend(),
+  servedOn: AdminServedOn = "live",
+): Readonly<Record<string, string>> => ({
+  "Content-Security-Policy": adminPolicy(backend, servedOn),
   "Cross-Origin-Opener-Policy": "same-origin-allow-popups",
 });
 

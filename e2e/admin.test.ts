@@ -20,8 +20,15 @@ import { sitePaths } from "./support/server";
 import { adminPolicy } from "../build/admin-headers";
 
 // The editing screen (/admin/) as the production build serves it, saving through decap-server on a
-// temporary copy of content/ (README, "Editing the content"). The develop server's side of it, a save
-// showing on the site at once, is e2e/admin-develop.spec.ts.
+// temporary copy of content/ (README, "Editing the content"): what the screen writes, field by field. The
+// build's live policy names no http: source, so it refuses decap-server (http://localhost:8081) by design;
+// these tests set it aside (bypassCSP) rather than serve the page some other way: a page Playwright
+// fulfils itself loses its loopback address space, and Chromium's local network access rules then
+// refuse decap-server too. The policy is tested where it applies: on the live path, sign-in to publish
+// under the build's header (e2e/admin-github.test.ts), and as written (__tests__/admin-headers.test.ts).
+// The develop server's side of it, a save showing on the site at once, is e2e/admin-develop.spec.ts.
+
+test.use({ bypassCSP: true });
 
 let backend: LocalBackend;
 test.beforeEach(async () => {
@@ -31,21 +38,20 @@ test.afterEach(async () => {
   await backend.stop();
 });
 
-test("/admin/ opens the editing screen under its own policy, out of search engines, with every collection", async ({
+test("/admin/ opens the editing screen under its own live policy, out of search engines, with every collection", async ({
   page,
   consoleErrors,
-  cspViolations,
 }) => {
   const response = await openEditingScreen(page, backend.port);
   expect(response?.status()).toBe(200);
   expect(response?.headers()["content-security-policy"]).toBe(adminPolicy());
+  expect(response?.headers()["content-security-policy"]).not.toContain("http:");
   await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", "noindex, nofollow");
   for (const collection of ["Site content", "Product categories", "Pages"]) {
     await expect(page.getByRole("link", { name: collection, exact: true })).toBeVisible();
   }
   await openSiteFile(page, "Home page");
   await expect(textField(page, "Headline")).toHaveValue(/\S/);
-  expect(await cspViolations()).toEqual([]);
   expect(consoleErrors).toEqual([]);
 });
 

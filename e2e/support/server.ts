@@ -104,6 +104,8 @@ export interface SiteOptions {
    * say): the server then runs as what that command execs.
    */
   launcher?: readonly string[];
+  /** A port chosen beforehand (freePortNow), for a browser that must know the address before it starts. */
+  port?: number;
 }
 
 /** The command `npm run serve` runs: the production server (server/main.ts). */
@@ -117,7 +119,7 @@ export const serverCommand = [process.execPath, "--import", "tsx", path.join(roo
  */
 export const startSite = async (options: SiteOptions = {}): Promise<RunningSite> => {
   requireBuild();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
   const commandLine: readonly string[] = [...(options.launcher ?? []), ...serverCommand];

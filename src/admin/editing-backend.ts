@@ -39,7 +39,13 @@ export const readEditingBackend = (read: (name: string) => string = env): Editin
   const repo = read("CMS_GITHUB_REPO");
   if (repo !== "" && !/^[\w.-]+\/[\w.-]+$/.test(repo))
     throw new Error(`CMS_GITHUB_REPO must be owner/name, not ${repo}`);
-  const apiRoot = githubApiRoot((read("CMS_GITHUB_URL") || "https://github.com").replace(/\/+$/, ""));
+  const githubUrl = (read("CMS_GITHUB_URL") || "https://github.com").replace(/\/+$/, "");
+  // The editing screen's live policy allows the API's origin, and names no http: source.
+  if (!URL.canParse(githubUrl) || new URL(githubUrl).protocol !== "https:")
+    throw new Error(
+      `CMS_GITHUB_URL must be https://, GitHub's address or a GitHub Enterprise Server's, not ${githubUrl}`,
+    );
+  const apiRoot = githubApiRoot(githubUrl);
   return {
     backend: {
       name: "github",
