@@ -1,7 +1,9 @@
 import path from "node:path";
+import { adminFolderHeaders, adminPageHeaders } from "./build/admin-headers";
 import { buildingForNetlify } from "./build/netlify-adapter";
 import { precompressFiles, removePrecompressedCopies } from "./build/precompressed-files";
 import { writeHeadersFile } from "./build/security-headers";
+import { readEditingBackend } from "./src/admin/editing-backend";
 import { ADMIN_PATH, serveEditingScreen, writeEditingScreen } from "./src/admin/editing-screen";
 import type { Application } from "express";
 import type { GatsbyNode, Reporter } from "gatsby";
@@ -75,7 +77,10 @@ export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = async ({ reporter })
 /** `gatsby develop` answers /admin/ too, so that `npm run edit` has the editing screen next to the site. */
 export const onCreateDevServer: GatsbyNode["onCreateDevServer"] = ({ app }) => {
   // Gatsby's types leave the develop server's express app untyped.
-  serveEditingScreen(app as Application, path.resolve("public"));
+  serveEditingScreen(app as Application, path.resolve("public"), {
+    ...adminFolderHeaders,
+    ...adminPageHeaders(readEditingBackend(), "editors-machine"),
+  });
 };
 
 export const onPostBootstrap: GatsbyNode["onPostBootstrap"] = () => {

@@ -74,15 +74,16 @@ describe("the editing screen in public/admin/", () => {
   });
 });
 
-it("is answered by gatsby develop's server at /admin/, which otherwise never serves a folder's index.html", async () => {
+it("is answered by gatsby develop's server at /admin/, which otherwise never serves a folder's index.html, with the headers given", async () => {
   const app = express();
-  serveEditingScreen(app, publicDir);
+  serveEditingScreen(app, publicDir, { "Content-Security-Policy": "default-src 'self'" });
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   try {
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/admin/`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'self'");
     expect(await response.text()).toBe(fs.readFileSync(path.join(adminDir, "index.html"), "utf8"));
   } finally {
     server.close();

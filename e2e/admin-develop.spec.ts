@@ -44,7 +44,9 @@ test("a headline published in the editing screen shows on the open home page at 
   await site.goto("/");
   await expectHydrated(site);
 
-  await openEditingScreen(page, decapPort);
+  const screen = await openEditingScreen(page, decapPort);
+  // On an editor's machine, and only there, the screen's policy lets it reach decap-server.
+  expect(screen?.headers()["content-security-policy"]).toMatch(/connect-src [^;]*http:\/\/localhost:8081/);
   await openSiteFile(page, "Home page");
   await textField(page, "Headline").fill("Edited on the editing screen");
   await publish(page);

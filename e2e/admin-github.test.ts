@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { changedLines, openSiteFile, publish, textField } from "./admin-support";
+import { changedLines, headingStyle, openSiteFile, previewFrame, publish, textField } from "./admin-support";
 import { chromeFlags, chromiumUse } from "./support/browser";
 import { expect, test } from "./support/fixtures";
 import { freePortNow, startSite, type RunningSite } from "./support/server";
@@ -145,6 +145,7 @@ const NEW_HEADLINE = "Trusted Supplier to Government and Military";
 
 test("sign in with GitHub, edit the hero headline, publish: one commit on the branch, one line of content/home.json", async ({
   page,
+  browser,
   consoleErrors,
   cspViolations,
 }) => {
@@ -163,8 +164,14 @@ test("sign in with GitHub, edit the hero headline, publish: one commit on the br
 
   await openSiteFile(page, "Home page");
   await textField(page, "Headline").fill(NEW_HEADLINE);
-  // PREVIEW STEP (issue 26, part 2): the preview pane's assertion, the new headline in the site's heading
-  // style, goes here, with the preview templates that bring it.
+  // The preview pane draws the edit in the site's own heading style, as the live home page at its width does.
+  const frame = await previewFrame(page);
+  await expect(frame.locator("main h1")).toHaveText(NEW_HEADLINE);
+  const frameSize = await page.locator("iframe#preview-pane").boundingBox();
+  const live = await browser.newPage({ viewport: { width: Math.round(frameSize!.width), height: 900 } });
+  await live.goto(`${site.origin}/`);
+  expect(await headingStyle(frame)).toEqual(await headingStyle(live));
+  await live.close();
   await publish(page);
 
   await expect

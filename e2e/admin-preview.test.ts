@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Frame, Page } from "@playwright/test";
 import {
+  headingStyle,
   openEditingScreen,
   openSiteFile,
+  previewFrame,
   retype,
   startLocalBackend,
   textField,
@@ -24,23 +25,6 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   await backend.stop();
 });
-
-/** Decap's preview frame, once the site's page is drawn in it. */
-const previewFrame = async (page: Page): Promise<Frame> => {
-  const element = page.locator("iframe#preview-pane");
-  await expect(element).toBeVisible();
-  const frame = await (await element.elementHandle()).contentFrame();
-  if (!frame) throw new Error("the preview pane has no frame");
-  await expect(frame.locator("main h1")).toBeVisible();
-  return frame;
-};
-
-/** What makes a heading look like the site's: its font, size, weight, line height and colour. */
-const headingStyle = (frame: Frame | Page) =>
-  frame.locator("main h1").evaluate((heading) => {
-    const style = getComputedStyle(heading);
-    return [style.fontFamily, style.fontSize, style.fontWeight, style.lineHeight, style.color];
-  });
 
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, type Locator, type Page } from "@playwright/test";
+import { expect, type Frame, type Locator, type Page } from "@playwright/test";
 import { freePort } from "./support/server";
 
 // What the editing screen's browser tests share: decap-server (Decap's local backend, as `npm run edit`
@@ -183,3 +183,20 @@ export const writeLogo = (name: string): string => {
   );
   return file;
 };
+
+/** Decap's preview frame, once the site's page is drawn in it. */
+export const previewFrame = async (page: Page): Promise<Frame> => {
+  const element = page.locator("iframe#preview-pane");
+  await expect(element).toBeVisible();
+  const frame = await (await element.elementHandle()).contentFrame();
+  if (!frame) throw new Error("the preview pane has no frame");
+  await expect(frame.locator("main h1")).toBeVisible();
+  return frame;
+};
+
+/** What makes a heading look like the site's: its font, size, weight, line height and colour. */
+export const headingStyle = (frame: Frame | Page) =>
+  frame.locator("main h1").evaluate((heading) => {
+    const style = getComputedStyle(heading);
+    return [style.fontFamily, style.fontSize, style.fontWeight, style.lineHeight, style.color];
+  });

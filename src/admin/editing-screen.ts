@@ -51,10 +51,12 @@ export const writeEditingScreen = async (publicDir: string): Promise<number> => 
 
 /**
  * `gatsby develop` serves public/ but never a folder's index.html (it renders its own pages instead),
- * so the editing screen's page is answered here; its scripts and configuration come from public/.
+ * so the editing screen's page is answered here, with the headers the screen has on an editor's
+ * machine (a policy that lets it reach decap-server); its scripts and configuration come from public/.
  */
-export const serveEditingScreen = (app: Application, publicDir: string) => {
+export const serveEditingScreen = (app: Application, publicDir: string, headers: Readonly<Record<string, string>>) => {
   app.get(ADMIN_PATH, (_request, response) => {
+    response.set(headers);
     response.sendFile(path.join(publicDir, ADMIN_PATH, "index.html"));
   });
 };
