@@ -1,5 +1,6 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { renderToString } from "react-dom/server";
 import { NavBar } from "../src/components/layout/NavBar";
 import { siteData } from "./fixtures/content";
 
@@ -77,6 +78,21 @@ describe("NavBar", () => {
     expect(disclosure().open).toBe(true);
     rerender(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/products/tactical/" />);
     expect(disclosure().open).toBe(false);
+  });
+
+  it("leaves open a menu the visitor opened before the app started", () => {
+    // The server's HTML, with the menu opened as a visitor's tap on the summary leaves it.
+    const page = document.createElement("div");
+    page.innerHTML = renderToString(
+      <NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/about/" />,
+    );
+    document.body.append(page);
+    disclosure().open = true;
+    render(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/about/" />, {
+      container: page,
+      hydrate: true,
+    });
+    expect(disclosure().open).toBe(true);
   });
 
   it("closes when the visitor follows a link", async () => {

@@ -202,8 +202,14 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
     if (disclosureRef.current) disclosureRef.current.open = false;
   }, []);
 
-  // A new page closes the menu (back and forward keep the same layout).
-  useEffect(close, [close, currentPath]);
+  // A new page closes the menu (back and forward keep the same layout). The first page does not: a menu
+  // the visitor opened before the app started stays open as the app starts.
+  const menuPath = useRef(currentPath);
+  useEffect(() => {
+    if (menuPath.current === currentPath) return;
+    menuPath.current = currentPath;
+    close();
+  }, [close, currentPath]);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -241,7 +247,8 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
             </span>
             <span css={brandNameStyles}>{companyName}</span>
           </SmartLink>
-          <details ref={disclosureRef} css={menuStyles}>
+          {/* The browser sets `open` as the visitor taps, before the app may have started: not a mismatch. */}
+          <details ref={disclosureRef} css={menuStyles} suppressHydrationWarning>
             <summary css={menuButtonStyles} aria-controls={menuId}>
               <span css={iconStyles} className="menu-closed-icon">
                 <Menu aria-hidden="true" size={20} />
