@@ -6,6 +6,7 @@ import type { BlobsLoadFigures } from "./blobs-load";
 import type { DeployFigures } from "./deploy";
 import type { InquiryLoadFigures } from "./inquiry-load";
 import type { LighthouseFigures } from "./lighthouse";
+import type { PageBytes } from "./page-bytes";
 
 export const reportPath = path.resolve(__dirname, "..", "reports", "bench.json");
 
@@ -15,6 +16,8 @@ export interface BenchReport {
   buildSeconds: number;
   lighthouse: LighthouseFigures;
   inquiryLoad: InquiryLoadFigures;
+  /** Every built page's transfer bytes against the same page without scripts (bench/page-bytes.ts). */
+  pageBytes: PageBytes[];
   /** The CDN deploy's inquiry function on its Blobs outbox: measured last by npm run bench, or alone by npm run bench:blobs. */
   blobs?: BlobsLoadFigures;
   /** A push deployed on the single server: measured alone by npm run bench:deploy, after npm run bench. */

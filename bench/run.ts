@@ -14,6 +14,7 @@ import { freePort } from "../e2e/support/server";
 import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { lhci, readLighthouseRuns } from "./lighthouse";
+import { measurePageBytes, pageBytesTable } from "./page-bytes";
 import { lighthouseTable } from "./readme";
 import { reportPath, type BenchReport } from "./report";
 
@@ -35,6 +36,9 @@ const main = async () => {
   const runs = process.env.BENCH_RUNS ? [`--numberOfRuns=${process.env.BENCH_RUNS}`] : [];
   if (!lhci("collect", runs, { LHCI_PORT: String(await freePort()) })) throw new Error("lhci collect failed");
   const lighthouse = readLighthouseRuns(path.join(root, "public"));
+  // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
+  console.log("Page bytes against no scripts...");
+  const pageBytes = await measurePageBytes();
   // After Lighthouse, so that its timings do not share the CPU with the load.
   console.log(`Inquiry load...`);
   const inquiryLoad = await measureInquiryLoad();
@@ -46,12 +50,14 @@ const main = async () => {
     machine: `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`,
     buildSeconds,
     lighthouse,
+    pageBytes,
     inquiryLoad,
     blobs,
   };
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
+  console.log(`${pageBytesTable(pageBytes)}\n`);
   printInquiryLoad(inquiryLoad);
   printBlobsLoad(blobs);
   console.log(
