@@ -6,6 +6,8 @@ import { CacheProvider } from "@emotion/react";
 import createEmotionServer from "@emotion/server/create-instance";
 
 import { MAIN_CONTENT_ID } from "./src/components/layout/SkipLink";
+import { isRunnableScriptType } from "./src/serving/script-types";
+import { BrowserNeedsRecorder, recordBrowserNeeds } from "./src/components/browser/needs-browser";
 
 export { wrapPageElement } from "./src/wrap-page-element";
 
@@ -29,6 +31,13 @@ export const onRenderBody: GatsbySSR["onRenderBody"] = ({ setHtmlAttributes, set
 };
 
 /**
+ * What each page rendered in this process declared it needs script for (src/components/browser/needs-browser.tsx),
+ * by path: written while replaceRenderer renders the page's body, read by onPreRenderHTML just after, for the same
+ * page, to leave the scripts out of a page that declared nothing.
+ */
+const browserNeedsByPath = new Map<string, readonly string[]>();
+
+/**
  * Puts each page's emotion CSS in <head> instead of <style> tags beside the
  * elements. Emotion's client moves those inline tags into <head> as its
  * scripts start, and on a slow phone the page visibly re-lays out while it
@@ -39,12 +48,19 @@ export const replaceRenderer: GatsbySSR["replaceRenderer"] = ({
   bodyComponent,
   replaceBodyHTMLString,
   setHeadComponents,
+  pathname,
 }) => {
   const cache = createCache({ key: "css" });
   const emotionServer = createEmotionServer(cache);
+  const browserNeeds = recordBrowserNeeds();
   const chunks = emotionServer.extractCriticalToChunks(
-    renderToString(<CacheProvider value={cache}>{bodyComponent}</CacheProvider>),
+    renderToString(
+      <BrowserNeedsRecorder recorder={browserNeeds}>
+        <CacheProvider value={cache}>{bodyComponent}</CacheProvider>
+      </BrowserNeedsRecorder>,
+    ),
   );
+  browserNeedsByPath.set(pathname, browserNeeds.reasons);
   setHeadComponents(
     chunks.styles.map((chunk) => (
       <style
@@ -79,8 +95,26 @@ const startAppAfterFirstPaint =
 const isScriptsSlice = (component: ReactNode) =>
   isValidElement<{ sliceId?: unknown }>(component) && component.props.sliceId === scriptsSlice;
 
+/** A <script> the browser would run: Gatsby's page path, gatsby-plugin-image's loader, any plugin's. */
+const isRunnableScript = (component: ReactNode) =>
+  isValidElement<{ type?: unknown }>(component) &&
+  component.type === "script" &&
+  isRunnableScriptType(typeof component.props.type === "string" ? component.props.type : undefined);
+
+/** A hint to fetch a script or data for one (page data) ahead of time. */
+const isScriptHint = (component: ReactNode) =>
+  isValidElement<{ rel?: unknown; as?: unknown }>(component) &&
+  component.type === "link" &&
+  (component.props.rel === "modulepreload" ||
+    (component.props.rel === "preload" && (component.props.as === "script" || component.props.as === "fetch")));
+
 /**
- * Starts the app just after the first paint instead of as soon as its scripts
+ * A page on which no component declared that it needs the browser (needs-browser.tsx) works as HTML and CSS
+ * alone, and ships no script at all: not Gatsby's runtime, React or the app (the scripts slice), not
+ * Gatsby's page path, not a plugin's inline script, not a hint to fetch any of them. Its links are plain
+ * links, and its Content-Security-Policy (build/security-headers.ts) then allows no script.
+ *
+ * Every other page starts the app just after the first paint instead of as soon as its scripts
  * arrive. On a fast connection Gatsby's async scripts otherwise run before the
  * browser has painted anything, and the hero, the largest paint, waits for
  * React and the app to evaluate; the page is complete HTML, so nothing is
@@ -93,10 +127,13 @@ const isScriptsSlice = (component: ReactNode) =>
  * Gatsby fills the slice in after rendering, so its markup is not visible
  * here; if the slice itself goes missing (a Gatsby release that renders its
  * scripts differently), the build stops instead of shipping pages whose app
- * starts as before or not at all. `gatsby develop` adds its scripts after
+ * starts as before or not at all; so it does if a page was not rendered by replaceRenderer above, whose
+ * record of the page's needs this reads. `gatsby develop` adds its scripts after
  * this hook, so there is nothing to move there.
  */
 export const onPreRenderHTML: GatsbySSR["onPreRenderHTML"] = ({
+  getHeadComponents,
+  replaceHeadComponents,
   getPostBodyComponents,
   replacePostBodyComponents,
   pathname,
@@ -110,6 +147,23 @@ export const onPreRenderHTML: GatsbySSR["onPreRenderHTML"] = ({
         "so the app scripts cannot be started after the first paint. Gatsby now renders its scripts " +
         "differently: update onPreRenderHTML in gatsby-ssr.tsx.",
     );
+  }
+  const browserNeeds = browserNeedsByPath.get(pathname);
+  if (browserNeeds === undefined) {
+    throw new Error(
+      `gatsby-ssr onPreRenderHTML: ${pathname} was not rendered by replaceRenderer in this process, so ` +
+        "whether it needs its scripts is unknown.",
+    );
+  }
+  browserNeedsByPath.delete(pathname);
+  if (browserNeeds.length === 0) {
+    replaceHeadComponents(
+      getHeadComponents().filter((component) => !isRunnableScript(component) && !isScriptHint(component)),
+    );
+    replacePostBodyComponents(
+      components.filter((component) => !isScriptsSlice(component) && !isRunnableScript(component)),
+    );
+    return;
   }
   replacePostBodyComponents([
     ...components.slice(0, index),

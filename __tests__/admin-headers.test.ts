@@ -21,8 +21,8 @@ import { formatHeaderRules, parseHeaderRules } from "../src/serving/headers-file
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
 writeEditingScreen(publicDir);
-// A site page beside it, with an inline script as Gatsby's pages have.
-const sitePage = "<!doctype html><html><head><script>window.a=1</script></head></html>";
+// A site page beside it, with an inline script and a script file as the pages that run the app have.
+const sitePage = '<!doctype html><html><head><script>window.a=1</script><script src="/app.js"></script></head></html>';
 fs.writeFileSync(path.join(publicDir, "index.html"), sitePage);
 
 describe("the editing screen's headers", () => {

@@ -1,9 +1,9 @@
 import { createElement, type ComponentType, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import type { PreRenderHTMLArgs } from "gatsby";
-import type { RenderBodyArgs } from "gatsby";
-import { onPreRenderHTML, onRenderBody } from "../gatsby-ssr";
+import type { PreRenderHTMLArgs, RenderBodyArgs, ReplaceRendererArgs } from "gatsby";
+import { onPreRenderHTML, onRenderBody, replaceRenderer } from "../gatsby-ssr";
 import { MAIN_CONTENT_ID } from "../src/components/layout/SkipLink";
+import { useNeedsBrowser } from "../src/components/browser/needs-browser";
 
 // Gatsby's own component, so that the element below is the one a build passes, not a look-alike.
 const { ServerSliceRenderer } = jest.requireActual<{ ServerSliceRenderer: ComponentType<{ sliceId: string }> }>(
@@ -39,11 +39,43 @@ const stitch = (html: string) =>
     `<!-- slice-start id="_gatsby-scripts-1" -->${scriptsSliceHtml}<!-- slice-end id="_gatsby-scripts-1" -->`,
   );
 
-const runHook = (pathname: string, components: ReactNode[]): ReactNode[] => {
+/** A component that works by script, as the carousel, the inquiry form and the print button do. */
+const NeedsScript = () => {
+  useNeedsBrowser("a control");
+  return <button type="button">Works by script</button>;
+};
+
+/** The head components Gatsby and its plugins give every page (gatsby-plugin-image's, shortened). */
+const gatsbyHeadComponents = (): ReactNode[] => [
+  <style key="gatsby-image-style">{".gatsby-image-wrapper{position:relative}"}</style>,
+  <script key="gatsby-image-style-script" type="module" dangerouslySetInnerHTML={{ __html: "void 0;" }} />,
+  <link key="page-data" rel="preload" as="fetch" href="/page-data/about/page-data.json" crossOrigin="anonymous" />,
+  <link key="app" rel="preload" as="script" href="/app-3.js" />,
+  <link key="canonical" rel="canonical" href="https://example.test/about/" />,
+  <script key="ld" type="application/ld+json" dangerouslySetInnerHTML={{ __html: "{}" }} />,
+];
+
+/**
+ * Renders a page as a build does: replaceRenderer renders its body (a control that works by script when
+ * `needsScript`), then onPreRenderHTML rewrites its head and post-body components.
+ */
+const renderPage = (pathname: string, components: ReactNode[], { needsScript = true } = {}) => {
+  let head = gatsbyHeadComponents();
   let postBody = components;
+  void replaceRenderer!(
+    {
+      pathname,
+      bodyComponent: <main>{needsScript ? <NeedsScript /> : <p>Text and links only.</p>}</main>,
+      replaceBodyHTMLString: () => undefined,
+      setHeadComponents: () => undefined,
+    } as unknown as ReplaceRendererArgs,
+    { plugins: [] },
+  );
   const args: PreRenderHTMLArgs = {
-    getHeadComponents: () => [],
-    replaceHeadComponents: () => undefined,
+    getHeadComponents: () => head,
+    replaceHeadComponents: (replacement) => {
+      head = replacement;
+    },
     getPreBodyComponents: () => [],
     replacePreBodyComponents: () => undefined,
     getPostBodyComponents: () => postBody,
@@ -53,8 +85,10 @@ const runHook = (pathname: string, components: ReactNode[]): ReactNode[] => {
     pathname,
   };
   onPreRenderHTML!(args, { plugins: [] });
-  return postBody;
+  return { head, postBody };
 };
+
+const runHook = (pathname: string, components: ReactNode[]): ReactNode[] => renderPage(pathname, components).postBody;
 
 const render = (components: ReactNode[]) => renderToStaticMarkup(<>{components}</>);
 
@@ -201,5 +235,34 @@ describe("onPreRenderHTML", () => {
     process.env.NODE_ENV = "development";
     const components = gatsbyPostBodyComponents("/").slice(0, 1);
     expect(runHook("/", components)).toBe(components);
+  });
+
+  it("leaves every script out of a page on which nothing declared that it needs one", () => {
+    const { head, postBody } = renderPage("/about/", gatsbyPostBodyComponents("/about/"), { needsScript: false });
+    document.body.innerHTML = stitch(render(postBody));
+    expect(document.querySelectorAll("script, template")).toHaveLength(0);
+    expect(render(head)).toBe(
+      "<style>.gatsby-image-wrapper{position:relative}</style>" +
+        '<link rel="canonical" href="https://example.test/about/"/>' +
+        '<script type="application/ld+json">{}</script>',
+    );
+  });
+
+  it("keeps the scripts, and every hint to them, of a page on which a component declared that it needs one", () => {
+    const { head, postBody } = renderPage("/contact/", gatsbyPostBodyComponents("/contact/"));
+    expect(head).toEqual(gatsbyHeadComponents());
+    document.body.innerHTML = stitch(render(postBody));
+    expect(document.getElementById("gatsby-app-scripts")).not.toBeNull();
+  });
+
+  it("fails the build, naming the page, when the page's body was not rendered by replaceRenderer", () => {
+    const args = {
+      getHeadComponents: () => [],
+      replaceHeadComponents: () => undefined,
+      getPostBodyComponents: () => gatsbyPostBodyComponents("/unrendered/"),
+      replacePostBodyComponents: () => undefined,
+      pathname: "/unrendered/",
+    } as unknown as PreRenderHTMLArgs;
+    expect(() => onPreRenderHTML!(args, { plugins: [] })).toThrow(/\/unrendered\/ was not rendered by replaceRenderer/);
   });
 });

@@ -8,6 +8,7 @@ const report: BenchReport = {
   date: "2026-11-23T09:15:00.000Z",
   machine: "linux x64, 2 cores, node v20.19.0",
   buildSeconds: 54.3,
+  pageBytes: measuredBenchReport.pageBytes,
   lighthouse: {
     lighthouseVersion: "12.6.1",
     chromeVersion: "156",

@@ -135,6 +135,43 @@ describe("the gates of npm run check:budgets on reports/bench.json", () => {
   });
 });
 
+describe("the page-bytes gates of npm run check:budgets", () => {
+  const withPage = (path: string, bytes: number, scriptBytes: number, noScriptBytes: number) => ({
+    ...measured,
+    pageBytes: [
+      ...measured.pageBytes.filter((page) => page.path !== path),
+      { path, bytes, scriptBytes, noScriptBytes, ratio: 0 },
+    ],
+  });
+
+  it("hold a page that ships no script to 1.2x the page without scripts", () => {
+    expect(failed(withPage("/about/", 20_400, 0, 17_000))).toEqual([]);
+    expect(failed(withPage("/about/", 20_500, 0, 17_000))).toEqual([
+      { what: "/about/ transfer bytes against the page without scripts (x, no script)", actual: "1.21" },
+    ]);
+  });
+
+  it("hold a page that runs the app to 2x, or to the figure budgets.json records for it", () => {
+    expect(failed(withPage("/services/", 34_000, 17_000, 17_000))).toEqual([]);
+    expect(failed(withPage("/services/", 35_000, 18_000, 17_000))).toEqual([
+      { what: "/services/ transfer bytes against the page without scripts (x, with script)", actual: "2.06" },
+    ]);
+    const homeLimit = budgets.pageBytesRatio.withScriptByPage["/"]!;
+    expect(failed(withPage("/", Math.round(30_000 * homeLimit), 90_000, 30_000))).toEqual([]);
+    expect(failed(withPage("/", Math.round(30_000 * homeLimit) + 600, 90_000, 30_000))).toHaveLength(1);
+  });
+
+  it("fail a run that weighed no page, or a page as nothing", () => {
+    expect(failed({ ...measured, pageBytes: [] })).toEqual([
+      { what: "page bytes against no scripts (bench/page-bytes.ts)", actual: "not measured" },
+    ]);
+    expect(failed(withPage("/about/", 17_000, 0, 0))).toEqual([
+      { what: "/about/ transfer bytes without scripts", actual: "0 (not measured: a real run reads more than 0)" },
+      { what: "/about/ transfer bytes against the page without scripts (x, no script)", actual: "not measured" },
+    ]);
+  });
+});
+
 describe("the weight of a page's JavaScript, from Lighthouse's network-requests audit", () => {
   const run = (items?: { url: string; resourceType?: string }[]): LighthouseResult => ({
     finalUrl: "http://localhost:9000/",
@@ -177,6 +214,18 @@ describe("the weight of a page's JavaScript, from Lighthouse's network-requests 
       "Lighthouse's run of http://localhost:9000/ lists no request of resourceType Script from http://localhost:9000 " +
         "(its 2 requests from there are of the types Document, JavaScript): its JavaScript cannot be weighed.",
     );
+  });
+
+  it("weighs no script for a page that ships none, and still its style sheets", () => {
+    expect(
+      siteFilesLoaded(
+        run([
+          { url: "http://localhost:9000/", resourceType: "Document" },
+          { url: "http://localhost:9000/styles.css", resourceType: "Stylesheet" },
+        ]),
+        { shipsScripts: false },
+      ),
+    ).toEqual({ scripts: [], stylesheets: ["http://localhost:9000/styles.css"] });
   });
 });
 

@@ -1,5 +1,6 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { renderToString } from "react-dom/server";
 import { NavBar } from "../src/components/layout/NavBar";
 import { siteData } from "./fixtures/content";
 
@@ -8,10 +9,14 @@ const navigation = siteData.navigationJson!;
 const renderNavBar = (currentPath = "/") =>
   render(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath={currentPath} />);
 
+/** The menu button: the summary of the header's disclosure, which the browser opens and closes itself. */
+const menuButton = () => screen.getByText(navigation.menuLabel).closest("summary")!;
+const disclosure = () => menuButton().closest("details")!;
+
 describe("NavBar", () => {
   it("links to every main destination and offers Request Quote", async () => {
     renderNavBar();
-    await userEvent.click(screen.getByRole("button", { name: "Open menu" }));
+    await userEvent.click(menuButton());
     const nav = screen.getByRole("navigation", { name: "Primary" });
     const hrefs = within(nav)
       .getAllByRole("link")
@@ -22,64 +27,89 @@ describe("NavBar", () => {
 
   it("keeps the section's link marked on the pages below it", async () => {
     renderNavBar("/products/tactical/");
-    await userEvent.click(screen.getByRole("button", { name: "Open menu" }));
+    await userEvent.click(menuButton());
     expect(screen.getByRole("link", { name: "Products" })).toHaveAttribute("aria-current", "page");
     expect(screen.getByRole("link", { name: "Home" })).not.toHaveAttribute("aria-current");
   });
 
   it("marks the current page's link", async () => {
     renderNavBar("/about/");
-    await userEvent.click(screen.getByRole("button", { name: "Open menu" }));
+    await userEvent.click(menuButton());
     expect(screen.getByRole("link", { name: "About" })).toHaveAttribute("aria-current", "page");
     expect(screen.getByRole("link", { name: "Home" })).not.toHaveAttribute("aria-current");
   });
 
-  it("toggles the menu with its button, which says whether it is open and what it controls", async () => {
+  it("is a disclosure the browser toggles by itself, whose summary says what it controls", async () => {
     const user = userEvent.setup();
     renderNavBar();
-    const button = screen.getByRole("button", { name: "Open menu" });
+    const button = menuButton();
     const nav = screen.getByRole("navigation", { hidden: true });
-    expect(button).toHaveAttribute("aria-expanded", "false");
+    // The open state lives in HTML (details[open]) and the list follows it by CSS, not by script.
+    expect(button.parentElement?.tagName).toBe("DETAILS");
     expect(button).toHaveAttribute("aria-controls", nav.id);
+    expect(button).not.toHaveAttribute("aria-expanded");
+    expect(disclosure().open).toBe(false);
     expect(nav).not.toBeVisible();
 
     await user.click(button);
-    expect(button).toHaveAttribute("aria-expanded", "true");
+    expect(disclosure().open).toBe(true);
     expect(nav).toBeVisible();
 
     await user.click(button);
-    expect(button).toHaveAttribute("aria-expanded", "false");
+    expect(disclosure().open).toBe(false);
     expect(nav).not.toBeVisible();
   });
 
   it("closes on Escape and gives focus back to the menu button", async () => {
     const user = userEvent.setup();
     renderNavBar();
-    const button = screen.getByRole("button", { name: "Open menu" });
-    await user.click(button);
+    await user.click(menuButton());
     await user.tab();
     expect(screen.getByRole("link", { name: "Home" })).toHaveFocus();
     await user.keyboard("{Escape}");
-    expect(button).toHaveAttribute("aria-expanded", "false");
-    expect(button).toHaveFocus();
+    expect(disclosure().open).toBe(false);
+    expect(menuButton()).toHaveFocus();
   });
 
   it("closes when the page changes under it (back and forward keep the same layout)", async () => {
     const user = userEvent.setup();
     const { rerender } = renderNavBar("/products/uniforms/");
-    const button = screen.getByRole("button", { name: "Open menu" });
-    await user.click(button);
-    expect(button).toHaveAttribute("aria-expanded", "true");
+    await user.click(menuButton());
+    expect(disclosure().open).toBe(true);
     rerender(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/products/tactical/" />);
-    expect(button).toHaveAttribute("aria-expanded", "false");
+    expect(disclosure().open).toBe(false);
+  });
+
+  it("leaves open a menu the visitor opened before the app started", () => {
+    // The server's HTML, with the menu opened as a visitor's tap on the summary leaves it.
+    const page = document.createElement("div");
+    page.innerHTML = renderToString(
+      <NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/about/" />,
+    );
+    document.body.append(page);
+    disclosure().open = true;
+    render(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/about/" />, {
+      container: page,
+      hydrate: true,
+    });
+    expect(disclosure().open).toBe(true);
   });
 
   it("closes when the visitor follows a link", async () => {
     const user = userEvent.setup();
     renderNavBar();
-    const button = screen.getByRole("button", { name: "Open menu" });
-    await user.click(button);
+    await user.click(menuButton());
     await user.click(screen.getByRole("link", { name: "Services" }));
-    expect(button).toHaveAttribute("aria-expanded", "false");
+    expect(disclosure().open).toBe(false);
+  });
+
+  it("closes on a click outside the menu, and stays open on a click inside it", async () => {
+    const user = userEvent.setup();
+    renderNavBar();
+    await user.click(menuButton());
+    await user.click(screen.getByRole("navigation", { name: "Primary" }));
+    expect(disclosure().open).toBe(true);
+    await user.click(document.body);
+    expect(disclosure().open).toBe(false);
   });
 });

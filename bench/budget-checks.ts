@@ -69,6 +69,33 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
     { positive: true },
   );
 
+  // Every page of the build, against itself without scripts. A run that weighed no page, or a page as
+  // nothing, has not measured it.
+  const pageBytes = report.pageBytes ?? [];
+  if (pageBytes.length === 0) {
+    checks.push({
+      what: "page bytes against no scripts (bench/page-bytes.ts)",
+      actual: notMeasured,
+      limit: "measured",
+      ok: false,
+    });
+  }
+  for (const page of pageBytes) {
+    const scriptFree = page.scriptBytes === 0;
+    const limit = scriptFree
+      ? budgets.pageBytesRatio.scriptFree
+      : (budgets.pageBytesRatio.withScriptByPage[page.path ?? ""] ?? budgets.pageBytesRatio.withScript);
+    measured(`${page.path} transfer bytes without scripts`, page.noScriptBytes);
+    atMost(
+      `${page.path} transfer bytes against the page without scripts (x, ${scriptFree ? "no script" : "with script"})`,
+      isMeasured(page.bytes) && isMeasured(page.noScriptBytes) && page.noScriptBytes > 0
+        ? Number((page.bytes / page.noScriptBytes).toFixed(2))
+        : null,
+      limit,
+      { positive: true },
+    );
+  }
+
   // Every count is held to budgets.json's, not to what the run says it sent: a run made with
   // LOAD_SUBMISSIONS=0 is exact in itself, and would pass every gate on nothing.
   const { concurrent, refused, flood } = report.inquiryLoad ?? {};

@@ -27,6 +27,12 @@ export interface Budgets {
   };
   /** A push deployed on the single server (npm run bench:deploy). */
   deploy: { webhookToLiveSeconds: number; duringBuildP95Ratio: number; buildPeakMemoryMb: number };
+  /**
+   * Every page's transfer bytes over those of the same page without scripts (bench/page-bytes.ts): at most
+   * `scriptFree` on a page that loads no script, `withScript` on one that does, unless `withScriptByPage`
+   * records what one page achieves where `withScript` cannot be met (budgets.json says why).
+   */
+  pageBytesRatio: { scriptFree: number; withScript: number; withScriptByPage: Record<string, number> };
   /** lhci's assertions (lighthouserc.js), and a "$comment". */
   lighthouse: Record<string, unknown>;
 }

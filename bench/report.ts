@@ -7,6 +7,7 @@ import type { BlobsScaleFigures } from "./blobs-scale";
 import type { DeployFigures } from "./deploy";
 import type { InquiryLoadFigures } from "./inquiry-load";
 import type { LighthouseFigures } from "./lighthouse";
+import type { PageBytes } from "./page-bytes";
 
 export const reportPath = path.resolve(__dirname, "..", "reports", "bench.json");
 
@@ -16,6 +17,8 @@ export interface BenchReport {
   buildSeconds: number;
   lighthouse: LighthouseFigures;
   inquiryLoad: InquiryLoadFigures;
+  /** Every built page's transfer bytes against the same page without scripts (bench/page-bytes.ts). */
+  pageBytes: PageBytes[];
   /** The CDN deploy's inquiry function on its Blobs outbox: measured last by npm run bench, or alone by npm run bench:blobs. */
   blobs?: BlobsLoadFigures;
   /** One scheduled run over a Blobs store holding years of inquiries: measured after the Blobs load. */

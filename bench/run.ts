@@ -16,6 +16,7 @@ import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { lhci, readLighthouseRuns } from "./lighthouse";
+import { measurePageBytes, pageBytesTable } from "./page-bytes";
 import { lighthouseTable } from "./readme";
 import { reportPath, type BenchReport } from "./report";
 
@@ -37,6 +38,9 @@ const main = async () => {
   const runs = process.env.BENCH_RUNS ? [`--numberOfRuns=${process.env.BENCH_RUNS}`] : [];
   if (!lhci("collect", runs, { LHCI_PORT: String(await freePort()) })) throw new Error("lhci collect failed");
   const lighthouse = readLighthouseRuns(path.join(root, "public"));
+  // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
+  console.log("Page bytes against no scripts...");
+  const pageBytes = await measurePageBytes();
   // After Lighthouse, so that its timings do not share the CPU with the load.
   console.log(`Inquiry load...`);
   const inquiryLoad = await measureInquiryLoad();
@@ -50,6 +54,7 @@ const main = async () => {
     machine: `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`,
     buildSeconds,
     lighthouse,
+    pageBytes,
     inquiryLoad,
     blobs,
     blobsScale,
@@ -57,6 +62,7 @@ const main = async () => {
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
+  console.log(`${pageBytesTable(pageBytes)}\n`);
   printInquiryLoad(inquiryLoad);
   printBlobsLoad(blobs);
   printBlobsScale(blobsScale);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
 import { commonHeaders } from "../src/serving/common-headers";
+import { isRunnableScriptType } from "../src/serving/script-types";
 import { formatHeaderRules, HEADERS_FILE, pagePathOf, type HeaderRules } from "../src/serving/headers-file";
 import { ADMIN_FOLDER, adminFolderHeaders, adminPageHeaders } from "./admin-headers";
 
@@ -19,14 +20,17 @@ type Element = DefaultTreeAdapterMap["element"];
 type TextNode = DefaultTreeAdapterMap["textNode"];
 
 /**
- * The policy of a page whose inline scripts have the given hashes. Styles may be inline: emotion puts
+ * The policy of a page whose inline scripts have the given hashes and which loads the site's script files
+ * (`loadsScriptFiles`) or not. A page with neither gets `script-src 'none'`: no script of any kind runs on
+ * it. Styles may be inline: emotion puts
  * each page's CSS in <style> elements and gatsby-plugin-image sets style attributes. Images may come
  * from https addresses (content/agencies.json may name a logo by URL).
  */
-export const pagePolicy = (scriptHashes: readonly string[]): string =>
-  [
+export const pagePolicy = (scriptHashes: readonly string[], { loadsScriptFiles = true } = {}): string => {
+  const scriptSources = [...(loadsScriptFiles ? ["'self'"] : []), ...scriptHashes.map((hash) => `'${hash}'`)];
+  return [
     "default-src 'self'",
-    `script-src 'self'${scriptHashes.map((hash) => ` '${hash}'`).join("")}`,
+    `script-src ${scriptSources.length > 0 ? scriptSources.join(" ") : "'none'"}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: https:",
     "font-src 'self' data:",
@@ -37,6 +41,7 @@ export const pagePolicy = (scriptHashes: readonly string[]): string =>
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join("; ");
+};
 
 const isElement = (node: Node): node is Element => "tagName" in node;
 const isText = (node: Node): node is TextNode => node.nodeName === "#text";
@@ -44,19 +49,24 @@ const isText = (node: Node): node is TextNode => node.nodeName === "#text";
 const textOf = (element: Element): string =>
   element.childNodes.map((child) => (isText(child) ? child.value : "")).join("");
 
-// Script types the browser runs; JSON-LD and other data blocks are not scripts to a CSP.
-const RUNNABLE_TYPES = new Set(["", "text/javascript", "application/javascript", "module"]);
+/** What a page runs: the sha256 hashes (CSP source expressions) of its inline scripts, and its script files. */
+export interface PageScripts {
+  readonly inlineHashes: readonly string[];
+  readonly files: readonly string[];
+}
 
-/** sha256 hashes, as CSP source expressions, of every inline script the browser would run in a page. */
-export const inlineScriptHashes = (html: string): string[] => {
+/** Every script the browser would run in a page, <template> contents included (the app's, started later). */
+export const pageScripts = (html: string): PageScripts => {
   const hashes = new Set<string>();
+  const files = new Set<string>();
   const visit = (node: Node) => {
     if (isElement(node)) {
       if (node.tagName === "script") {
         const attributes = new Map(node.attrs.map((attribute) => [attribute.name, attribute.value]));
-        const type = (attributes.get("type") ?? "").trim().toLowerCase();
-        if (!attributes.has("src") && RUNNABLE_TYPES.has(type)) {
-          hashes.add(`sha256-${createHash("sha256").update(textOf(node), "utf8").digest("base64")}`);
+        const source = attributes.get("src");
+        if (isRunnableScriptType(attributes.get("type"))) {
+          if (source !== undefined) files.add(source);
+          else hashes.add(`sha256-${createHash("sha256").update(textOf(node), "utf8").digest("base64")}`);
         }
       }
       // A <template>'s content is a fragment of its own.
@@ -66,17 +76,26 @@ export const inlineScriptHashes = (html: string): string[] => {
     if ("childNodes" in node) node.childNodes.forEach(visit);
   };
   visit(parse(html));
-  return [...hashes].sort();
+  return { inlineHashes: [...hashes].sort(), files: [...files].sort() };
+};
+
+/** sha256 hashes, as CSP source expressions, of every inline script the browser would run in a page. */
+export const inlineScriptHashes = (html: string): string[] => [...pageScripts(html).inlineHashes];
+
+/** The policy that allows exactly the scripts of a built page, and none where it has none. */
+export const policyForPage = (html: string): string => {
+  const { inlineHashes, files } = pageScripts(html);
+  return pagePolicy(inlineHashes, { loadsScriptFiles: files.length > 0 });
 };
 
 /**
  * The headers of a built HTML file (relative to public/, with either separator): the editing screen's own
- * under /admin/, else a policy that allows exactly the file's inline scripts.
+ * under /admin/, else a policy that allows exactly the file's scripts (none on a page that has none).
  */
 export const headersForFile = (relativeFile: string, html: string): Readonly<Record<string, string>> =>
   relativeFile.split(/[\\/]/)[0] === ADMIN_FOLDER
     ? adminPageHeaders()
-    : { "Content-Security-Policy": pagePolicy(inlineScriptHashes(html)) };
+    : { "Content-Security-Policy": policyForPage(html) };
 
 /**
  * The URL paths a built HTML file answers: its page path, and for a folder's page its index.html as well,

@@ -134,19 +134,22 @@ test.describe("mobile menu", () => {
     test("is collapsed at 375px; its button opens and closes it, and so does Escape", async ({ page }) => {
       await page.goto("/");
       await expectHydrated(page);
-      const button = page.getByRole("button", { name: "Menu" });
+      // The disclosure's summary is the button; the browser reports its state (details[open]).
+      const button = page.locator("header summary", { hasText: "Menu" });
+      const disclosure = page.locator("header details");
       const products = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" });
       await expect(products).toBeHidden();
-      await expect(button).toHaveAttribute("aria-expanded", "false");
+      await expect(disclosure).not.toHaveAttribute("open");
       await button.click();
-      await expect(button).toHaveAttribute("aria-expanded", "true");
+      await expect(disclosure).toHaveAttribute("open");
       await expect(products).toBeVisible();
       await button.click();
       await expect(products).toBeHidden();
       await button.click();
       await page.keyboard.press("Escape");
       await expect(products).toBeHidden();
-      await expect(button).toHaveAttribute("aria-expanded", "false");
+      await expect(disclosure).not.toHaveAttribute("open");
+      await expect(button).toBeFocused();
     });
   });
 
@@ -156,7 +159,7 @@ test.describe("mobile menu", () => {
 
       test(`shows the links without a menu button at ${width}px`, async ({ page }) => {
         await page.goto("/");
-        await expect(page.getByRole("button", { name: "Menu" })).toBeHidden();
+        await expect(page.locator("header summary", { hasText: "Menu" })).toBeHidden();
         for (const name of ["Home", "Products", "Services", "About", "Contact", "Request Quote"]) {
           await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name }), name).toBeVisible();
         }
@@ -171,7 +174,9 @@ test.describe(() => {
   test("every link of the home page leads to a page that is not the 404 page", async ({ page }) => {
     await page.goto("/");
     const hrefs = await page.evaluate(() => [
-      ...new Set([...document.querySelectorAll<HTMLAnchorElement>("a[href]")].map((link) => link.getAttribute("href")!)),
+      ...new Set(
+        [...document.querySelectorAll<HTMLAnchorElement>("a[href]")].map((link) => link.getAttribute("href")!),
+      ),
     ]);
     const internal = hrefs.filter((href) => href.startsWith("/"));
     expect(internal.length, `found ${internal.length} internal links`).toBeGreaterThanOrEqual(15);
@@ -194,7 +199,8 @@ test.describe(() => {
   }) => {
     const scripts = new Map<string, string>();
     page.on("response", async (response) => {
-      if (response.request().resourceType() === "script") scripts.set(new URL(response.url()).pathname, await response.text());
+      if (response.request().resourceType() === "script")
+        scripts.set(new URL(response.url()).pathname, await response.text());
     });
     await page.goto("/");
     await expectSlider(page);

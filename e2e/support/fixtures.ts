@@ -16,6 +16,14 @@ export const atWidth = (width: number) => ({ viewport: { width, height: 900 } })
 export const expectHydrated = (page: Page) =>
   expect(page.locator("html[data-hydrated]")).toBeAttached({ timeout: 15_000 });
 
+/**
+ * Waits for the app where the page runs one (its scripts, or the template they wait in until the first
+ * paint); a page built without script (gatsby-ssr.tsx) is complete as served, with nothing to wait for.
+ */
+export const expectHydratedIfItRuns = async (page: Page) => {
+  if ((await page.locator("template#gatsby-app-scripts, script[src]").count()) > 0) await expectHydrated(page);
+};
+
 // axe-core itself, run in the page. @axe-core/playwright would do the same, but it is not a dependency and
 // this tree installs nothing new; it injects the script the same way, through evaluate(), since the site's
 // Content-Security-Policy refuses an inline <script> (page.addScriptTag) and that is what the tests check.

@@ -4,6 +4,7 @@ import { css } from "@emotion/react";
 import { Layout } from "../components/layout/Layout";
 import { Seo } from "../components/layout/Seo";
 import { Container } from "../components/ui/Container";
+import { useNeedsBrowser } from "../components/browser/needs-browser";
 import { ButtonLink } from "../components/ui/ButtonLink";
 import { requireContent } from "../content-contract/require-content";
 import { colors, space } from "../styles/theme";
@@ -25,7 +26,8 @@ const notFoundStyles = css`
 const NotFoundPage = ({ data, location }: PageProps<Queries.NotFoundPageQuery>) => {
   const text = requireContent(data.systemPagesJson, "content/system-pages.json").notFound;
 
-  // Logged so that a broken link shows up in the browser console and in monitoring.
+  // Logged so that a broken link shows up in the browser console and in monitoring: by script.
+  useNeedsBrowser("not-found report");
   useEffect(() => {
     console.error(text.consoleMessage.replace("{path}", location.pathname));
   }, [location.pathname, text.consoleMessage]);

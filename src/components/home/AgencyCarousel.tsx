@@ -7,6 +7,7 @@ import { breakpoints, colors, mq, radii, space, visuallyHidden } from "../../sty
 import { useMediaQuery } from "../../hooks/use-media-query";
 import { lazyCode, useWhenNear } from "../../hooks/use-when-near";
 import { AgencyTile, type AgencyContent } from "./AgencyTile";
+import { useNeedsBrowser } from "../browser/needs-browser";
 
 export interface CarouselLabels {
   readonly carouselLabel: string;
@@ -207,6 +208,8 @@ const syncSlides = (root: HTMLElement) => {
 };
 
 export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
+  // Its arrows, its sliding track and its logos' fallback work by script.
+  useNeedsBrowser("agency carousel");
   const slidesPerView = useSlidesPerView();
   const reducedMotion = useMediaQuery("(prefers-reduced-motion: reduce)");
   const sliderRef = useRef<Slider>(null);

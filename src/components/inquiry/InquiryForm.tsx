@@ -7,6 +7,7 @@ import { FormField } from "./FormField";
 import { Honeypot } from "./Honeypot";
 import { panelHeadingStyles } from "./field-styles";
 import { SendStatus } from "./SendStatus";
+import { useNeedsBrowser } from "../browser/needs-browser";
 import { useInquiryForm, type InquiryFormOptions } from "../../hooks/use-inquiry-form";
 import { mailtoHref } from "../../inquiry/displayed-fields";
 import { controlFor } from "../../inquiry/form-controls";
@@ -53,6 +54,8 @@ const summaryStyles = css`
  * in the browser, so nothing moves when the page starts.
  */
 export const InquiryForm = ({ company, headingLevel, ...options }: InquiryFormProps) => {
+  // Checked, sent and answered in place by script (without it the browser posts it, and the server answers).
+  useNeedsBrowser("inquiry form");
   const { content, categories, complianceOptions } = options;
   const { values, phase, errors, today, sendTried, choices, formRef, panelRef, honeypotRef, ...handlers } =
     useInquiryForm(options);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useRef } from "react";
 import { css } from "@emotion/react";
 import { Menu, X } from "lucide-react";
 import { colors, fonts, layout, mq, radii, space, printHidden, visuallyHidden } from "../../styles/theme";
@@ -71,6 +71,17 @@ const brandNameStyles = css`
   }
 `;
 
+/** The disclosure that holds the menu button: shown below md only, where the links fold away. */
+const menuStyles = css`
+  ${mq.md} {
+    display: none;
+  }
+`;
+
+/**
+ * The menu button is the disclosure's <summary>: the browser opens and closes it with no script, and
+ * tells assistive technology whether it is open. Its marker gives way to the icons, one per state.
+ */
 const menuButtonStyles = css`
   display: inline-flex;
   align-items: center;
@@ -83,17 +94,26 @@ const menuButtonStyles = css`
   border-radius: ${radii.sm};
   font-weight: 700;
   cursor: pointer;
-  ${mq.md} {
+  list-style: none;
+  &::-webkit-details-marker {
+    display: none;
+  }
+  details[open] > & .menu-closed-icon,
+  details:not([open]) > & .menu-open-icon {
     display: none;
   }
 `;
 
+const iconStyles = css`
+  display: inline-flex;
+`;
+
 /**
- * Below md the list is hidden unless open; from md it is always shown, so
- * the server HTML lays out correctly at every width before any script runs.
+ * Below md the list shows while the disclosure before it is open, by CSS alone; from md it is always
+ * shown, so the server HTML lays out and works at every width before any script runs, or without one.
  */
-const navStyles = (open: boolean) => css`
-  display: ${open ? "block" : "none"};
+const navStyles = css`
+  display: none;
   position: absolute;
   top: 100%;
   left: 0;
@@ -101,6 +121,9 @@ const navStyles = (open: boolean) => css`
   background: ${colors.navy};
   border-bottom: 4px solid ${colors.gold};
   padding: ${space.sm} ${layout.gutter} ${space.lg};
+  details[open] + & {
+    display: block;
+  }
   ${mq.md} {
     display: block;
     position: static;
@@ -165,30 +188,48 @@ const isCurrent = (to: string, currentPath: string) => {
   return target === "/" ? path === "/" : path.startsWith(target);
 };
 
+/**
+ * The header. Its menu opens and closes with HTML and CSS alone (a <details> disclosure), so it works
+ * before the app has started and on pages that ship no script. Where the app runs it adds what a
+ * disclosure lacks: Escape closes the menu and gives focus back to its button, and following a link,
+ * a new page or a click outside closes it.
+ */
 export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) => {
-  const [open, setOpen] = useState(false);
-  // A new page closes the menu. Set while rendering, not in an effect, so the new page's first paint
-  // already has it closed (React's pattern for state that follows a prop).
-  const [menuPath, setMenuPath] = useState(currentPath);
-  if (menuPath !== currentPath) {
-    setMenuPath(currentPath);
-    setOpen(false);
-  }
   const menuId = useId();
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const close = useCallback(() => setOpen(false), []);
+  const disclosureRef = useRef<HTMLDetailsElement>(null);
+  const navRef = useRef<HTMLElement>(null);
+  const close = useCallback(() => {
+    if (disclosureRef.current) disclosureRef.current.open = false;
+  }, []);
+
+  // A new page closes the menu (back and forward keep the same layout). The first page does not: a menu
+  // the visitor opened before the app started stays open as the app starts.
+  const menuPath = useRef(currentPath);
+  useEffect(() => {
+    if (menuPath.current === currentPath) return;
+    menuPath.current = currentPath;
+    close();
+  }, [close, currentPath]);
 
   useEffect(() => {
-    if (!open) return undefined;
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") {
-        setOpen(false);
-        buttonRef.current?.focus();
-      }
+      const disclosure = disclosureRef.current;
+      if (event.key !== "Escape" || !disclosure?.open) return;
+      disclosure.open = false;
+      disclosure.querySelector("summary")?.focus();
+    };
+    const onClick = (event: MouseEvent) => {
+      const target = event.target instanceof Node ? event.target : null;
+      if (target && (disclosureRef.current?.contains(target) || navRef.current?.contains(target))) return;
+      close();
     };
     document.addEventListener("keydown", onKeyDown);
-    return () => document.removeEventListener("keydown", onKeyDown);
-  }, [open]);
+    document.addEventListener("click", onClick);
+    return () => {
+      document.removeEventListener("keydown", onKeyDown);
+      document.removeEventListener("click", onClick);
+    };
+  }, [close]);
 
   const initials = companyName
     .split(/\s+/)
@@ -206,18 +247,19 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
             </span>
             <span css={brandNameStyles}>{companyName}</span>
           </SmartLink>
-          <button
-            ref={buttonRef}
-            type="button"
-            css={menuButtonStyles}
-            aria-expanded={open}
-            aria-controls={menuId}
-            onClick={() => setOpen((value) => !value)}
-          >
-            {open ? <X aria-hidden="true" size={20} /> : <Menu aria-hidden="true" size={20} />}
-            {navigation.menuLabel}
-          </button>
-          <nav id={menuId} aria-label={navigation.primaryLabel} css={navStyles(open)}>
+          {/* The browser sets `open` as the visitor taps, before the app may have started: not a mismatch. */}
+          <details ref={disclosureRef} css={menuStyles} suppressHydrationWarning>
+            <summary css={menuButtonStyles} aria-controls={menuId}>
+              <span css={iconStyles} className="menu-closed-icon">
+                <Menu aria-hidden="true" size={20} />
+              </span>
+              <span css={iconStyles} className="menu-open-icon">
+                <X aria-hidden="true" size={20} />
+              </span>
+              {navigation.menuLabel}
+            </summary>
+          </details>
+          <nav ref={navRef} id={menuId} aria-label={navigation.primaryLabel} css={navStyles}>
             <ul css={listStyles}>
               {navigation.main.map((link) => (
                 <li key={link.to}>

@@ -1,0 +1,91 @@
+import type { Page, Route } from "@playwright/test";
+import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
+import { readContent, sitePaths } from "./support/server";
+
+// The header's menu at a phone's width: a <details> disclosure that the browser opens and closes
+// itself, so that it works without JavaScript and before the app has started (NavBar.tsx).
+const navigation = readContent("navigation.json");
+const headerLinks = [...navigation.main, navigation.quoteAction];
+
+const menuButton = (page: Page) => page.locator("header summary", { hasText: navigation.menuLabel });
+const menu = (page: Page) => page.getByRole("navigation", { name: navigation.primaryLabel });
+
+test.use(atWidth(375));
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  for (const path of sitePaths()) {
+    test(`${path}: the menu opens and closes, and every header link is reached and followed`, async ({ page }) => {
+      for (const link of headerLinks) {
+        await page.goto(path);
+        await expect(menu(page)).toBeHidden();
+        await menuButton(page).click();
+        await expect(menu(page)).toBeVisible();
+        for (const { label } of headerLinks) await expect(menu(page).getByRole("link", { name: label })).toBeVisible();
+        await menuButton(page).click();
+        await expect(menu(page)).toBeHidden();
+
+        // Reached by keyboard as well: the summary takes focus, Enter opens it, Tab goes into the list.
+        await menuButton(page).focus();
+        await page.keyboard.press("Enter");
+        await expect(menu(page)).toBeVisible();
+        await menu(page).getByRole("link", { name: link.label }).click();
+        await expect(page).toHaveURL(link.to);
+        await expect(page.locator("main h1")).toBeVisible();
+      }
+    });
+  }
+});
+
+test.describe("with JavaScript on", () => {
+  /** Holds the app's script files until released, as a slow phone does before the app starts. */
+  const holdAppScripts = async (page: Page) => {
+    const held: Route[] = [];
+    let release: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(
+      (url) => url.pathname.endsWith(".js"),
+      async (route) => {
+        held.push(route);
+        await released;
+        await route.continue();
+      },
+    );
+    return { held, release: () => release?.() };
+  };
+
+  test("the menu works as soon as the page is parsed, before the app has started", async ({ page, consoleErrors }) => {
+    const scripts = await holdAppScripts(page);
+    await page.goto("/", { waitUntil: "domcontentloaded" });
+    // The app's scripts were asked for and are held: the app has not started.
+    await expect.poll(() => scripts.held.length).toBeGreaterThan(0);
+    await expect(page.locator("html[data-hydrated]")).not.toBeAttached();
+
+    await menuButton(page).click();
+    await expect(menu(page)).toBeVisible();
+    await menuButton(page).click();
+    await expect(menu(page)).toBeHidden();
+    await menuButton(page).click();
+
+    // Once the app runs, what it adds to the open menu: Escape closes it and gives focus back to its button.
+    scripts.release();
+    await expectHydrated(page);
+    await expect(menu(page)).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(menu(page)).toBeHidden();
+    await expect(menuButton(page)).toBeFocused();
+    // A click outside closes it, and following a link does.
+    await menuButton(page).click();
+    // Below the open menu's panel, on the page.
+    await page.mouse.click(10, 890);
+    await expect(menu(page)).toBeHidden();
+    await menuButton(page).click();
+    await menu(page).getByRole("link", { name: navigation.quoteAction.label }).click();
+    await expect(page).toHaveURL(navigation.quoteAction.to);
+    await expect(menu(page)).toBeHidden();
+    expect(consoleErrors).toEqual([]);
+  });
+});
