@@ -20,13 +20,16 @@ import { formatHeaderRules, parseHeaderRules } from "../src/serving/headers-file
 
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
-writeEditingScreen(publicDir);
+beforeAll(() => writeEditingScreen(publicDir));
 // A site page beside it, with an inline script and a script file as the pages that run the app have.
 const sitePage = '<!doctype html><html><head><script>window.a=1</script><script src="/app.js"></script></head></html>';
 fs.writeFileSync(path.join(publicDir, "index.html"), sitePage);
 
 describe("the editing screen's headers", () => {
-  const rules = headerRulesFor(publicDir);
+  let rules: ReturnType<typeof headerRulesFor>;
+  beforeAll(() => {
+    rules = headerRulesFor(publicDir);
+  });
 
   it("give /admin/ Decap's own policy and keep every site page's hash policy", () => {
     const live = adminPolicy();
