@@ -436,7 +436,7 @@ export const inquirySchema = z
             deliveredMonths: z.int().min(1).max(120).meta({
               title: "Delivered inquiries kept (months)",
               description:
-                "How long an inquiry is kept after it arrived, unless marked as kept for a quote or an order. The privacy page states it through {inquiryRetentionMonths}.",
+                "How long an inquiry is kept after the sender's last inquiry, unless marked as kept for a quote or an order. The privacy page states it through {inquiryRetentionMonths}.",
             }),
             quarantinedDays: z.int().min(1).max(365).meta({
               title: "Unreleased suspected spam kept (days)",
