@@ -18,6 +18,10 @@ import { expect, test } from "./support/fixtures";
 
 const publicDir = path.resolve(__dirname, "..", "public");
 
+// The build's live policy refuses decap-server by design; as in admin.test.ts, these tests set it aside.
+// The preview under the live policy is checked on the GitHub path (e2e/admin-github.test.ts).
+test.use({ bypassCSP: true });
+
 let backend: LocalBackend;
 test.beforeEach(async () => {
   backend = await startLocalBackend();
