@@ -77,6 +77,12 @@ describe("npm run check:docs", () => {
     expectFailure(dir, "npm run check:everything: package.json has no such script");
   });
 
+  it("fails on a script of package.json that docs/development.md does not name", () => {
+    const dir = repositoryCopy();
+    edit(dir, "package.json", (text) => text.replace('"lint": ', '"lint:fix": "eslint --fix .",\n    "lint": '));
+    expectFailure(dir, "npm run lint:fix is a script that it does not name");
+  });
+
   it("fails on a variable the code reads that docs/configuration.md does not list", () => {
     const dir = repositoryCopy();
     fs.writeFileSync(

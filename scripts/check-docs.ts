@@ -1,7 +1,7 @@
 // The docs check (`npm run check:docs`, part of `npm test`): fails when the guides say something the repository
 // does not do. Four kinds of claim are held to the code:
 // - every `npm run <script>` (and `npm start`, `npm test`) in README.md, CONTENT.md and docs/**/*.md is a script
-//   of package.json;
+//   of package.json, and every script of package.json is named in docs/development.md;
 // - every environment variable the code reads is a row of docs/configuration.md's table, and every row is read;
 // - every relative link and `#anchor` resolves (anchors by GitHub's own slug rules, github-slugger);
 // - README's first code block, the commands a newcomer runs first, is what .ci/run runs;
@@ -124,6 +124,25 @@ const checkScripts = (doc: ParsedDoc, scripts: Record<string, string>): DocsProb
         message: `npm run ${name}: package.json has no such script`,
       })),
   );
+
+const DEVELOPMENT_DOC = "docs/development.md";
+/** Scripts npm runs by itself at a point of its life cycle, named in the guide by their name alone. */
+const LIFECYCLE_SCRIPTS = new Set(["preinstall", "install", "postinstall", "prepare", "prepack", "postpack"]);
+
+/** Every script of package.json is in the developers' guide: `npm run x`, `npm start`, `npm test`, or `postinstall`. */
+const checkScriptsListed = (development: ParsedDoc | null, scripts: Record<string, string>): DocsProblem[] => {
+  if (!development) return [{ file: DEVELOPMENT_DOC, line: 0, message: "is missing" }];
+  const named = new Set(
+    [...development.text.matchAll(/\bnpm (?:run ([\w:-]*[\w-])|(start|test)\b)|`([\w:-]+)`/g)].flatMap(
+      ([, runName, builtinName, codeName]) => [
+        runName ?? builtinName ?? (LIFECYCLE_SCRIPTS.has(codeName ?? "") ? codeName : ""),
+      ],
+    ),
+  );
+  return Object.keys(scripts)
+    .filter((name) => !named.has(name))
+    .map((name) => ({ file: DEVELOPMENT_DOC, line: 0, message: `npm run ${name} is a script that it does not name` }));
+};
 
 /** `process.env`, `globalThis.process.env`, or a parameter named `env` that the code passes the environment in. */
 const isEnvironment = (node: ts.Node): boolean => {
@@ -394,6 +413,7 @@ export const checkDocs = (root: string): DocsProblem[] => {
     .filter((doc): doc is ParsedDoc => doc !== null);
   return [
     ...docs.flatMap((doc) => [...checkScripts(doc, scripts), ...checkLinks(root, doc, parsed)]),
+    ...checkScriptsListed(parsed(DEVELOPMENT_DOC), scripts),
     ...checkVariables(root, parsed(CONFIGURATION_DOC)),
     ...checkReadmeCommands(root, parsed("README.md"), scripts),
     ...checkBudgetReasons(root),
