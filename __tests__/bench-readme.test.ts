@@ -1,6 +1,8 @@
 /** @jest-environment node */
 import { median } from "../bench/lighthouse";
-import { withBenchFigures } from "../bench/readme";
+import fs from "node:fs";
+import path from "node:path";
+import { PERFORMANCE_GUIDE, withBenchFigures } from "../bench/readme";
 import type { BenchReport } from "../bench/report";
 import { measuredBenchReport } from "./fixtures/bench-report";
 
@@ -65,9 +67,7 @@ const report: BenchReport = {
   },
 };
 
-const readme = `# Site
-
-## Performance
+const guide = `# Performance
 
 <!-- bench:lighthouse -->
 old table
@@ -82,9 +82,7 @@ old paragraph
 Before: written by hand.
 `;
 
-const expected = `# Site
-
-## Performance
+const expected = `# Performance
 
 <!-- bench:lighthouse -->
 Measured with \`npm run bench\` on 2026-11-23 (linux x64, 2 cores, node v20.19.0; Chromium 156, Lighthouse 12.6.1 through Lighthouse CI, mobile preset: emulated phone, simulated slow 4G, 4× CPU slowdown; median of 5 runs per page):
@@ -106,29 +104,42 @@ Inquiry load (the same run; production server on loopback, email to an SMTP serv
 Before: written by hand.
 `;
 
-describe("README figures from reports/bench.json", () => {
+describe("the performance guide's figures from reports/bench.json", () => {
   it("writes the Lighthouse table and the inquiry load figures between the markers, and nothing else", () => {
-    expect(withBenchFigures(readme, report)).toBe(expected);
+    expect(withBenchFigures(guide, report)).toBe(expected);
   });
 
-  it("gives the same README when run twice on the same report", () => {
-    expect(withBenchFigures(withBenchFigures(readme, report), report)).toBe(expected);
+  it("gives the same guide when run twice on the same report", () => {
+    expect(withBenchFigures(withBenchFigures(guide, report), report)).toBe(expected);
   });
 
   it("writes memory growth with its sign", () => {
     const growing = { ...report.inquiryLoad, refused: { ...report.inquiryLoad.refused, rssGrowthMb: 1.5 } };
-    expect(withBenchFigures(readme, { ...report, inquiryLoad: growing })).toContain(
+    expect(withBenchFigures(guide, { ...report, inquiryLoad: growing })).toContain(
       "159.3 MB over the first round and +1.5 MB over the second",
     );
   });
 
-  it("refuses a README without a marker pair, or with a marker twice", () => {
-    expect(() => withBenchFigures(readme.replace("<!-- /bench:inquiry-load -->", ""), report)).toThrow(
-      "README.md needs one <!-- bench:inquiry-load --> … <!-- /bench:inquiry-load --> pair",
+  it("refuses a guide without a marker pair, or with a marker twice", () => {
+    expect(() => withBenchFigures(guide.replace("<!-- /bench:inquiry-load -->", ""), report)).toThrow(
+      "docs/performance.md needs one <!-- bench:inquiry-load --> … <!-- /bench:inquiry-load --> pair",
     );
-    expect(() => withBenchFigures(`${readme}\n<!-- bench:lighthouse -->\n`, report)).toThrow(
+    expect(() => withBenchFigures(`${guide}\n<!-- bench:lighthouse -->\n`, report)).toThrow(
       "<!-- bench:lighthouse -->",
     );
+  });
+});
+
+describe("where npm run bench:readme writes", () => {
+  it("is docs/performance.md, which has both marker pairs, and no longer the README", () => {
+    const root = path.join(__dirname, "..");
+    expect(PERFORMANCE_GUIDE).toBe("docs/performance.md");
+    const performanceGuide = fs.readFileSync(path.join(root, PERFORMANCE_GUIDE), "utf8");
+    for (const name of ["lighthouse", "inquiry-load"]) {
+      expect(performanceGuide).toContain(`<!-- bench:${name} -->`);
+      expect(performanceGuide).toContain(`<!-- /bench:${name} -->`);
+    }
+    expect(fs.readFileSync(path.join(root, "README.md"), "utf8")).not.toContain("<!-- bench:");
   });
 });
 

@@ -1,11 +1,15 @@
-// npm run bench:readme: writes the figures of reports/bench.json (npm run bench) into README.md's
-// Performance section, between its bench marker comments, so that the README shows a run's figures as
-// measured. Run the bench, then this, then commit the README.
+// npm run bench:readme: writes the figures of reports/bench.json (npm run bench) into docs/performance.md,
+// between its bench marker comments, so that the performance guide shows a run's figures as measured. Run the
+// bench, then this, then commit the guide. (The script keeps its name; the figures left the README, which
+// links to the guide, when the docs were split by reader.)
 import fs from "node:fs";
 import path from "node:path";
 import type { InquiryLoadFigures } from "./inquiry-load";
 import type { PageFigures } from "./lighthouse";
 import { readReport, type BenchReport } from "./report";
+
+/** Where the latest figures are kept, relative to the repository's root. */
+export const PERFORMANCE_GUIDE = "docs/performance.md";
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const count = (value: number) => value.toLocaleString("en-US");
@@ -70,21 +74,21 @@ const replaceBlock = (text: string, name: string, content: string) => {
   const from = text.indexOf(start);
   const to = text.indexOf(end);
   if (from === -1 || to < from || text.includes(start, from + 1)) {
-    throw new Error(`README.md needs one ${start} … ${end} pair`);
+    throw new Error(`${PERFORMANCE_GUIDE} needs one ${start} … ${end} pair`);
   }
   return `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`;
 };
 
-/** The README with the report's figures in its bench blocks; everything outside them is kept as it is. */
-export const withBenchFigures = (readme: string, report: BenchReport) =>
+/** The guide with the report's figures in its bench blocks; everything outside them is kept as it is. */
+export const withBenchFigures = (guide: string, report: BenchReport) =>
   replaceBlock(
-    replaceBlock(readme, "lighthouse", lighthouseBlock(report)),
+    replaceBlock(guide, "lighthouse", lighthouseBlock(report)),
     "inquiry-load",
     inquiryLoadBlock(report.inquiryLoad),
   );
 
 if (require.main === module) {
-  const readmePath = path.resolve(__dirname, "..", "README.md");
-  fs.writeFileSync(readmePath, withBenchFigures(fs.readFileSync(readmePath, "utf8"), readReport()));
-  console.log("README.md: Performance figures written from reports/bench.json.");
+  const guidePath = path.resolve(__dirname, "..", PERFORMANCE_GUIDE);
+  fs.writeFileSync(guidePath, withBenchFigures(fs.readFileSync(guidePath, "utf8"), readReport()));
+  console.log(`${PERFORMANCE_GUIDE}: figures written from reports/bench.json.`);
 }

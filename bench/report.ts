@@ -1,5 +1,5 @@
 // reports/bench.json: what npm run bench writes, npm run check:budgets judges and npm run bench:readme
-// copies into the README.
+// copies into docs/performance.md.
 import fs from "node:fs";
 import path from "node:path";
 import type { BlobsLoadFigures } from "./blobs-load";

@@ -4,7 +4,7 @@
 // the CDN deploy's inquiry function under load on a Netlify Blobs outbox (bench/blobs-load.ts), and one
 // scheduled run over a Blobs store holding years of inquiries (bench/blobs-scale.ts).
 // Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
-// into the README.
+// into docs/performance.md.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -68,7 +68,7 @@ const main = async () => {
   printBlobsScale(blobsScale);
   console.log(
     `\nClean build ${buildSeconds} s. Figures written to ${path.relative(root, reportPath)}; ` +
-      "npm run check:budgets judges them, npm run bench:readme writes them into README.md.",
+      "npm run check:budgets judges them, npm run bench:readme writes them into docs/performance.md.",
   );
 };
 

@@ -1,6 +1,6 @@
 /**
- * `npm run serve`: the production server. Settings come from the environment (README, "Running the
- * server"): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, the inquiry settings, and
+ * `npm run serve`: the production server (docs/deploy-server.md). Settings come from the environment
+ * (docs/configuration.md): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, the inquiry settings, and
  * the releases (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_WEBHOOK_SECRET, ...; server/releases/).
  */
 import path from "node:path";

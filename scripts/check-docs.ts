@@ -1,0 +1,438 @@
+// The docs check (`npm run check:docs`, part of `npm test`): fails when the guides say something the repository
+// does not do. Four kinds of claim are held to the code:
+// - every `npm run <script>` (and `npm start`, `npm test`) in README.md, CONTENT.md and docs/**/*.md is a script
+//   of package.json, and every script of package.json is named in docs/development.md;
+// - every environment variable the code reads is a row of docs/configuration.md's table, and every row is read;
+// - every relative link and `#anchor` resolves (anchors by GitHub's own slug rules, github-slugger);
+// - README's first code block, the commands a newcomer runs first, is what .ci/run runs;
+// - every budget in budgets.json keeps its one-line reason, a line `<key>: …` of its object's "$comment".
+// Usage: npm run check:docs [-- --root <a copy of the repository>]
+import fs from "node:fs";
+import path from "node:path";
+import GithubSlugger from "github-slugger";
+import type { Code, Nodes, Root, Table } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { toString as textOf } from "mdast-util-to-string";
+import { gfm } from "micromark-extension-gfm";
+import ts from "typescript";
+import { visit } from "unist-util-visit";
+
+export interface DocsProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+}
+
+/** The guides the check reads, relative to the repository's root. */
+const docFiles = (root: string): string[] => [
+  ...["README.md", "CONTENT.md"].filter((file) => fs.existsSync(path.join(root, file))),
+  ...fs.globSync("docs/**/*.md", { cwd: root }).sort(),
+];
+
+/**
+ * Where the code that reads the environment lives: the server, the site's and the functions' code, the command-line
+ * scripts, the build, the bench (and Lighthouse's configuration, which the bench runs). e2e/ and playwright.config.ts
+ * are left out: their variables are the test runner's plumbing between its own processes, set by the config itself.
+ */
+const CODE_GLOBS = [
+  "server/**/*.{ts,mts}",
+  "src/**/*.{ts,tsx,mts,js}",
+  "scripts/**/*.{ts,mts,mjs,js}",
+  "netlify/**/*.{ts,mts}",
+  "build/**/*.{ts,mts}",
+  "bench/**/*.{ts,mts}",
+  "gatsby-*.{ts,tsx}",
+  "lighthouserc.js",
+];
+
+/** Read by the code but nobody's setting: the system's search path, handed on to child processes as it is. */
+const SYSTEM_VARIABLES = new Set(["PATH"]);
+
+const ENV_NAME = /^[A-Z][A-Z0-9_]+$/;
+const CONFIGURATION_DOC = "docs/configuration.md";
+
+const parseMarkdown = (text: string): Root =>
+  fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+
+const lineOf = (node: Nodes): number => node.position?.start.line ?? 0;
+
+interface ParsedDoc {
+  readonly file: string;
+  readonly text: string;
+  readonly tree: Root;
+}
+
+/** The anchors GitHub gives a Markdown file: one per heading, numbered when repeated, and any HTML `id` or `name`. */
+const anchorsOf = (tree: Root): Set<string> => {
+  const slugger = new GithubSlugger();
+  const anchors = new Set<string>();
+  visit(tree, (node) => {
+    if (node.type === "heading") anchors.add(slugger.slug(textOf(node)));
+    if (node.type === "html")
+      for (const [, anchor] of node.value.matchAll(/\b(?:id|name)="([^"]+)"/g)) if (anchor) anchors.add(anchor);
+  });
+  return anchors;
+};
+
+const isExternal = (url: string) => /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith("//");
+
+const checkLinks = (root: string, doc: ParsedDoc, parsed: (file: string) => ParsedDoc | null): DocsProblem[] => {
+  const problems: DocsProblem[] = [];
+  visit(doc.tree, (node) => {
+    if (node.type !== "link" && node.type !== "image" && node.type !== "definition") return;
+    const url = node.url;
+    if (url === "" || isExternal(url)) return;
+    const hashAt = url.indexOf("#");
+    const target = decodeURIComponent(hashAt === -1 ? url : url.slice(0, hashAt));
+    const anchor = hashAt === -1 ? null : decodeURIComponent(url.slice(hashAt + 1));
+    // A link starting with / is the repository's root on GitHub; any other is relative to the file.
+    const resolved = target.startsWith("/")
+      ? path.join(root, target)
+      : target === ""
+        ? path.join(root, doc.file)
+        : path.join(root, path.dirname(doc.file), target);
+    const relative = path.relative(root, resolved);
+    if (!fs.existsSync(resolved)) {
+      problems.push({ file: doc.file, line: lineOf(node), message: `links to ${url}: ${relative} does not exist` });
+      return;
+    }
+    if (anchor === null || anchor === "" || !relative.endsWith(".md")) return;
+    const targetDoc = parsed(relative);
+    if (targetDoc && !anchorsOf(targetDoc.tree).has(anchor)) {
+      problems.push({ file: doc.file, line: lineOf(node), message: `links to ${url}: ${relative} has no #${anchor}` });
+    }
+  });
+  return problems;
+};
+
+interface PackageJson {
+  readonly scripts: Record<string, string>;
+}
+
+const readPackage = (root: string): PackageJson =>
+  JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as PackageJson;
+
+const checkScripts = (doc: ParsedDoc, scripts: Record<string, string>): DocsProblem[] =>
+  doc.text.split("\n").flatMap((line, index) =>
+    [...line.matchAll(/\bnpm (?:run ([\w:-]*[\w-])|(start|test)\b)/g)]
+      .flatMap(([, runName, builtinName]) => [runName ?? builtinName ?? ""])
+      .filter((name) => !(name in scripts))
+      .map((name) => ({
+        file: doc.file,
+        line: index + 1,
+        message: `npm run ${name}: package.json has no such script`,
+      })),
+  );
+
+const DEVELOPMENT_DOC = "docs/development.md";
+/** Scripts npm runs by itself at a point of its life cycle, named in the guide by their name alone. */
+const LIFECYCLE_SCRIPTS = new Set(["preinstall", "install", "postinstall", "prepare", "prepack", "postpack"]);
+
+/** Every script of package.json is in the developers' guide: `npm run x`, `npm start`, `npm test`, or `postinstall`. */
+const checkScriptsListed = (development: ParsedDoc | null, scripts: Record<string, string>): DocsProblem[] => {
+  if (!development) return [{ file: DEVELOPMENT_DOC, line: 0, message: "is missing" }];
+  const named = new Set(
+    [...development.text.matchAll(/\bnpm (?:run ([\w:-]*[\w-])|(start|test)\b)|`([\w:-]+)`/g)].flatMap(
+      ([, runName, builtinName, codeName]) => [
+        runName ?? builtinName ?? (LIFECYCLE_SCRIPTS.has(codeName ?? "") ? codeName : ""),
+      ],
+    ),
+  );
+  return Object.keys(scripts)
+    .filter((name) => !named.has(name))
+    .map((name) => ({ file: DEVELOPMENT_DOC, line: 0, message: `npm run ${name} is a script that it does not name` }));
+};
+
+/** `process.env`, `globalThis.process.env`, or a parameter named `env` that the code passes the environment in. */
+const isEnvironment = (node: ts.Node): boolean => {
+  if (ts.isIdentifier(node)) return node.text === "env";
+  return (
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === "env" &&
+    (ts.isIdentifier(node.expression)
+      ? node.expression.text === "process"
+      : ts.isPropertyAccessExpression(node.expression) && node.expression.getText() === "globalThis.process")
+  );
+};
+
+/** A function's name and parameters, for functions declared by name or assigned to a name. */
+interface NamedFunction {
+  readonly name: string;
+  readonly parameters: ReadonlySet<string>;
+  readonly body: ts.Node;
+}
+
+const namedFunctionOf = (node: ts.Node): NamedFunction | null => {
+  const parametersOf = (fn: ts.SignatureDeclarationBase) =>
+    new Set(fn.parameters.flatMap((parameter) => (ts.isIdentifier(parameter.name) ? [parameter.name.text] : [])));
+  if (ts.isFunctionDeclaration(node) && node.name && node.body) {
+    return { name: node.name.text, parameters: parametersOf(node), body: node.body };
+  }
+  if (
+    ts.isVariableDeclaration(node) &&
+    ts.isIdentifier(node.name) &&
+    node.initializer &&
+    (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+  ) {
+    return { name: node.name.text, parameters: parametersOf(node.initializer), body: node.initializer.body };
+  }
+  return null;
+};
+
+const descendants = (node: ts.Node): ts.Node[] => {
+  const found: ts.Node[] = [];
+  const walk = (child: ts.Node): void => {
+    found.push(child);
+    ts.forEachChild(child, walk);
+  };
+  ts.forEachChild(node, walk);
+  return found;
+};
+
+/**
+ * The variables a file reads: `process.env.X`, `process.env["X"]`, `const { X } = process.env`, and the names passed to
+ * the file's own readers: a function that reads the environment by a name it is given (`process.env[name]`), one that
+ * hands its parameter on to such a function (`numberSetting(env, name)` calling `setting(env, name)`), or a parameter
+ * that defaults to one (`read = env`), called with a literal (`setting(env, "SMTP_URL")`, `read("CMS_GITHUB_REPO")`).
+ */
+export const environmentReads = (fileName: string, text: string): Set<string> => {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const nodes = descendants(source);
+  const names = new Set<string>();
+  for (const node of nodes) {
+    if (ts.isPropertyAccessExpression(node) && isEnvironment(node.expression) && ENV_NAME.test(node.name.text)) {
+      names.add(node.name.text);
+    } else if (
+      ts.isElementAccessExpression(node) &&
+      isEnvironment(node.expression) &&
+      ts.isStringLiteralLike(node.argumentExpression)
+    ) {
+      names.add(node.argumentExpression.text);
+    } else if (
+      ts.isVariableDeclaration(node) &&
+      node.initializer &&
+      isEnvironment(node.initializer) &&
+      ts.isObjectBindingPattern(node.name)
+    ) {
+      for (const element of node.name.elements) {
+        const key = element.propertyName ?? element.name;
+        if (ts.isIdentifier(key) || ts.isStringLiteralLike(key)) names.add(key.text);
+      }
+    }
+  }
+
+  const functions = nodes.map(namedFunctionOf).filter((fn): fn is NamedFunction => fn !== null);
+  const readers = new Set<string>();
+  const readsItsParameter = (fn: NamedFunction) =>
+    descendants(fn.body).some((node) => {
+      if (ts.isElementAccessExpression(node) && isEnvironment(node.expression)) {
+        return ts.isIdentifier(node.argumentExpression) && fn.parameters.has(node.argumentExpression.text);
+      }
+      return (
+        ts.isCallExpression(node) &&
+        ts.isIdentifier(node.expression) &&
+        readers.has(node.expression.text) &&
+        node.arguments.some((argument) => ts.isIdentifier(argument) && fn.parameters.has(argument.text))
+      );
+    });
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const fn of functions) {
+      if (!readers.has(fn.name) && readsItsParameter(fn)) {
+        readers.add(fn.name);
+        grew = true;
+      }
+    }
+  }
+  for (const node of nodes) {
+    if (ts.isParameter(node) && ts.isIdentifier(node.name) && node.initializer && ts.isIdentifier(node.initializer)) {
+      if (readers.has(node.initializer.text)) readers.add(node.name.text);
+    }
+  }
+  for (const node of nodes) {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && readers.has(node.expression.text)) {
+      for (const argument of node.arguments) {
+        if (ts.isStringLiteralLike(argument) && ENV_NAME.test(argument.text)) names.add(argument.text);
+      }
+    }
+  }
+  return names;
+};
+
+const codeFiles = (root: string): string[] =>
+  CODE_GLOBS.flatMap((pattern) => fs.globSync(pattern, { cwd: root })).filter((file) => !file.endsWith(".d.ts"));
+
+/** Every variable the code reads, with the first file that reads it. */
+const variablesRead = (root: string): Map<string, string> => {
+  const reads = new Map<string, string>();
+  for (const file of codeFiles(root).sort()) {
+    for (const name of environmentReads(file, fs.readFileSync(path.join(root, file), "utf8"))) {
+      if (!SYSTEM_VARIABLES.has(name) && !reads.has(name)) reads.set(name, file);
+    }
+  }
+  return reads;
+};
+
+/** The variables docs/configuration.md lists: the names in the first column of each table headed "variable". */
+const variablesListed = (doc: ParsedDoc): Map<string, number> => {
+  const listed = new Map<string, number>();
+  visit(doc.tree, "table", (table: Table) => {
+    const [header, ...rows] = table.children;
+    if (!header || textOf(header.children[0]).trim().toLowerCase() !== "variable") return;
+    for (const row of rows) {
+      const cell = row.children[0];
+      if (!cell) continue;
+      visit(cell, "inlineCode", (code) => {
+        if (ENV_NAME.test(code.value) && !listed.has(code.value)) listed.set(code.value, lineOf(row));
+      });
+    }
+  });
+  return listed;
+};
+
+const checkVariables = (root: string, configuration: ParsedDoc | null): DocsProblem[] => {
+  if (!configuration) return [{ file: CONFIGURATION_DOC, line: 0, message: "is missing" }];
+  const reads = variablesRead(root);
+  const listed = variablesListed(configuration);
+  return [
+    ...[...reads]
+      .filter(([name]) => !listed.has(name))
+      .map(([name, file]) => ({
+        file: CONFIGURATION_DOC,
+        line: 0,
+        message: `${name} is read by ${file} but not listed in the table`,
+      })),
+    ...[...listed]
+      .filter(([name]) => !reads.has(name))
+      .map(([name, line]) => ({ file: CONFIGURATION_DOC, line, message: `${name} is listed, but no code reads it` })),
+  ];
+};
+
+/** The commands of a shell file or code block, one per line, without comments, split at `&&`. */
+const commandsOf = (text: string): string[] =>
+  text
+    .split("\n")
+    .map((line) => line.replace(/(^|\s)#.*$/, "").trim())
+    .filter(Boolean)
+    .flatMap((line) => line.split("&&").map((part) => part.trim()));
+
+const scriptNameOf = (command: string): string | null => {
+  const match = /^npm (?:run ([\w:-]*[\w-])|(start|test))$/.exec(command);
+  return match ? (match[1] ?? match[2] ?? null) : null;
+};
+
+/**
+ * README's first code block against .ci/run. The install: README's `npm install` and CI's `npm ci` install the same
+ * lock file (CI's refuses to change it). Every other command must be one CI runs: a line of .ci/run, or an npm script
+ * whose parts CI runs; `npm run serve` counts when its command is the one Playwright's webServer starts for
+ * `npm run test:e2e` in CI.
+ */
+const checkReadmeCommands = (
+  root: string,
+  readme: ParsedDoc | null,
+  scripts: Record<string, string>,
+): DocsProblem[] => {
+  if (!readme) return [{ file: "README.md", line: 0, message: "is missing" }];
+  const blocks: Code[] = [];
+  visit(readme.tree, "code", (code) => {
+    blocks.push(code);
+  });
+  const [block] = blocks;
+  if (!block) return [{ file: "README.md", line: 0, message: "has no code block with the commands to run first" }];
+  const { value } = block;
+  const line = lineOf(block);
+  const ciPath = path.join(root, ".ci", "run");
+  if (!fs.existsSync(ciPath)) return [{ file: ".ci/run", line: 0, message: "is missing" }];
+  const ci = new Set(commandsOf(fs.readFileSync(ciPath, "utf8")));
+  const playwrightConfigPath = path.join(root, "playwright.config.ts");
+  const playwrightConfig = fs.existsSync(playwrightConfigPath) ? fs.readFileSync(playwrightConfigPath, "utf8") : "";
+  const runByCi = (command: string, depth: number): boolean => {
+    if (ci.has(command)) return true;
+    const name = scriptNameOf(command);
+    const script = name === null ? undefined : scripts[name];
+    if (script === undefined || depth > 3) return false;
+    if (ci.has("npm run test:e2e") && playwrightConfig.includes(`command: ${JSON.stringify(script)}`)) return true;
+    return commandsOf(script).every((part) => runByCi(part, depth + 1));
+  };
+  const installs = [...ci].some((command) => /^npm (ci|install)\b/.test(command));
+  return commandsOf(value).flatMap((command): DocsProblem[] => {
+    if (/^npm (ci|install)$/.test(command)) {
+      return installs ? [] : [{ file: "README.md", line, message: `${command}: .ci/run installs nothing` }];
+    }
+    return runByCi(command, 0) ? [] : [{ file: "README.md", line, message: `${command}: .ci/run does not run it` }];
+  });
+};
+
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Each budget needs a line starting `<its key>: ` in the "$comment" list of the object that holds it. A budget is a
+ * number, or an object of numbers without a "$comment" of its own (an lhci assertion, `{ "minScore": 0.95 }`).
+ */
+const checkBudgetReasons = (root: string): DocsProblem[] => {
+  const budgetsPath = path.join(root, "budgets.json");
+  if (!fs.existsSync(budgetsPath)) return [];
+  const problems: DocsProblem[] = [];
+  const isObject = (value: JsonValue): value is Record<string, JsonValue> =>
+    value !== null && typeof value === "object" && !Array.isArray(value);
+  const walk = (value: Record<string, JsonValue>, where: string): void => {
+    const comment = value.$comment;
+    const lines = Array.isArray(comment) ? comment.filter((line): line is string => typeof line === "string") : [];
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "$comment") continue;
+      if (isObject(child) && "$comment" in child) {
+        walk(child, `${where}${key}.`);
+      } else if (!lines.some((line) => line.startsWith(`${key}: `))) {
+        problems.push({
+          file: "budgets.json",
+          line: 0,
+          message: `${where}${key} has no one-line reason in "$comment"`,
+        });
+      }
+    }
+  };
+  const budgets = JSON.parse(fs.readFileSync(budgetsPath, "utf8")) as JsonValue;
+  if (isObject(budgets)) walk(budgets, "");
+  return problems;
+};
+
+export const checkDocs = (root: string): DocsProblem[] => {
+  const cache = new Map<string, ParsedDoc | null>();
+  const parsed = (file: string): ParsedDoc | null => {
+    if (!cache.has(file)) {
+      const full = path.join(root, file);
+      const text = fs.existsSync(full) ? fs.readFileSync(full, "utf8") : null;
+      cache.set(file, text === null ? null : { file, text, tree: parseMarkdown(text) });
+    }
+    return cache.get(file) ?? null;
+  };
+  const { scripts } = readPackage(root);
+  const docs = docFiles(root)
+    .map(parsed)
+    .filter((doc): doc is ParsedDoc => doc !== null);
+  return [
+    ...docs.flatMap((doc) => [...checkScripts(doc, scripts), ...checkLinks(root, doc, parsed)]),
+    ...checkScriptsListed(parsed(DEVELOPMENT_DOC), scripts),
+    ...checkVariables(root, parsed(CONFIGURATION_DOC)),
+    ...checkReadmeCommands(root, parsed("README.md"), scripts),
+    ...checkBudgetReasons(root),
+  ];
+};
+
+const main = () => {
+  const rootAt = process.argv.indexOf("--root");
+  const rootArgument = rootAt === -1 ? path.join(__dirname, "..") : process.argv[rootAt + 1];
+  if (rootArgument === undefined) throw new Error("--root needs a folder");
+  const root = path.resolve(rootArgument);
+  const problems = checkDocs(root);
+  if (problems.length === 0) {
+    console.log(`Docs check passed: ${docFiles(root).length} guides.`);
+    return;
+  }
+  console.error(`Docs check failed: ${problems.length} problem${problems.length === 1 ? "" : "s"}`);
+  for (const { file, line, message } of problems) console.error(`  ${file}${line ? `:${line}` : ""}: ${message}`);
+  process.exitCode = 1;
+};
+
+if (require.main === module) main();
