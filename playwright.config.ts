@@ -1,5 +1,5 @@
 // Browser tests (`npm run test:e2e`, after `npm run build`): Playwright Test drives Debian's Chromium against
-// the production server serving public/. README, "Browser tests on a developer's machine".
+// the production server serving public/. docs/development.md, "Browser tests".
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -48,7 +48,7 @@ export default defineConfig({
     },
     reuseExistingServer: false,
     timeout: 60_000,
-    // The server finishes what is in flight on SIGTERM and exits 0 (README, "Running the server").
+    // The server finishes what is in flight on SIGTERM and exits 0 (docs/deploy-server.md, "What the server does").
     gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
   },
 });

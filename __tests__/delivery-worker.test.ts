@@ -637,7 +637,7 @@ describe("npm run inquiries", () => {
     ]);
     expect(statSync(backupFile).mode & 0o777).toBe(0o600);
 
-    // Restoring, as the README says: the server stopped, the copy put in place of the database.
+    // Restoring, as docs/deploy-server.md says: the server stopped, the copy put in place of the database.
     const restoredDir = mkdtempSync(path.join(tmpdir(), "restored-"));
     try {
       copyFileSync(backupFile, path.join(restoredDir, "inquiries.sqlite"));

@@ -449,7 +449,7 @@ describe("/api/inquiry: spam", () => {
 });
 
 /**
- * What a receiver of the webhook does with a delivery, as the README shows it (Stripe's `v1` scheme): the
+ * What a receiver of the webhook does with a delivery, as docs/inquiries.md shows it (Stripe's `v1` scheme): the
  * HMAC-SHA256 of `${timestamp}.${body}` must be the signature, and the timestamp within five minutes.
  */
 const receiverAccepts = (
@@ -479,7 +479,7 @@ describe("/api/inquiry: delivery", () => {
       const payload = JSON.parse(call?.body ?? "{}") as unknown;
       expect(payload).toMatchObject({ reference, values: { quantities: quote.quantities, shipToState: "NC" } });
       expect(call?.headers["x-inquiry-reference"]).toBe(reference);
-      // Checked as the README tells a receiver to: the signature over the timestamp and the body, and the
+      // Checked as docs/inquiries.md tells a receiver to: the signature over the timestamp and the body, and the
       // timestamp within five minutes of the receiver's clock.
       const delivery = {
         timestamp: String(call?.headers["x-inquiry-timestamp"]),

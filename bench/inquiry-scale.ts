@@ -3,7 +3,7 @@
 // SCALE_QUARANTINED quarantined inquiries (100,000 each by default), in the same run. For each: how long the
 // server takes to answer its first request, then 20 inquiries arriving 100 ms apart while a visitor
 // requests GET / every 20 ms, until the worker has delivered all 20 to a webhook; GET /'s p95 meanwhile and
-// the server's memory after. Each server runs under the README's unit's memory limit (512 MB, in a memory
+// the server's memory after. Each server runs under docs/deploy-server.md's unit's memory limit (512 MB, in a memory
 // cgroup of its own where the machine allows: bench/memory-limit.ts), and must answer all 20 with 201,
 // deliver them, have nothing killed for memory and still answer after. `npm run bench:scale` runs it against
 // the existing build and judges the figures by budgets.json's inquiryScale.
@@ -26,7 +26,7 @@ export interface ScaleFigures {
   readonly homeSamples: number;
   readonly rssMb: number;
   readonly deliveredSeconds: number;
-  /** The memory limit it ran under (MEMORY_LIMIT_MB, the README's unit's 512 by default), and how it was held. */
+  /** The memory limit it ran under (MEMORY_LIMIT_MB, docs/deploy-server.md's unit's 512 by default), and how it was held. */
   readonly memoryLimit: string;
   /** The most memory its cgroup was charged (null where the limit is not a cgroup's). */
   readonly peakMemoryMb: number | null;
@@ -42,7 +42,7 @@ const BURST = 20;
 const BURST_GAP_MS = 100;
 const HOME_EVERY_MS = 20;
 const SEED_BATCH = 5_000;
-/** The README's systemd unit gives the server MemoryMax=512M. */
+/** docs/deploy-server.md's systemd unit gives the server MemoryMax=512M. */
 const MEMORY_LIMIT_MB = Number(process.env.MEMORY_LIMIT_MB ?? 512);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -68,7 +68,7 @@ const gzipBytes = (content: string | Buffer) => gzipSync(content, { level: 9 }).
  * The gzip -9 size of every same-origin script a run loaded, and of the page's CSS (linked sheets and inline
  * <style>), read from the build. Lighthouse only reports transfer sizes: what our server sent (brotli at
  * quality 4 to Chromium, plus headers), so its resource-summary and lhci's resource budgets cannot state the
- * gzip weight that budgets.json's homeJavaScriptGzipKb and the README compare against a bare Gatsby page.
+ * gzip weight that budgets.json's homeJavaScriptGzipKb and docs/performance.md compare against a bare Gatsby page.
  */
 const pageWeight = (publicDir: string, pagePath: string, result: LighthouseResult) => {
   const local = (url: string) => path.join(publicDir, decodeURIComponent(new URL(url).pathname));

@@ -1,4 +1,4 @@
-// A memory limit for a server the bench starts, as the README's systemd unit gives the real one
+// A memory limit for a server the bench starts, as docs/deploy-server.md's systemd unit gives the real one
 // (MemoryMax=512M), in the truest form this machine allows: a memory cgroup of its own (cgroup v2's
 // memory.max, or v1's memory.limit_in_bytes with swap counted), under the bench's own cgroup; where no
 // cgroup can be made, V8's heap limit (--max-old-space-size), whose RSS the bench then checks itself.

@@ -20,7 +20,7 @@ import { sitePaths } from "./support/server";
 import { adminPolicy } from "../build/admin-headers";
 
 // The editing screen (/admin/) as the production build serves it, saving through decap-server on a
-// temporary copy of content/ (README, "Editing the content"): what the screen writes, field by field. The
+// temporary copy of content/ (docs/development.md, "Editing content on your own machine"): what the screen writes, field by field. The
 // build's live policy names no http: source, so it refuses decap-server (http://localhost:8081) by design;
 // these tests set it aside (bypassCSP) rather than serve the page some other way: a page Playwright
 // fulfils itself loses its loopback address space, and Chromium's local network access rules then

@@ -8,7 +8,7 @@ import { sitePaths } from "./support/server";
 
 // The Nu Html Checker (the W3C's validator, from the vnu-jar package) over every page of the build, errors
 // only: no page may hold markup or inline CSS that the HTML standard calls an error. It needs Java 11 or
-// later on PATH (README, "Browser tests on a developer's machine"); vnu-jar's own download of a Java is
+// later on PATH (docs/development.md, "Browser tests"); vnu-jar's own download of a Java is
 // not run (allowScripts in package.json).
 
 const publicDir = path.resolve(__dirname, "..", "public");

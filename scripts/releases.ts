@@ -36,7 +36,9 @@ const describe = (release: ListedRelease): string =>
 const main = async (): Promise<number> => {
   const settings = readDeploySettings();
   if (!settings) {
-    console.error("DEPLOY_DIR is not set: give the folder the server's releases live in (README, One server).");
+    console.error(
+      "DEPLOY_DIR is not set: give the folder the server's releases live in (docs/deploy-server.md, Releases and rollback).",
+    );
     return 2;
   }
   console.info(`Releases in ${settings.dir}, branch ${settings.branch}`);
