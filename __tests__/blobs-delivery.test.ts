@@ -75,6 +75,12 @@ afterEach(() => {
 
 /** The outbox as the tests write to it: through a site ID and a token, as the CLI reaches it. */
 const outbox = () => openOutbox(readInquiryConfig(delivery, blobsServer.env(store)));
+/** The outbox with what it does with personal data (keep, erase, retention). */
+const retainingOutbox = () => {
+  const opened = outbox();
+  if (!isRetaining(opened)) throw new Error("the Blobs outbox keeps no retention");
+  return opened;
+};
 
 /**
  * The configuration a scheduled function reads: INQUIRY_OUTBOX and the store, with no site ID or token
@@ -159,9 +165,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
         quarantine: { reason: "honeypot filled" },
       });
       await outbox().add(record("CRS-RETN-0004"));
-      const kept = outbox();
-      if (!isRetaining(kept)) throw new Error("the Blobs outbox keeps no retention");
-      await kept.keep("CRS-RETN-0002");
+      await retainingOutbox().keep("CRS-RETN-0002");
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
       const pass = () =>
         runScheduledDelivery(delivery, { config, log: (line) => logs.push(line), now: () => clock.now });
@@ -351,11 +355,6 @@ describe("npm run inquiries on the Blobs store", () => {
       },
       { input },
     );
-  const retainingOutbox = () => {
-    const opened = outbox();
-    if (!isRetaining(opened)) throw new Error("the Blobs outbox keeps no retention");
-    return opened;
-  };
 
   it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
     await checkPersonalDataCommands(command, retainingOutbox());

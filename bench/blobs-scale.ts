@@ -14,7 +14,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startBlobsServer } from "../__tests__/support/blobs-server";
 import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
-import { deliveredBlobsOf, INDEX_MARKERS } from "../src/inquiry/server/blobs-outbox";
+import { deliveredBlobsOf, INDEX_MARKERS, RETENTION_RUN } from "../src/inquiry/server/blobs-outbox";
 import { BlobsStore } from "../src/inquiry/server/blobs-store";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
@@ -144,7 +144,7 @@ export const measureBlobsScale = async (
 
     // Today's retention already done: this run is one of the 287 a day that only deliver.
     const blobsStore = new BlobsStore(config.blobs);
-    await blobsStore.write("meta/retention", { at: new Date(now).toISOString() });
+    await blobsStore.write(RETENTION_RUN, { at: new Date(now).toISOString() });
     const lines: string[] = [];
     // An object: the interval's callback sets it.
     const reached: { at: number | null } = { at: null };
@@ -161,7 +161,7 @@ export const measureBlobsScale = async (
     if (!run.value.ran || run.value.delivered !== 1) throw new Error(`the run delivered: ${lines.join("; ")}`);
 
     // The day's run: retention due.
-    await blobsStore.delete("meta/retention");
+    await blobsStore.delete(RETENTION_RUN);
     const retentionStarted = performance.now();
     const retentionRun = await scheduledRun();
     const retentionRunSeconds = (performance.now() - retentionStarted) / 1000;

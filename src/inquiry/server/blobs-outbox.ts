@@ -21,6 +21,7 @@ import {
   type RetentionRecord,
   type StoredInquiry,
   retentionCutoffs,
+  senderAddressKey,
   UnknownReferenceError,
 } from "./outbox";
 import type { RetentionPolicy } from "./config";
@@ -65,7 +66,8 @@ const EXPIRY = "expiry/";
 const HELD = "held/";
 const SENDERS = "senders/";
 const KEPT = "kept/";
-const RETENTION_RUN = "meta/retention";
+/** Exported for bench/blobs-scale.ts, which removes it to make the day's retention due. */
+export const RETENTION_RUN = "meta/retention";
 const RETENTION_INDEX = "meta/retention-index";
 const LEASE_KEY = "lease/delivery";
 /** Written by a health check: the store takes a write as an inquiry's would be taken. */
@@ -119,21 +121,23 @@ const isAttempt = (attempt: DeliveryAttempt) =>
   typeof attempt.reference === "string" && typeof attempt.transport === "string";
 const isRelease = (release: QuarantineRelease) => typeof release.reference === "string";
 const referenceOf = (key: string, prefix: string) => key.slice(prefix.length).split("/")[0] ?? "";
+/** What follows a key's last "/": the reference of a by-day key, the `<time>-<reference>` of a timed one. */
+const lastSegment = (key: string) => key.slice(key.lastIndexOf("/") + 1);
 /** The reference at the end of a `<time>-<reference>` key (a time as keyTime gives it has no "-"). */
 const timedReferenceOf = (key: string) => {
-  const last = key.slice(key.lastIndexOf("/") + 1);
+  const last = lastSegment(key);
   return last.slice(last.indexOf("-") + 1);
 };
 /** The time part of a `<time>-<reference>` key. */
 const timeOfTimedKey = (key: string) => {
-  const last = key.slice(key.lastIndexOf("/") + 1);
+  const last = lastSegment(key);
   return last.slice(0, last.indexOf("-"));
 };
 /** The day (YYYY-MM-DD, UTC) of an ISO time, or of a time as keyTime gives it. */
 const dayOf = (at: string) =>
   at.includes("-") ? at.slice(0, 10) : `${at.slice(0, 4)}-${at.slice(4, 6)}-${at.slice(6, 8)}`;
 /** A person's address as the store's keys name it: hashed, so that no listing shows it. */
-const senderOf = (address: string) => createHash("sha256").update(address.trim().toLowerCase()).digest("hex");
+const senderOf = (address: string) => createHash("sha256").update(senderAddressKey(address)).digest("hex");
 
 /** The keys that index an inquiry (see the list of keys above): written before it, removed with it. */
 const indexKeysOf = (record: OutboxRecord): string[] => {
@@ -584,7 +588,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       for (let from = 0; from < keys.length; from += RETENTION_CHUNK) {
         if (stopping()) return { removed, complete: false };
         const outcomes = await mapLimited(keys.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, (key) =>
-          decide(key.slice(key.lastIndexOf("/") + 1), key),
+          decide(lastSegment(key), key),
         );
         removed += outcomes.filter(Boolean).length;
       }

@@ -290,6 +290,9 @@ export interface RetentionRecord {
 export const hasRetentionRecord = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetentionRecord =>
   "lastRetentionAt" in outbox && "recordRetention" in outbox;
 
+/** A sender's address as the outboxes compare it (RetainingOutbox.inquiriesFrom): without regard to case. */
+export const senderAddressKey = (address: string): string => address.trim().toLowerCase();
+
 export const isRetaining = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetainingOutbox =>
   "removeExpired" in outbox && "erase" in outbox;
 

@@ -24,6 +24,7 @@ import {
   type RetainingOutbox,
   type StoredInquiry,
   retentionCutoffs,
+  senderAddressKey,
   UnknownReferenceError,
 } from "./outbox";
 import { processWide } from "./process-wide";
@@ -559,7 +560,7 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
   // eslint-disable-next-line @typescript-eslint/require-await
   async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
     const { statements } = this.connection();
-    const rows = statements.fromAddress.all(address.trim().toLowerCase()) as unknown as FullRow[];
+    const rows = statements.fromAddress.all(senderAddressKey(address)) as unknown as FullRow[];
     return rows.map((row) => SqliteOutbox.storedOf(statements, row));
   }
 
