@@ -326,17 +326,20 @@ const inquiryFieldSchema = z
   })
   .meta({ graphqlType: "InquiryField" });
 
+/** Text whose {placeholders} are only those `allowed`. */
+const textUsingOnly = (allowed: readonly string[]) =>
+  text().refine((value) => [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => allowed.includes(token ?? "")), {
+    error: `may only use the placeholders ${allowed.map((token) => `{${token}}`).join(", ")}`,
+  });
+
 /** Form copy that names the company's contact details, and sometimes a value only known when it is shown. */
-const formText = (...required: string[]) => {
-  const allowed = [...textTokens, ...required];
-  return text()
-    .refine((value) => [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => allowed.includes(token ?? "")), {
-      error: `may only use the placeholders ${allowed.map((token) => `{${token}}`).join(", ")}`,
-    })
-    .refine((value) => required.every((token) => value.includes(`{${token}}`)), {
+const formText = (...required: string[]) =>
+  textUsingOnly([...textTokens, ...required]).refine(
+    (value) => required.every((token) => value.includes(`{${token}}`)),
+    {
       error: `must contain ${required.map((token) => `{${token}}`).join(" and ")}`,
-    });
-};
+    },
+  );
 
 export const inquirySchema = z
   .strictObject({
@@ -554,14 +557,7 @@ export const systemPagesSchema = z
  */
 export const contentPageValueTokens = ["inquiryRetentionMonths"] as const;
 
-const pageTextTokens: readonly string[] = [...textTokens, ...contentPageValueTokens];
-const pageText = () =>
-  text().refine(
-    (value) => [...value.matchAll(/\{(\w+)\}/g)].every(([, token]) => pageTextTokens.includes(token ?? "")),
-    {
-      error: `may only use the placeholders ${pageTextTokens.map((token) => `{${token}}`).join(", ")}`,
-    },
-  );
+const pageText = () => textUsingOnly([...textTokens, ...contentPageValueTokens]);
 
 const slug = z
   .string()
