@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Frame, type Locator, type Page } from "@playwright/test";
+import { test } from "./support/fixtures";
 import { freePort } from "./support/server";
 
 // What the editing screen's browser tests share: decap-server (Decap's local backend, as `npm run edit`
@@ -44,6 +45,28 @@ export const startLocalBackend = async (): Promise<LocalBackend> => {
       }
       fs.rmSync(repoDir, { recursive: true, force: true });
     },
+  };
+};
+
+/**
+ * For a test file whose every test edits through decap-server on the production build: a fresh backend
+ * for each test, stopped after it. The build's live policy names no http: source, so it refuses
+ * decap-server (http://localhost:8081) by design; these tests set it aside (bypassCSP), see admin.test.ts.
+ * Returns the running test's backend.
+ */
+export const useLocalBackend = (): (() => LocalBackend) => {
+  test.use({ bypassCSP: true });
+  let backend: LocalBackend | undefined;
+  test.beforeEach(async () => {
+    backend = await startLocalBackend();
+  });
+  test.afterEach(async () => {
+    await backend?.stop();
+    backend = undefined;
+  });
+  return () => {
+    if (!backend) throw new Error("the local backend runs only during a test");
+    return backend;
   };
 };
 
