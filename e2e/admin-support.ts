@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Frame, type Locator, type Page } from "@playwright/test";
+import { LOCAL_BACKEND } from "../build/admin-headers";
 import { test } from "./support/fixtures";
 import { freePort } from "./support/server";
 
@@ -75,15 +76,15 @@ export const useLocalBackend = (): (() => LocalBackend) => {
  * `npm run edit` uses); the tests run theirs on a free port and send the screen's requests there.
  */
 export const routeLocalBackend = (page: Page, port: number) =>
-  page.route("http://localhost:8081/**", (route) =>
-    route.continue({ url: route.request().url().replace("//localhost:8081/", `//127.0.0.1:${port}/`) }),
+  page.route(`${LOCAL_BACKEND}/**`, (route) =>
+    route.continue({ url: route.request().url().replace(`${LOCAL_BACKEND}/`, `http://127.0.0.1:${port}/`) }),
   );
 
 /** The saves the editing screen sends to its backend from now on (decap-server's persistEntry action). */
 export const recordSaves = (page: Page): string[] => {
   const saves: string[] = [];
   page.on("request", (request) => {
-    const body = request.url().startsWith("http://localhost:8081/") ? request.postData() : null;
+    const body = request.url().startsWith(`${LOCAL_BACKEND}/`) ? request.postData() : null;
     if (body?.includes('"action":"persistEntry"')) saves.push(body);
   });
   return saves;
