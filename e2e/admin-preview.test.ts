@@ -6,9 +6,8 @@ import {
   openSiteFile,
   previewFrame,
   retype,
-  startLocalBackend,
   textField,
-  type LocalBackend,
+  useLocalBackend,
 } from "./admin-support";
 import { expect, test } from "./support/fixtures";
 
@@ -20,15 +19,7 @@ const publicDir = path.resolve(__dirname, "..", "public");
 
 // The build's live policy refuses decap-server by design; as in admin.test.ts, these tests set it aside.
 // The preview under the live policy is checked on the GitHub path (e2e/admin-github.test.ts).
-test.use({ bypassCSP: true });
-
-let backend: LocalBackend;
-test.beforeEach(async () => {
-  backend = await startLocalBackend();
-});
-test.afterEach(async () => {
-  await backend.stop();
-});
+const backend = useLocalBackend();
 
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -42,7 +33,7 @@ test("the home page's preview shows a new hero headline in the site's heading st
   consoleErrors,
   cspViolations,
 }) => {
-  await openEditingScreen(page, backend.port);
+  await openEditingScreen(page, backend().port);
   await openSiteFile(page, "Home page");
   const headline = textField(page, "Headline");
   const frame = await previewFrame(page);
@@ -99,7 +90,7 @@ test("the home page's preview shows a new hero headline in the site's heading st
 });
 
 test("the company's details preview in the footer and the contact panel", async ({ page }) => {
-  await openEditingScreen(page, backend.port);
+  await openEditingScreen(page, backend().port);
   await openSiteFile(page, "Company details");
   const frame = await previewFrame(page);
   await retype(textField(page, "Email"), "editors@example.com");

@@ -3,6 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Frame, type Locator, type Page } from "@playwright/test";
+import { LOCAL_BACKEND } from "../build/admin-headers";
+import { test } from "./support/fixtures";
 import { freePort } from "./support/server";
 
 // What the editing screen's browser tests share: decap-server (Decap's local backend, as `npm run edit`
@@ -48,19 +50,41 @@ export const startLocalBackend = async (): Promise<LocalBackend> => {
 };
 
 /**
+ * For a test file whose every test edits through decap-server on the production build: a fresh backend
+ * for each test, stopped after it. The build's live policy names no http: source, so it refuses
+ * decap-server (http://localhost:8081) by design; these tests set it aside (bypassCSP), see admin.test.ts.
+ * Returns the running test's backend.
+ */
+export const useLocalBackend = (): (() => LocalBackend) => {
+  test.use({ bypassCSP: true });
+  let backend: LocalBackend | undefined;
+  test.beforeEach(async () => {
+    backend = await startLocalBackend();
+  });
+  test.afterEach(async () => {
+    await backend?.stop();
+    backend = undefined;
+  });
+  return () => {
+    if (!backend) throw new Error("the local backend runs only during a test");
+    return backend;
+  };
+};
+
+/**
  * The editing screen looks for its local backend at http://localhost:8081 (Decap's default, which
  * `npm run edit` uses); the tests run theirs on a free port and send the screen's requests there.
  */
 export const routeLocalBackend = (page: Page, port: number) =>
-  page.route("http://localhost:8081/**", (route) =>
-    route.continue({ url: route.request().url().replace("//localhost:8081/", `//127.0.0.1:${port}/`) }),
+  page.route(`${LOCAL_BACKEND}/**`, (route) =>
+    route.continue({ url: route.request().url().replace(`${LOCAL_BACKEND}/`, `http://127.0.0.1:${port}/`) }),
   );
 
 /** The saves the editing screen sends to its backend from now on (decap-server's persistEntry action). */
 export const recordSaves = (page: Page): string[] => {
   const saves: string[] = [];
   page.on("request", (request) => {
-    const body = request.url().startsWith("http://localhost:8081/") ? request.postData() : null;
+    const body = request.url().startsWith(`${LOCAL_BACKEND}/`) ? request.postData() : null;
     if (body?.includes('"action":"persistEntry"')) saves.push(body);
   });
   return saves;

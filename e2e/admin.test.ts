@@ -10,10 +10,9 @@ import {
   recordSaves,
   retype,
   savedJson,
-  startLocalBackend,
   textField,
   writeLogo,
-  type LocalBackend,
+  useLocalBackend,
 } from "./admin-support";
 import { expect, test } from "./support/fixtures";
 import { sitePaths } from "./support/server";
@@ -28,21 +27,13 @@ import { adminPolicy } from "../build/admin-headers";
 // under the build's header (e2e/admin-github.test.ts), and as written (__tests__/admin-headers.test.ts).
 // The develop server's side of it, a save showing on the site at once, is e2e/admin-develop.spec.ts.
 
-test.use({ bypassCSP: true });
-
-let backend: LocalBackend;
-test.beforeEach(async () => {
-  backend = await startLocalBackend();
-});
-test.afterEach(async () => {
-  await backend.stop();
-});
+const backend = useLocalBackend();
 
 test("/admin/ opens the editing screen under its own live policy, out of search engines, with every collection", async ({
   page,
   consoleErrors,
 }) => {
-  const response = await openEditingScreen(page, backend.port);
+  const response = await openEditingScreen(page, backend().port);
   expect(response?.status()).toBe(200);
   expect(response?.headers()["content-security-policy"]).toBe(adminPolicy());
   expect(response?.headers()["content-security-policy"]).not.toContain("http:");
@@ -64,33 +55,33 @@ test("the site's pages never load the editing screen, and the sitemap leaves it 
 });
 
 test("a new hero headline, published, changes exactly that line of content/home.json", async ({ page }) => {
-  const before = backend.read("content/home.json");
-  await openEditingScreen(page, backend.port);
+  const before = backend().read("content/home.json");
+  await openEditingScreen(page, backend().port);
   await openSiteFile(page, "Home page");
   await textField(page, "Headline").fill("Trusted Supplier to Government and Military");
   await publish(page);
 
-  const after = await savedJson(path.join(backend.repoDir, "content/home.json"), before);
+  const after = await savedJson(path.join(backend().repoDir, "content/home.json"), before);
   expect(changedLines(before, after)).toEqual(['    "headline": "Trusted Supplier to Government and Military",']);
-  expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
+  expect(checkContent(path.join(backend().repoDir, "content"))).toMatch(/Content check passed/);
 });
 
 test("an invalid company email is refused with the contract's message, and no file changes", async ({ page }) => {
-  const before = backend.read("content/company.json");
+  const before = backend().read("content/company.json");
   const saves = recordSaves(page);
-  await openEditingScreen(page, backend.port);
+  await openEditingScreen(page, backend().port);
   await openSiteFile(page, "Company details");
   await textField(page, "Email").fill("sales at cardinalridgesupply");
   await publish(page);
 
   await expect(page.getByText("Email didn't match the pattern: must be an email address.")).toBeVisible();
   expect(saves).toEqual([]);
-  expect(backend.read("content/company.json")).toBe(before);
+  expect(backend().read("content/company.json")).toBe(before);
 
   // The same steps with a valid address do save: the refusal above was the contract's, not a broken save.
   await retype(textField(page, "Email"), "orders@cardinalridgesupply.com");
   await publish(page);
-  const after = await savedJson(path.join(backend.repoDir, "content/company.json"), before);
+  const after = await savedJson(path.join(backend().repoDir, "content/company.json"), before);
   expect(saves).toHaveLength(1);
   const company = JSON.parse(before) as { contact: object };
   expect(JSON.parse(after)).toEqual({
@@ -103,8 +94,8 @@ test("an uploaded agency logo lands under content/images/agencies/ and the JSON 
   page,
 }) => {
   const logo = writeLogo("energy-seal.svg");
-  const agenciesBefore = backend.read("content/agencies.json");
-  await openEditingScreen(page, backend.port);
+  const agenciesBefore = backend().read("content/agencies.json");
+  await openEditingScreen(page, backend().port);
   await openSiteFile(page, "Agencies served");
   await page.getByRole("button", { name: /^Add agency/ }).click();
   await textField(page, "Name").fill("U.S. Department of Energy");
@@ -115,13 +106,15 @@ test("an uploaded agency logo lands under content/images/agencies/ and the JSON 
   await publish(page);
 
   // Polled whole: like the JSON files (savedJson), the image is emptied before it is written.
-  const saved = path.join(backend.repoDir, "content/images/agencies/energy-seal.svg");
+  const saved = path.join(backend().repoDir, "content/images/agencies/energy-seal.svg");
   await expect
     .poll(() => fs.existsSync(saved) && fs.readFileSync(saved).equals(fs.readFileSync(logo)), {
       message: "the uploaded logo is saved byte for byte",
     })
     .toBe(true);
-  const agencies = JSON.parse(await savedJson(path.join(backend.repoDir, "content/agencies.json"), agenciesBefore)) as {
+  const agencies = JSON.parse(
+    await savedJson(path.join(backend().repoDir, "content/agencies.json"), agenciesBefore),
+  ) as {
     agencies: Record<string, unknown>[];
   };
   expect(agencies.agencies.at(-1)).toEqual({
@@ -130,16 +123,16 @@ test("an uploaded agency logo lands under content/images/agencies/ and the JSON 
     alt: "DOE seal",
     showLogo: false,
   });
-  expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
+  expect(checkContent(path.join(backend().repoDir, "content"))).toMatch(/Content check passed/);
 });
 
 test("a new product category is saved as content/products/<slug>.json, keys in the contract's order", async ({
   page,
 }) => {
-  await openEditingScreen(page, backend.port);
+  await openEditingScreen(page, backend().port);
   await addSafetyCategory(page);
 
-  const text = await savedJson(path.join(backend.repoDir, "content/products/safety-equipment.json"));
+  const text = await savedJson(path.join(backend().repoDir, "content/products/safety-equipment.json"));
   expect(Object.keys(JSON.parse(text) as object)).toEqual([
     "slug",
     "order",
@@ -157,5 +150,5 @@ test("a new product category is saved as content/products/<slug>.json, keys in t
   expect(text).toContain('\n  "image": "images/products/tactical.jpg",\n  "imageAlt": "",\n');
   expect(text).toContain('"compliance": ["taa"]');
   expect(text.endsWith("}\n")).toBe(true);
-  expect(checkContent(path.join(backend.repoDir, "content"))).toMatch(/Content check passed/);
+  expect(checkContent(path.join(backend().repoDir, "content"))).toMatch(/Content check passed/);
 });

@@ -11,7 +11,7 @@ import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import Fastify from "fastify";
 import { chromium, type Page } from "playwright-core";
-import { openSiteFile, publish, routeLocalBackend, startLocalBackend, textField } from "../e2e/admin-support";
+import { openEditingScreen, openSiteFile, publish, startLocalBackend, textField } from "../e2e/admin-support";
 import { chromeFlags, chromePath, launchBrowser, openPage, WIDTHS } from "../e2e/support/browser";
 import { freePort } from "../e2e/support/server";
 import { writeEditingScreen } from "../src/admin/editing-screen";
@@ -60,7 +60,12 @@ const editorScreenshots = async () => {
       `--unsafely-treat-insecure-origin-as-secure=http://${LIVE_HOST}:${port}`,
     ],
   });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  // The local backend's screen is served on loopback itself (openEditingScreen opens /admin/ there).
+  const context = await browser.newContext({
+    baseURL: `http://127.0.0.1:${port}`,
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
+  });
   const page = await context.newPage();
   const shot = async (name: string, target: Page = page) => {
     // Decap animates its menus and notices in; a picture mid-animation would be blurred.
@@ -76,10 +81,7 @@ const editorScreenshots = async () => {
     await shot("1-sign-in");
 
     // 2. Signed in: the collections. (From here on, the local backend: the same screen, with files it may write.)
-    await routeLocalBackend(page, backend.port);
-    await page.goto(`http://127.0.0.1:${port}/admin/`);
-    await page.getByRole("button", { name: "Login", exact: true }).click();
-    await page.getByRole("heading", { name: "Collections" }).waitFor();
+    await openEditingScreen(page, backend.port);
     await shot("2-collections");
 
     // 3. A file open, a field changed.
