@@ -18,9 +18,15 @@ const LEFT_OUT = new Set([
   ".netlify",
 ]);
 
-/** A copy of the repository's files, to break one claim in. */
+const copies: string[] = [];
+afterEach(() => {
+  for (const dir of copies.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A copy of the repository's files, to break one claim in; removed after the test. */
 const repositoryCopy = (): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-check-"));
+  copies.push(dir);
   for (const entry of fs.readdirSync(root)) {
     if (!LEFT_OUT.has(entry)) fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true });
   }

@@ -13,6 +13,14 @@ const renderNavBar = (currentPath = "/") =>
 const menuButton = () => screen.getByText(navigation.menuLabel).closest("summary")!;
 const disclosure = () => menuButton().closest("details")!;
 
+/** The bar at "/" with its menu opened by a click, and the user who opened it, to go on. */
+const renderWithMenuOpen = async () => {
+  const user = userEvent.setup();
+  renderNavBar();
+  await user.click(menuButton());
+  return user;
+};
+
 describe("NavBar", () => {
   it("links to every main destination and offers Request Quote", async () => {
     renderNavBar();
@@ -61,9 +69,7 @@ describe("NavBar", () => {
   });
 
   it("closes on Escape and gives focus back to the menu button", async () => {
-    const user = userEvent.setup();
-    renderNavBar();
-    await user.click(menuButton());
+    const user = await renderWithMenuOpen();
     await user.tab();
     expect(screen.getByRole("link", { name: "Home" })).toHaveFocus();
     await user.keyboard("{Escape}");
@@ -96,17 +102,13 @@ describe("NavBar", () => {
   });
 
   it("closes when the visitor follows a link", async () => {
-    const user = userEvent.setup();
-    renderNavBar();
-    await user.click(menuButton());
+    const user = await renderWithMenuOpen();
     await user.click(screen.getByRole("link", { name: "Services" }));
     expect(disclosure().open).toBe(false);
   });
 
   it("closes on a click outside the menu, and stays open on a click inside it", async () => {
-    const user = userEvent.setup();
-    renderNavBar();
-    await user.click(menuButton());
+    const user = await renderWithMenuOpen();
     await user.click(screen.getByRole("navigation", { name: "Primary" }));
     expect(disclosure().open).toBe(true);
     await user.click(document.body);

@@ -59,6 +59,8 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
         : { what, actual: isMeasured(value) ? String(value) : notMeasured, limit: `= ? (${notMeasured})`, ok: false },
     );
   const measured = (what: string, value: Figure) => checks.push(judge(what, value, "> 0", () => true, true));
+  /** A part of the bench whose figures the report lacks altogether. */
+  const unmeasured = (what: string) => checks.push({ what, actual: notMeasured, limit: "measured", ok: false });
 
   const home = report.lighthouse?.pages?.find((page) => page.path === "/");
   const homeBytes = home?.javaScriptGzipBytes;
@@ -73,12 +75,7 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
   // nothing, has not measured it.
   const pageBytes = report.pageBytes ?? [];
   if (pageBytes.length === 0) {
-    checks.push({
-      what: "page bytes against no scripts (bench/page-bytes.ts)",
-      actual: notMeasured,
-      limit: "measured",
-      ok: false,
-    });
+    unmeasured("page bytes against no scripts (bench/page-bytes.ts)");
   }
   for (const page of pageBytes) {
     const scriptFree = page.scriptBytes === 0;
@@ -164,7 +161,7 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
       positive: true,
     });
   } else {
-    checks.push({ what: "deploy (npm run bench:deploy)", actual: notMeasured, limit: "measured", ok: false });
+    unmeasured("deploy (npm run bench:deploy)");
   }
 
   const scale = report.blobsScale;
@@ -186,14 +183,14 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
       positive: true,
     });
   } else {
-    checks.push({ what: "Blobs at scale (npm run bench:blobs)", actual: notMeasured, limit: "measured", ok: false });
+    unmeasured("Blobs at scale (npm run bench:blobs)");
   }
 
   if (report.blobs) {
     for (const { what, actual, expected } of blobsLoadExpectations(report.blobs, budgets.blobsLoad.inquiries))
       exactly(what, actual, expected);
   } else {
-    checks.push({ what: "Blobs load (npm run bench:blobs)", actual: notMeasured, limit: "measured", ok: false });
+    unmeasured("Blobs load (npm run bench:blobs)");
   }
   return checks;
 };

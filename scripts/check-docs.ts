@@ -113,9 +113,12 @@ interface PackageJson {
 const readPackage = (root: string): PackageJson =>
   JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as PackageJson;
 
+/** `npm run <name>`, `npm start` or `npm test`: the script's name is the first group or the second. */
+const NPM_SCRIPT = /\bnpm (?:run ([\w:-]*[\w-])|(start|test)\b)/.source;
+
 const checkScripts = (doc: ParsedDoc, scripts: Record<string, string>): DocsProblem[] =>
   doc.text.split("\n").flatMap((line, index) =>
-    [...line.matchAll(/\bnpm (?:run ([\w:-]*[\w-])|(start|test)\b)/g)]
+    [...line.matchAll(new RegExp(NPM_SCRIPT, "g"))]
       .flatMap(([, runName, builtinName]) => [runName ?? builtinName ?? ""])
       .filter((name) => !(name in scripts))
       .map((name) => ({
@@ -133,7 +136,7 @@ const LIFECYCLE_SCRIPTS = new Set(["preinstall", "install", "postinstall", "prep
 const checkScriptsListed = (development: ParsedDoc | null, scripts: Record<string, string>): DocsProblem[] => {
   if (!development) return [{ file: DEVELOPMENT_DOC, line: 0, message: "is missing" }];
   const named = new Set(
-    [...development.text.matchAll(/\bnpm (?:run ([\w:-]*[\w-])|(start|test)\b)|`([\w:-]+)`/g)].flatMap(
+    [...development.text.matchAll(new RegExp(`${NPM_SCRIPT}|${/`([\w:-]+)`/.source}`, "g"))].flatMap(
       ([, runName, builtinName, codeName]) => [
         runName ?? builtinName ?? (LIFECYCLE_SCRIPTS.has(codeName ?? "") ? codeName : ""),
       ],
@@ -318,7 +321,7 @@ const commandsOf = (text: string): string[] =>
     .flatMap((line) => line.split("&&").map((part) => part.trim()));
 
 const scriptNameOf = (command: string): string | null => {
-  const match = /^npm (?:run ([\w:-]*[\w-])|(start|test))$/.exec(command);
+  const match = new RegExp(`^${NPM_SCRIPT}$`).exec(command);
   return match ? (match[1] ?? match[2] ?? null) : null;
 };
 
