@@ -31,7 +31,6 @@ test("the home page's preview shows a new hero headline in the site's heading st
   page,
   browser,
   consoleErrors,
-  cspViolations,
 }) => {
   await openEditingScreen(page, backend().port);
   await openSiteFile(page, "Home page");
@@ -85,7 +84,8 @@ test("the home page's preview shows a new hero headline in the site's heading st
   // Generous: the point is that it follows as the editor types, on a shared two-core machine.
   expect(medianMs).toBeLessThan(500);
 
-  expect(await cspViolations()).toEqual([]);
+  // No policy check here: these tests set the live policy aside to reach decap-server, so no violation could be
+  // reported. The preview under the build's live policy is checked on the GitHub path (e2e/admin-github.test.ts).
   expect(consoleErrors).toEqual([]);
 });
 
