@@ -1,6 +1,7 @@
 /**
  * @jest-environment node
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
@@ -594,9 +595,11 @@ describe("the Netlify Blobs outbox", () => {
   });
 
   it("lists only the open marks in a delivery pass, which delivery empties: never the history", async () => {
-    const outbox = openOutbox(blobsConfig());
-    // The first pass on a store gives it its open marks (see the next test); this one is still empty.
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    // The first pass on a store gives it its open marks, the first retention run its sharded layout (see
+    // the tests of stores written before them); this one is still empty.
     await outbox.entries(8, "open");
+    await outbox.removeExpired(new Date(), { deliveredMonths: 24, quarantinedDays: 30 });
     for (const reference of ["CRS-OPEN-0001", "CRS-OPEN-0002", "CRS-OPEN-0003"]) await outbox.add(record(reference));
     await outbox.add({ ...record("CRS-OPEN-0004"), quarantine: { reason: "honeypot filled" } });
     await outbox.recordAttempt({ reference: "CRS-OPEN-0001", transport: "email", ok: true, at: "t1" });
@@ -668,13 +671,114 @@ describe("the Netlify Blobs outbox", () => {
     await outbox.keep("CRS-ERAS-0001");
     await outbox.add(record("CRS-STAY-0001"));
     const before = (await rawStore().list("")).map((blob) => blob.key);
-    const sender = before.find((key) => key.startsWith("senders/"))?.split("/")[1] ?? "";
+    const sender = before.find((key) => key.startsWith("senders/"))?.split("/")[2] ?? "";
     expect(sender).toMatch(/^[0-9a-f]{64}$/);
     expect(await outbox.erase(["CRS-ERAS-0001"])).toEqual(["CRS-ERAS-0001"]);
     const after = (await rawStore().list("")).map((blob) => blob.key);
     expect(after.filter((key) => key.includes("CRS-ERAS-0001") || key.includes("key-erased-0001"))).toEqual([]);
     // The other inquiry from the same address keeps its own key under the sender.
     expect(after.filter((key) => key.includes(sender))).toEqual([expect.stringContaining("CRS-STAY-0001")]);
+  });
+
+  it("moves a store written before the shards into them, and reads it whole before, during and after", async () => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
+    const now = new Date("2026-11-22T12:00:00.000Z");
+    await outbox.entries(8, "open");
+    await outbox.removeExpired(now, retention);
+    await outbox.recordRetention(now);
+    const attempt = (reference: string, ok: boolean, at: string, retryAt?: string) =>
+      outbox.recordAttempt({ reference, transport: "email", ok, at, ...(retryAt ? { retryAt } : {}) });
+    // Delivered; held and released, its first attempt failed; pending after a failure; past its time; erased.
+    await outbox.add(record("CRS-SHRD-0001"));
+    await attempt("CRS-SHRD-0001", true, "2026-11-22T10:01:00Z");
+    await outbox.add({ ...record("CRS-SHRD-0002"), quarantine: { reason: "sent too fast" } });
+    await outbox.release("CRS-SHRD-0002", new Date("2026-11-22T10:02:00Z"));
+    await attempt("CRS-SHRD-0002", false, "2026-11-22T10:03:00Z", "2026-11-22T10:08:00Z");
+    await outbox.add(record("CRS-SHRD-0003"));
+    await attempt("CRS-SHRD-0003", false, "2026-11-22T10:04:00Z");
+    for (const [reference, address] of [
+      ["CRS-SHRD-0004", "gone@example.gov"],
+      ["CRS-SHRD-0005", "erased@example.gov"],
+    ] as const) {
+      await outbox.add({ ...record(reference), receivedAt: "2024-10-01T09:00:00.000Z", replyTo: { address } });
+      await attempt(reference, true, "2024-10-01T09:01:00Z");
+    }
+    const view = async (reader: BlobsOutbox) => ({
+      all: (await reader.entries(8, "all")).entries.map((entry) => [
+        entry.record.reference,
+        entry.state,
+        entry.attempts,
+      ]),
+      open: (await reader.entries(8, "open")).entries.map((entry) => entry.record.reference),
+      pat: (await reader.inquiriesFrom("pat@example.gov")).map((found) => [found.record.reference, found.releasedAt]),
+      gone: (await reader.inquiriesFrom("gone@example.gov")).map((found) => found.record.reference),
+    });
+    // A first pass finds the delivered ones delivered and drops their open marks: each view is then the same.
+    await outbox.entries(8, "open");
+    const sharded = await view(outbox);
+    expect(sharded.all).toHaveLength(5);
+
+    // The store as the version before the shards left it: a folder per inquiry and per person.
+    const shardedKey = /^(attempts|releases|senders)\/[0-9a-f]{2}\/(.+)$/;
+    for (const key of (await rawStore().list("")).map((blob) => blob.key)) {
+      const [, prefix, rest] = shardedKey.exec(key) ?? [];
+      if (!prefix || !rest) continue;
+      await rawStore().write(`${prefix}/${rest}`, JSON.parse((await rawStore().get(key)) ?? "null"));
+      await rawStore().delete(key);
+    }
+    await rawStore().delete("meta/sharded-layout");
+    const keysNow = async () => (await rawStore().list("")).map((blob) => blob.key);
+    const unsharded = (key: string) => /^(attempts|releases|senders)\/(?![0-9a-f]{2}\/)/.test(key);
+    expect((await keysNow()).filter(unsharded)).toHaveLength(11);
+    // A key caught between its two places (written to its shard, not yet removed from the old folder) counts once.
+    const [caught] = await rawStore().list("attempts/CRS-SHRD-0002/");
+    const hash = (text: string) => createHash("sha256").update(text).digest("hex");
+    await rawStore().write(
+      `attempts/${hash("CRS-SHRD-0002").slice(0, 2)}/CRS-SHRD-0002/${caught?.key.split("/")[2] ?? ""}`,
+      JSON.parse((await rawStore().get(caught?.key ?? "")) ?? "null"),
+    );
+
+    const before = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    expect(await view(before)).toEqual(sharded);
+    // An erasure before the move leaves nothing in either layout.
+    expect(await before.erase(["CRS-SHRD-0005"])).toEqual(["CRS-SHRD-0005"]);
+    const erased = (key: string) => key.includes("CRS-SHRD-0005") || key.includes(hash("erased@example.gov"));
+    expect((await keysNow()).filter(erased)).toEqual([]);
+    const unerased = { ...sharded, all: sharded.all.filter(([reference]) => reference !== "CRS-SHRD-0005") };
+
+    // A run cut short moves part (here the attempts), and says it is not done.
+    let checks = 0;
+    const during = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    expect(await during.removeExpired(now, retention, () => (checks += 1) > 1)).toEqual({
+      inquiries: 0,
+      quarantined: 0,
+      complete: false,
+    });
+    expect((await keysNow()).filter(unsharded).map((key) => key.split("/")[0])).not.toContain("attempts");
+    expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual(unerased);
+
+    // The next run finishes the move, then retention runs as on any day.
+    const after = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    expect(await after.removeExpired(now, retention)).toEqual({ inquiries: 1, quarantined: 0, complete: true });
+    expect((await keysNow()).filter(unsharded)).toEqual([]);
+    expect(await rawStore().get("meta/sharded-layout")).not.toBeNull();
+    expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual({
+      ...unerased,
+      all: unerased.all.filter(([reference]) => reference !== "CRS-SHRD-0004"),
+      gone: [],
+    });
+    // From then on a reader lists an inquiry's shard alone.
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    try {
+      await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).entry("CRS-SHRD-0003", 8);
+      expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
+        `attempts/${hash("CRS-SHRD-0003").slice(0, 2)}/CRS-SHRD-0003/`,
+        `releases/${hash("CRS-SHRD-0003").slice(0, 2)}/CRS-SHRD-0003/`,
+      ]);
+    } finally {
+      listed.mockRestore();
+    }
   });
 
   it("gives a store written before the retention keys its keys once, and then removes what is past its time", async () => {

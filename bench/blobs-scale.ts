@@ -120,7 +120,7 @@ const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; requests:
   }
 };
 
-/** budgets.json's count (what CI runs) unless BLOBS_SCALE_STORED says otherwise (100000 for the note's figure). */
+/** budgets.json's count (what CI runs) unless BLOBS_SCALE_STORED says otherwise (fewer for a quick look: check:budgets fails it). */
 export const measureBlobsScale = async (
   stored = Number(process.env.BLOBS_SCALE_STORED ?? readBudgets().blobsScale.stored),
 ): Promise<BlobsScaleFigures> => {

@@ -31,8 +31,8 @@ import { processWide } from "./process-wide";
  * The keys of the store, each blob written once and never changed (the lease aside):
  *   inquiries/<reference>             the inquiry, exactly as the file outbox keeps it
  *   keys/<idempotency key>            the inquiry that claimed the key (the whole record: see add)
- *   attempts/<reference>/<time>-...   one delivery attempt
- *   releases/<reference>/<time>-...   a quarantined inquiry let through
+ *   attempts/<shard>/<reference>/<time>-...   one delivery attempt
+ *   releases/<shard>/<reference>/<time>-...   a quarantined inquiry let through
  *   open/<reference>                  a mark that it may still need delivering: the only inquiries a delivery
  *                                     pass reads. Written before the inquiry itself, removed once delivered.
  *   quarantined/<reference>           a mark that it is held in quarantine: counted, unread, until released
@@ -46,10 +46,17 @@ import { processWide } from "./process-wide";
  *                                     lists only the days past their time, and empties them (an inquiry
  *                                     whose sender wrote again moves to that later day)
  *   held/<day>/<reference>            suspected spam's queue, by the day it arrived (emptied likewise)
- *   senders/<sha-256 of the address>/<time>-<reference>   a person's inquiries, for an export or an erasure
+ *   senders/<shard>/<sha-256 of the address>/<time>-<reference>   a person's inquiries, for an export or an erasure
  *   kept/<reference>                  marked by an operator: never removed by retention
  *   meta/retention                    when the last whole retention run ended (the scheduled run's daily turn)
  *   meta/retention-index              written once every inquiry has the keys above (see ensureRetentionIndex)
+ *   meta/sharded-layout               written once no attempt, release or sender folder is left unsharded
+ *                                     (see ensureShardedLayout)
+ * A <shard> is two hex digits of the SHA-256 of the folder's name (the reference, or the address's hash):
+ * 256 folders, so that a listing of one inquiry's attempts, or of one person's inquiries, never has to pass
+ * over a folder per inquiry or per person ever stored. Netlify answers a prefix listing from an index, but
+ * the local Blobs server (what the tests and the bench measure) walks the folders beside the prefix, and
+ * under attempts/<reference>/ a store of 100,000 inquiries made every pass read 100,000 folders.
  */
 const INQUIRIES = "inquiries/";
 const KEYS = "keys/";
@@ -69,6 +76,9 @@ const KEPT = "kept/";
 /** Exported for bench/blobs-scale.ts, which removes it to make the day's retention due. */
 export const RETENTION_RUN = "meta/retention";
 const RETENTION_INDEX = "meta/retention-index";
+const SHARDED_LAYOUT = "meta/sharded-layout";
+/** A shard's folder name (see the list of keys above), told apart from an unsharded folder's reference or hash. */
+const SHARD_NAME = /^[0-9a-f]{2}$/;
 const LEASE_KEY = "lease/delivery";
 /** Written by a health check: the store takes a write as an inquiry's would be taken. */
 const PROBE_KEY = "health/probe";
@@ -128,6 +138,26 @@ const timedReferenceOf = (key: string) => {
   const last = lastSegment(key);
   return last.slice(last.indexOf("-") + 1);
 };
+/** The folder a key is filed in, by name: the reference of an attempt or a release, the hash of a sender. */
+const folderNameOf = (key: string) => key.split("/").slice(-2)[0] ?? "";
+/** Attempt or release keys, each once: one being moved to its shard shows in both places for a moment. */
+const onceEach = (keys: readonly string[]): string[] => {
+  const seen = new Set<string>();
+  return keys.filter((key) => {
+    const identity = `${folderNameOf(key)}/${lastSegment(key)}`;
+    if (seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
+};
+/** A blob's text as it is to be written again: JSON as its value, anything else (damaged) as a string. */
+const asStored = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+};
 /** The time part of a `<time>-<reference>` key. */
 const timeOfTimedKey = (key: string) => {
   const last = lastSegment(key);
@@ -136,8 +166,15 @@ const timeOfTimedKey = (key: string) => {
 /** The day (YYYY-MM-DD, UTC) of an ISO time, or of a time as keyTime gives it. */
 const dayOf = (at: string) =>
   at.includes("-") ? at.slice(0, 10) : `${at.slice(0, 4)}-${at.slice(4, 6)}-${at.slice(6, 8)}`;
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 /** A person's address as the store's keys name it: hashed, so that no listing shows it. */
-const senderOf = (address: string) => createHash("sha256").update(senderAddressKey(address)).digest("hex");
+const senderOf = (address: string) => sha256(senderAddressKey(address));
+/** The folder under `prefix` that holds what is filed under `name` (a reference, an address's hash). */
+const shardedFolder = (prefix: string, name: string) => `${prefix}${sha256(name).slice(0, 2)}/${name}/`;
+/** The same folder as stores from before the shards have it. */
+const unshardedFolder = (prefix: string, name: string) => `${prefix}${name}/`;
+const attemptsFolder = (reference: string) => shardedFolder(ATTEMPTS, reference);
+const senderFolder = (address: string) => shardedFolder(SENDERS, senderOf(address));
 
 /** The keys that index an inquiry (see the list of keys above): written before it, removed with it. */
 const indexKeysOf = (record: OutboxRecord): string[] => {
@@ -146,10 +183,14 @@ const indexKeysOf = (record: OutboxRecord): string[] => {
   return [
     `${RECEIVED}${day}/${at}-${record.reference}`,
     `${EXPIRY}${day}/${record.reference}`,
-    `${SENDERS}${senderOf(record.replyTo.address)}/${at}-${record.reference}`,
+    `${senderFolder(record.replyTo.address)}${at}-${record.reference}`,
     ...(record.quarantine ? [`${HELD}${day}/${record.reference}`] : []),
   ];
 };
+
+/** The sender key of an inquiry as a store from before the shards has it (removed with the inquiry). */
+const unshardedSenderKeyOf = (record: OutboxRecord) =>
+  `${unshardedFolder(SENDERS, senderOf(record.replyTo.address))}${keyTime(record.receivedAt)}-${record.reference}`;
 
 /**
  * What the store holds for a delivered inquiry, key and value, as this outbox leaves it once every attempt
@@ -163,13 +204,13 @@ export const deliveredBlobsOf = (
   ...(record.idempotencyKey ? [{ key: KEYS + encodeURIComponent(record.idempotencyKey), value: record }] : []),
   ...indexKeysOf(record).map((key) => ({ key, value: {} })),
   ...attempts.map((attempt) => ({
-    key: `${ATTEMPTS}${attempt.reference}/${keyTime(attempt.at)}-${attempt.transport}-${uniqueSuffix()}`,
+    key: `${attemptsFolder(attempt.reference)}${keyTime(attempt.at)}-${attempt.transport}-${uniqueSuffix()}`,
     value: attempt,
   })),
 ];
 
-/** The keys that say every inquiry of a store has its open/ and retention keys (see ensureOpenIndex). */
-export const INDEX_MARKERS: readonly string[] = [OPEN_INDEX, RETENTION_INDEX];
+/** The keys that say a store has its open/ and retention keys and its shards (see ensureOpenIndex and after). */
+export const INDEX_MARKERS: readonly string[] = [OPEN_INDEX, RETENTION_INDEX, SHARDED_LAYOUT];
 
 /** Items handled this many at a time by retention, which checks `stopping` between them. */
 const RETENTION_CHUNK = 64;
@@ -183,6 +224,8 @@ const RETENTION_CHUNK = 64;
 export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord {
   readonly location: string;
   private readonly timing: LeaseTiming;
+  /** Whether the store's folders are all sharded (see ensureShardedLayout): asked once, then remembered. */
+  private shardedOnly: Promise<boolean> | null = null;
 
   constructor(
     private readonly blobs: BlobsStore,
@@ -280,13 +323,13 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
-    await this.append(`${ATTEMPTS}${attempt.reference}/${keyTime(attempt.at)}-${attempt.transport}`, attempt);
+    await this.append(`${attemptsFolder(attempt.reference)}${keyTime(attempt.at)}-${attempt.transport}`, attempt);
   }
 
   /** Records the release, then moves the inquiry's mark from held to open, for the next pass to read it. */
   async release(reference: string, at: Date = new Date()): Promise<void> {
     const release: QuarantineRelease = { reference, at: at.toISOString() };
-    await this.append(`${RELEASES}${reference}/${keyTime(release.at)}`, release);
+    await this.append(`${shardedFolder(RELEASES, reference)}${keyTime(release.at)}`, release);
     await this.blobs.write(OPEN + reference, { at: release.at }, { onlyIfNew: true });
     await this.blobs.delete(QUARANTINED + reference);
   }
@@ -300,7 +343,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     keys: readonly string[],
     isWhole: (value: T) => boolean,
   ): Promise<{ items: T[]; damaged: number }> {
-    const texts = await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.get(key));
+    return BlobsOutbox.parsed(await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.get(key)), isWhole);
+  }
+
+  /** Blobs' texts parsed: a text that is null (the blob gone) is skipped, one not of the shape counted as damaged. */
+  private static parsed<T>(
+    texts: readonly (string | null)[],
+    isWhole: (value: T) => boolean,
+  ): { items: T[]; damaged: number } {
     const items: T[] = [];
     let damaged = 0;
     for (const text of texts) {
@@ -320,6 +370,55 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     return (await this.blobs.list(prefix)).map((blob) => blob.key);
   }
 
+  private isSharded(): Promise<boolean> {
+    this.shardedOnly ??= this.blobs.get(SHARDED_LAYOUT).then((marker) => marker !== null);
+    return this.shardedOnly;
+  }
+
+  /**
+   * The keys filed under `name` in `prefix`'s folders (an inquiry's attempts or releases, a person's
+   * inquiries): its shard's folder and, until the store is sharded whole, its unsharded folder too. The
+   * old folder is listed first: a key being moved is written to its shard before it leaves the old folder,
+   * so it shows in one listing or both (and is counted once), never in neither.
+   */
+  private async filedUnder(prefix: string, name: string): Promise<string[]> {
+    if (await this.isSharded()) return this.keys(shardedFolder(prefix, name));
+    const unsharded = await this.keys(unshardedFolder(prefix, name));
+    return onceEach([...(await this.keys(shardedFolder(prefix, name))), ...unsharded]);
+  }
+
+  /**
+   * Moves a store written before the shards to them, once: every key in an unsharded attempts/, releases/
+   * or senders/ folder is written to its shard's folder, then removed from the old one. Until it is done,
+   * readers list both (filedUnder). Cut short by `stopping`, it goes on from what is left at the next
+   * run (the scheduled delivery retries every five minutes until a retention run completes); false until
+   * no unsharded folder is left. Each run lists the folders under the three prefixes: on a store that
+   * was sharded from the start, three short listings, once.
+   */
+  private async ensureShardedLayout(stopping: () => boolean = () => false): Promise<boolean> {
+    if (await this.isSharded()) return true;
+    for (const prefix of [ATTEMPTS, RELEASES, SENDERS]) {
+      const unsharded = (await this.folderNames(prefix)).filter((name) => !SHARD_NAME.test(name));
+      for (let from = 0; from < unsharded.length; from += RETENTION_CHUNK) {
+        if (stopping()) return false;
+        await mapLimited(unsharded.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, async (name) => {
+          for (const key of await this.keys(unshardedFolder(prefix, name))) {
+            const text = await this.blobs.get(key);
+            if (text !== null) {
+              await this.blobs.write(shardedFolder(prefix, name) + lastSegment(key), asStored(text), {
+                onlyIfNew: true,
+              });
+            }
+            await this.blobs.delete(key);
+          }
+        });
+      }
+    }
+    await this.blobs.write(SHARDED_LAYOUT, { at: new Date().toISOString() }, { onlyIfNew: true });
+    this.shardedOnly = Promise.resolve(true);
+    return true;
+  }
+
   /** Oldest first, as the file outbox lists them; the store lists keys in no such order. */
   private static byArrival(records: OutboxRecord[]): OutboxRecord[] {
     return records.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.reference.localeCompare(b.reference));
@@ -332,8 +431,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       this.keys(RELEASES),
     ]);
     const records = await this.readBlobs(inquiryKeys, isRecord);
-    const attempts = await this.readBlobs(attemptKeys, isAttempt);
-    const releases = await this.readBlobs(releaseKeys, isRelease);
+    const attempts = await this.readBlobs(onceEach(attemptKeys), isAttempt);
+    const releases = await this.readBlobs(onceEach(releaseKeys), isRelease);
     return {
       records: BlobsOutbox.byArrival(records.items),
       attempts: attempts.items,
@@ -351,7 +450,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     const [inquiryKeys, deliveredKeys, heldKeys, releaseKeys] = await Promise.all(
       [INQUIRIES, DELIVERED, QUARANTINED, RELEASES].map((prefix) => this.keys(prefix)),
     );
-    const released = new Set((releaseKeys ?? []).map((key) => referenceOf(key, RELEASES)));
+    const released = new Set((releaseKeys ?? []).map(folderNameOf));
     const closed = new Set([
       ...(deliveredKeys ?? []).map((key) => referenceOf(key, DELIVERED)),
       ...(heldKeys ?? []).map((key) => referenceOf(key, QUARANTINED)).filter((reference) => !released.has(reference)),
@@ -377,15 +476,13 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     const open = openMarks.map((mark) => referenceOf(mark.key, OPEN));
     const [attemptKeys, releaseKeys] = await Promise.all(
       [ATTEMPTS, RELEASES].map(async (prefix) =>
-        (await mapLimited(open, READ_CONCURRENCY, (reference) => this.keys(`${prefix}${reference}/`))).flat(),
+        (await mapLimited(open, READ_CONCURRENCY, (reference) => this.filedUnder(prefix, reference))).flat(),
       ),
     );
     const texts = await mapLimited(open, READ_CONCURRENCY, (reference) => this.blobs.get(INQUIRIES + reference));
     await this.removeOrphanMarks(open.filter((_reference, index) => texts[index] === null));
-    const records = await this.readBlobs(
-      open.filter((_reference, index) => texts[index] !== null).map((reference) => INQUIRIES + reference),
-      isRecord,
-    );
+    // Each inquiry read once: the texts that told the orphans apart are the records.
+    const records = BlobsOutbox.parsed(texts, isRecord);
     const attempts = await this.readBlobs(attemptKeys ?? [], isAttempt);
     const releases = await this.readBlobs(releaseKeys ?? [], isRelease);
     const openSet = new Set(open);
@@ -432,8 +529,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
     const [records, attemptKeys, releaseKeys] = await Promise.all([
       this.readBlobs([INQUIRIES + reference], isRecord),
-      this.keys(`${ATTEMPTS}${reference}/`),
-      this.keys(`${RELEASES}${reference}/`),
+      this.filedUnder(ATTEMPTS, reference),
+      this.filedUnder(RELEASES, reference),
     ]);
     const attempts = await this.readBlobs(attemptKeys, isAttempt);
     const releases = await this.readBlobs(releaseKeys, isRelease);
@@ -460,7 +557,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       startKey = indexKeysOf(record)[0] ?? "";
     }
     const startDay = startKey.slice(RECEIVED.length, RECEIVED.length + 10);
-    const days = (await this.days(RECEIVED)).filter((day) => day >= startDay);
+    const days = (await this.folderNames(RECEIVED)).filter((day) => day >= startDay);
     const entries: OutboxEntry[] = [];
     let damagedLines = 0;
     for (const [dayIndex, day] of days.entries()) {
@@ -484,8 +581,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     return { entries, next: null, damagedLines };
   }
 
-  /** The days of a by-day index, oldest first. */
-  private async days(prefix: string): Promise<string[]> {
+  /** The folders directly under `prefix`, by name, sorted: the days of a by-day index, oldest first. */
+  private async folderNames(prefix: string): Promise<string[]> {
     return (await this.blobs.directories(prefix))
       .map((folder) => folder.slice(prefix.length).replace(/\/$/, ""))
       .filter((day) => day !== "")
@@ -501,8 +598,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   async stored(reference: string): Promise<StoredInquiry | null> {
     const [record, attemptKeys, releaseKeys, kept] = await Promise.all([
       this.recordOf(reference),
-      this.keys(`${ATTEMPTS}${reference}/`),
-      this.keys(`${RELEASES}${reference}/`),
+      this.filedUnder(ATTEMPTS, reference),
+      this.filedUnder(RELEASES, reference),
       this.blobs.get(KEPT + reference),
     ]);
     if (!record) return null;
@@ -514,7 +611,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   /** Through the senders/ index: the person's keys only, never a listing of every inquiry. */
   async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
     await this.ensureRetentionIndex();
-    const keys = (await this.keys(`${SENDERS}${senderOf(address)}/`)).sort();
+    const keys = (await this.filedUnder(SENDERS, senderOf(address))).sort();
     const found = await mapLimited(keys, READ_CONCURRENCY, (key) => this.stored(timedReferenceOf(key)));
     return found.filter((inquiry): inquiry is StoredInquiry => inquiry !== null);
   }
@@ -536,13 +633,15 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * An expiry key moved to a later day is left: it names no one, and retention drops it when it gets there.
    */
   private async remove(reference: string, record: OutboxRecord): Promise<void> {
-    const [attemptKeys, releaseKeys] = await Promise.all([
-      this.keys(`${ATTEMPTS}${reference}/`),
-      this.keys(`${RELEASES}${reference}/`),
+    const [attemptKeys, releaseKeys, sharded] = await Promise.all([
+      this.filedUnder(ATTEMPTS, reference),
+      this.filedUnder(RELEASES, reference),
+      this.isSharded(),
     ]);
     const keys = [
       ...(record.idempotencyKey ? [KEYS + encodeURIComponent(record.idempotencyKey)] : []),
       ...indexKeysOf(record),
+      ...(sharded ? [] : [unshardedSenderKeyOf(record)]),
       ...attemptKeys,
       ...releaseKeys,
       ...[OPEN, QUARANTINED, DELIVERED, KEPT].map((prefix) => prefix + reference),
@@ -560,7 +659,9 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     retention: RetentionPolicy,
     stopping: () => boolean = () => false,
   ): Promise<RemovedCounts> {
-    if (!(await this.ensureRetentionIndex(stopping))) return { inquiries: 0, quarantined: 0, complete: false };
+    if (!((await this.ensureRetentionIndex(stopping)) && (await this.ensureShardedLayout(stopping)))) {
+      return { inquiries: 0, quarantined: 0, complete: false };
+    }
     const cutoffs = retentionCutoffs(now, retention);
     const quarantined = await this.drain(HELD, cutoffs.quarantined, stopping, (reference, key) =>
       this.expireHeld(reference, key, cutoffs.quarantined),
@@ -583,7 +684,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     decide: (reference: string, key: string) => Promise<boolean>,
   ): Promise<{ removed: number; complete: boolean }> {
     let removed = 0;
-    for (const day of (await this.days(prefix)).filter((candidate) => candidate <= dayOf(cutoff))) {
+    for (const day of (await this.folderNames(prefix)).filter((candidate) => candidate <= dayOf(cutoff))) {
       const keys = await this.keys(`${prefix}${day}/`);
       for (let from = 0; from < keys.length; from += RETENTION_CHUNK) {
         if (stopping()) return { removed, complete: false };
@@ -601,7 +702,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     const [record, kept, releases] = await Promise.all([
       this.recordOf(reference),
       this.blobs.get(KEPT + reference),
-      this.keys(`${RELEASES}${reference}/`),
+      this.filedUnder(RELEASES, reference),
     ]);
     // Gone, kept or let through: off this queue (a released one is the contact queue's from now on).
     if (!record || kept !== null || releases.length > 0) {
@@ -629,7 +730,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     }
     // Still held in quarantine: its own, shorter, queue decides.
     if (held !== null) return false;
-    const contacts = (await this.keys(`${SENDERS}${senderOf(record.replyTo.address)}/`)).map(timeOfTimedKey).sort();
+    const contacts = (await this.filedUnder(SENDERS, senderOf(record.replyTo.address))).map(timeOfTimedKey).sort();
     const last = contacts[contacts.length - 1] ?? keyTime(record.receivedAt);
     if (last >= keyTime(cutoff)) {
       const later = `${EXPIRY}${dayOf(last)}/${reference}`;
