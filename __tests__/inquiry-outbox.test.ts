@@ -781,6 +781,26 @@ describe("the Netlify Blobs outbox", () => {
     }
   });
 
+  it("asks again whether the store is sharded after a look that failed, instead of failing every read after it", async () => {
+    const store = rawStore();
+    const outbox = new BlobsOutbox(store, { attemptTimeoutMs: 20_000 });
+    await outbox.add(record("CRS-LOOK-0001"));
+    const get = store.get.bind(store);
+    const looks: string[] = [];
+    const looked = jest.spyOn(store, "get").mockImplementation((key) => {
+      if (key !== "meta/sharded-layout") return get(key);
+      looks.push(key);
+      return looks.length === 1 ? Promise.reject(new Error("the store did not answer")) : get(key);
+    });
+    try {
+      await expect(outbox.stored("CRS-LOOK-0001")).rejects.toThrow("the store did not answer");
+      expect((await outbox.stored("CRS-LOOK-0001"))?.record.reference).toBe("CRS-LOOK-0001");
+      expect(looks).toHaveLength(2);
+    } finally {
+      looked.mockRestore();
+    }
+  });
+
   it("gives a store written before the retention keys its keys once, and then removes what is past its time", async () => {
     const old = { ...record("CRS-RIDX-0001"), receivedAt: "2024-01-01T09:00:00.000Z" };
     const recent = {

@@ -371,7 +371,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   private isSharded(): Promise<boolean> {
-    this.shardedOnly ??= this.blobs.get(SHARDED_LAYOUT).then((marker) => marker !== null);
+    this.shardedOnly ??= this.blobs.get(SHARDED_LAYOUT).then(
+      (marker) => marker !== null,
+      (error: unknown) => {
+        // A failed look is not an answer: the next read asks again.
+        this.shardedOnly = null;
+        throw error;
+      },
+    );
     return this.shardedOnly;
   }
 
