@@ -540,6 +540,28 @@ describe("the import of the file outbox from before the database", () => {
 describe("the Netlify Blobs outbox", () => {
   /** Direct access to the test's store, as another process (or a person with the API) has it. */
   const rawStore = () => new BlobsStore(blobsConfig().blobs);
+  const keysNow = async () => (await rawStore().list("")).map((blob) => blob.key);
+  const hash = (text: string) => createHash("sha256").update(text).digest("hex");
+  /** Turns the test's store into what the version before the shards left: a folder per inquiry and per person. */
+  const unshard = async () => {
+    const shardedKey = /^(attempts|releases|senders)\/[0-9a-f]{2}\/(.+)$/;
+    for (const key of await keysNow()) {
+      const [, prefix, rest] = shardedKey.exec(key) ?? [];
+      if (!prefix || !rest) continue;
+      await rawStore().write(`${prefix}/${rest}`, JSON.parse((await rawStore().get(key)) ?? "null"));
+      await rawStore().delete(key);
+    }
+    await rawStore().delete("meta/sharded-layout");
+  };
+  const victim = "victim@example.gov";
+  /** One delivered inquiry from `victim`, in a store as the version before the shards left it; its reference and key names. */
+  const unshardedInquiry = async (reference: string) => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    await outbox.add({ ...record(reference), replyTo: { address: victim } });
+    await outbox.recordAttempt({ reference, transport: "email", ok: true, at: "2026-11-22T10:01:00Z" });
+    await unshard();
+    return (key: string) => key.includes(reference) || key.includes(hash(victim));
+  };
 
   it("stores a repeat under the reference its key was claimed for when the first request died in between", async () => {
     // The first request claimed the key, then its instance ended before the inquiry itself was written.
@@ -713,27 +735,19 @@ describe("the Netlify Blobs outbox", () => {
       open: (await reader.entries(8, "open")).entries.map((entry) => entry.record.reference),
       pat: (await reader.inquiriesFrom("pat@example.gov")).map((found) => [found.record.reference, found.releasedAt]),
       gone: (await reader.inquiriesFrom("gone@example.gov")).map((found) => found.record.reference),
+      // Through the inquiry's own folders (the caught key below is in both of CRS-SHRD-0002's).
+      attempts: (await reader.entry("CRS-SHRD-0002", 8))?.attempts,
     });
     // A first pass finds the delivered ones delivered and drops their open marks: each view is then the same.
     await outbox.entries(8, "open");
     const sharded = await view(outbox);
     expect(sharded.all).toHaveLength(5);
 
-    // The store as the version before the shards left it: a folder per inquiry and per person.
-    const shardedKey = /^(attempts|releases|senders)\/[0-9a-f]{2}\/(.+)$/;
-    for (const key of (await rawStore().list("")).map((blob) => blob.key)) {
-      const [, prefix, rest] = shardedKey.exec(key) ?? [];
-      if (!prefix || !rest) continue;
-      await rawStore().write(`${prefix}/${rest}`, JSON.parse((await rawStore().get(key)) ?? "null"));
-      await rawStore().delete(key);
-    }
-    await rawStore().delete("meta/sharded-layout");
-    const keysNow = async () => (await rawStore().list("")).map((blob) => blob.key);
+    await unshard();
     const unsharded = (key: string) => /^(attempts|releases|senders)\/(?![0-9a-f]{2}\/)/.test(key);
     expect((await keysNow()).filter(unsharded)).toHaveLength(11);
     // A key caught between its two places (written to its shard, not yet removed from the old folder) counts once.
     const [caught] = await rawStore().list("attempts/CRS-SHRD-0002/");
-    const hash = (text: string) => createHash("sha256").update(text).digest("hex");
     await rawStore().write(
       `attempts/${hash("CRS-SHRD-0002").slice(0, 2)}/CRS-SHRD-0002/${caught?.key.split("/")[2] ?? ""}`,
       JSON.parse((await rawStore().get(caught?.key ?? "")) ?? "null"),
@@ -747,15 +761,18 @@ describe("the Netlify Blobs outbox", () => {
     expect((await keysNow()).filter(erased)).toEqual([]);
     const unerased = { ...sharded, all: sharded.all.filter(([reference]) => reference !== "CRS-SHRD-0005") };
 
-    // A run cut short moves part (here the attempts), and says it is not done.
+    // A run cut short (here after two of the four attempt folders) moves part, and says it is not done.
+    const unshardedAttempts = async () =>
+      (await keysNow()).filter((key) => unsharded(key) && key.startsWith("attempts/"));
+    expect(await unshardedAttempts()).toHaveLength(4);
     let checks = 0;
     const during = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await during.removeExpired(now, retention, () => (checks += 1) > 1)).toEqual({
+    expect(await during.removeExpired(now, retention, () => (checks += 1) > 3)).toEqual({
       inquiries: 0,
       quarantined: 0,
       complete: false,
     });
-    expect((await keysNow()).filter(unsharded).map((key) => key.split("/")[0])).not.toContain("attempts");
+    expect(await unshardedAttempts()).toHaveLength(2);
     expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual(unerased);
 
     // The next run finishes the move, then retention runs as on any day.
@@ -778,6 +795,79 @@ describe("the Netlify Blobs outbox", () => {
       ]);
     } finally {
       listed.mockRestore();
+    }
+  });
+
+  it("leaves no key of an inquiry erased while its keys are being moved to the shards", async () => {
+    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
+    const reference = "CRS-RACE-0001";
+    const names = await unshardedInquiry(reference);
+
+    // The erasure runs as the move reads the old sender key: the move's copy comes after the inquiry is gone.
+    const movingStore = rawStore();
+    const get = movingStore.get.bind(movingStore);
+    const during = jest.spyOn(movingStore, "get").mockImplementation(async (key) => {
+      const text = await get(key);
+      if (key.startsWith(`senders/${hash(victim)}/`)) {
+        expect(await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).erase([reference])).toEqual([reference]);
+      }
+      return text;
+    });
+    try {
+      await new BlobsOutbox(movingStore, { attemptTimeoutMs: 20_000 }).removeExpired(new Date(), retention);
+    } finally {
+      during.mockRestore();
+    }
+    expect((await keysNow()).filter(names)).toEqual([]);
+  });
+
+  it("removes a copy a move wrote while the erasure ran, once the inquiry is gone", async () => {
+    const reference = "CRS-RACE-0002";
+    const names = await unshardedInquiry(reference);
+    const oldKeys = (await keysNow()).filter((key) => /^(attempts|senders)\/[^/]+\/[^/]+$/.test(key));
+    expect(oldKeys).toHaveLength(2);
+    // The move copies both keys after the erasure listed them, and saw the inquiry still there.
+    const erasingStore = rawStore();
+    const remove = erasingStore.delete.bind(erasingStore);
+    const erasing = jest.spyOn(erasingStore, "delete").mockImplementation(async (key) => {
+      if (key === `inquiries/${reference}`) {
+        for (const old of oldKeys) {
+          const [prefix = "", name = "", leaf = ""] = old.split("/");
+          await rawStore().write(`${prefix}/${hash(name).slice(0, 2)}/${name}/${leaf}`, {});
+        }
+      }
+      return remove(key);
+    });
+    try {
+      await new BlobsOutbox(erasingStore, { attemptTimeoutMs: 20_000 }).erase([reference]);
+    } finally {
+      erasing.mockRestore();
+    }
+    expect((await keysNow()).filter(names)).toEqual([]);
+  });
+
+  it("reads an attempt that was moved to its shard between the listing and the read", async () => {
+    const reference = "CRS-RACE-0003";
+    await unshardedInquiry(reference);
+    const readingStore = rawStore();
+    const list = readingStore.list.bind(readingStore);
+    const shard = `attempts/${hash(reference).slice(0, 2)}/${reference}/`;
+    const listing = jest.spyOn(readingStore, "list").mockImplementation(async (prefix) => {
+      const listed = await list(prefix);
+      // Right after the shard's (empty) listing, the move copies the old key there and removes it.
+      if (prefix === shard) {
+        for (const { key } of await list(`attempts/${reference}/`)) {
+          await rawStore().write(shard + (key.split("/")[2] ?? ""), JSON.parse((await rawStore().get(key)) ?? "null"));
+          await rawStore().delete(key);
+        }
+      }
+      return listed;
+    });
+    try {
+      const entry = await new BlobsOutbox(readingStore, { attemptTimeoutMs: 20_000 }).entry(reference, 8);
+      expect([entry?.state, entry?.attempts]).toEqual(["delivered", 1]);
+    } finally {
+      listing.mockRestore();
     }
   });
 

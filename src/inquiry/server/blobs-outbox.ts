@@ -140,16 +140,30 @@ const timedReferenceOf = (key: string) => {
 };
 /** The folder a key is filed in, by name: the reference of an attempt or a release, the hash of a sender. */
 const folderNameOf = (key: string) => key.split("/").slice(-2)[0] ?? "";
-/** Attempt or release keys, each once: one being moved to its shard shows in both places for a moment. */
+/** Whether an attempt, release or sender key is in its shard's folder (`<prefix>/<shard>/<name>/<leaf>`). */
+const isShardedKey = (key: string) => {
+  const segments = key.split("/");
+  return segments.length === 4 && SHARD_NAME.test(segments[1] ?? "");
+};
+/** What a key stands for in either layout: its folder's name and its own. */
+const identityOf = (key: string) => `${folderNameOf(key)}/${lastSegment(key)}`;
+/**
+ * Attempt or release keys, each once, in the order given: one being moved to its shard shows in both
+ * places for a moment, and the shard's copy (the one that stays) is kept.
+ */
 const onceEach = (keys: readonly string[]): string[] => {
+  const sharded = new Set(keys.filter(isShardedKey).map(identityOf));
   const seen = new Set<string>();
   return keys.filter((key) => {
-    const identity = `${folderNameOf(key)}/${lastSegment(key)}`;
-    if (seen.has(identity)) return false;
+    const identity = identityOf(key);
+    if (seen.has(identity) || (!isShardedKey(key) && sharded.has(identity))) return false;
     seen.add(identity);
     return true;
   });
 };
+/** Keys by their last segment, which starts with the time: oldest first in either layout. */
+const byTime = (keys: readonly string[]) =>
+  [...keys].sort((a, b) => (lastSegment(a) < lastSegment(b) ? -1 : lastSegment(a) > lastSegment(b) ? 1 : 0));
 /** A blob's text as it is to be written again: JSON as its value, anything else (damaged) as a string. */
 const asStored = (text: string): unknown => {
   try {
@@ -173,8 +187,15 @@ const senderOf = (address: string) => sha256(senderAddressKey(address));
 const shardedFolder = (prefix: string, name: string) => `${prefix}${sha256(name).slice(0, 2)}/${name}/`;
 /** The same folder as stores from before the shards have it. */
 const unshardedFolder = (prefix: string, name: string) => `${prefix}${name}/`;
+/** Where an unsharded key goes in its shard's folder. */
+const shardedKeyOf = (key: string) =>
+  shardedFolder(`${key.slice(0, key.indexOf("/"))}/`, folderNameOf(key)) + lastSegment(key);
 const attemptsFolder = (reference: string) => shardedFolder(ATTEMPTS, reference);
 const senderFolder = (address: string) => shardedFolder(SENDERS, senderOf(address));
+
+/** The key that files an inquiry under its sender (see the list of keys above). */
+const senderKeyOf = (record: OutboxRecord) =>
+  `${senderFolder(record.replyTo.address)}${keyTime(record.receivedAt)}-${record.reference}`;
 
 /** The keys that index an inquiry (see the list of keys above): written before it, removed with it. */
 const indexKeysOf = (record: OutboxRecord): string[] => {
@@ -183,7 +204,7 @@ const indexKeysOf = (record: OutboxRecord): string[] => {
   return [
     `${RECEIVED}${day}/${at}-${record.reference}`,
     `${EXPIRY}${day}/${record.reference}`,
-    `${senderFolder(record.replyTo.address)}${at}-${record.reference}`,
+    senderKeyOf(record),
     ...(record.quarantine ? [`${HELD}${day}/${record.reference}`] : []),
   ];
 };
@@ -346,6 +367,21 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     return BlobsOutbox.parsed(await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.get(key)), isWhole);
   }
 
+  /**
+   * Attempts or releases, as readBlobs reads them, each once (onceEach). One listed in its unsharded folder
+   * and moved to its shard before it was read (ensureShardedLayout) is read in its shard.
+   */
+  private async readFiled<T>(
+    keys: readonly string[],
+    isWhole: (value: T) => boolean,
+  ): Promise<{ items: T[]; damaged: number }> {
+    const texts = await mapLimited(onceEach(keys), READ_CONCURRENCY, async (key) => {
+      const text = await this.blobs.get(key);
+      return text === null && !isShardedKey(key) ? this.blobs.get(shardedKeyOf(key)) : text;
+    });
+    return BlobsOutbox.parsed(texts, isWhole);
+  }
+
   /** Blobs' texts parsed: a text that is null (the blob gone) is skipped, one not of the shape counted as damaged. */
   private static parsed<T>(
     texts: readonly (string | null)[],
@@ -386,22 +422,31 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * The keys filed under `name` in `prefix`'s folders (an inquiry's attempts or releases, a person's
    * inquiries): its shard's folder and, until the store is sharded whole, its unsharded folder too. The
    * old folder is listed first: a key being moved is written to its shard before it leaves the old folder,
-   * so it shows in one listing or both (and is counted once), never in neither.
+   * so it shows in one listing or both, never in neither. Both copies are returned (an erasure removes
+   * both); readers count each once (onceEach), and readFiled reads one moved after it was listed.
    */
   private async filedUnder(prefix: string, name: string): Promise<string[]> {
     if (await this.isSharded()) return this.keys(shardedFolder(prefix, name));
     const unsharded = await this.keys(unshardedFolder(prefix, name));
-    return onceEach([...(await this.keys(shardedFolder(prefix, name))), ...unsharded]);
+    return [...(await this.keys(shardedFolder(prefix, name))), ...unsharded];
   }
 
   /**
-   * Moves a store written before the shards to them, once: every key in an unsharded attempts/, releases/
-   * or senders/ folder is written to its shard's folder, then removed from the old one. Until it is done,
-   * readers list both (filedUnder). Cut short by `stopping`, it goes on from what is left at the next
-   * run (the scheduled delivery retries every five minutes until a retention run completes); false until
-   * no unsharded folder is left. Each run lists the folders under the three prefixes: on a store that
-   * was sharded from the start, three short listings, once.
+   * Moves one key to its shard's folder: written there, then removed from the old folder. An erasure may
+   * remove the inquiry while its key is being moved: a copy written after the inquiry is gone is removed
+   * again (and remove() looks once more after removing the inquiry), so that no key outlives its inquiry.
    */
+  private async moveToShard(prefix: string, key: string): Promise<void> {
+    const text = await this.blobs.get(key);
+    if (text !== null) {
+      const copy = shardedKeyOf(key);
+      const { written } = await this.blobs.write(copy, asStored(text), { onlyIfNew: true });
+      const reference = prefix === SENDERS ? timedReferenceOf(key) : folderNameOf(key);
+      if (written && (await this.blobs.get(INQUIRIES + reference)) === null) await this.blobs.delete(copy);
+    }
+    await this.blobs.delete(key);
+  }
+
   private async ensureShardedLayout(stopping: () => boolean = () => false): Promise<boolean> {
     if (await this.isSharded()) return true;
     for (const prefix of [ATTEMPTS, RELEASES, SENDERS]) {
@@ -409,16 +454,11 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       for (let from = 0; from < unsharded.length; from += RETENTION_CHUNK) {
         if (stopping()) return false;
         await mapLimited(unsharded.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, async (name) => {
-          for (const key of await this.keys(unshardedFolder(prefix, name))) {
-            const text = await this.blobs.get(key);
-            if (text !== null) {
-              await this.blobs.write(shardedFolder(prefix, name) + lastSegment(key), asStored(text), {
-                onlyIfNew: true,
-              });
-            }
-            await this.blobs.delete(key);
-          }
+          // Checked per folder too: a sender's folder can hold many keys.
+          if (stopping()) return;
+          for (const key of await this.keys(unshardedFolder(prefix, name))) await this.moveToShard(prefix, key);
         });
+        if (stopping()) return false;
       }
     }
     await this.blobs.write(SHARDED_LAYOUT, { at: new Date().toISOString() }, { onlyIfNew: true });
@@ -438,8 +478,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       this.keys(RELEASES),
     ]);
     const records = await this.readBlobs(inquiryKeys, isRecord);
-    const attempts = await this.readBlobs(onceEach(attemptKeys), isAttempt);
-    const releases = await this.readBlobs(onceEach(releaseKeys), isRelease);
+    const attempts = await this.readFiled(attemptKeys, isAttempt);
+    const releases = await this.readFiled(releaseKeys, isRelease);
     return {
       records: BlobsOutbox.byArrival(records.items),
       attempts: attempts.items,
@@ -490,8 +530,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     await this.removeOrphanMarks(open.filter((_reference, index) => texts[index] === null));
     // Each inquiry read once: the texts that told the orphans apart are the records.
     const records = BlobsOutbox.parsed(texts, isRecord);
-    const attempts = await this.readBlobs(attemptKeys ?? [], isAttempt);
-    const releases = await this.readBlobs(releaseKeys ?? [], isRelease);
+    const attempts = await this.readFiled(attemptKeys ?? [], isAttempt);
+    const releases = await this.readFiled(releaseKeys ?? [], isRelease);
     const openSet = new Set(open);
     return {
       records: BlobsOutbox.byArrival(records.items),
@@ -539,8 +579,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       this.filedUnder(ATTEMPTS, reference),
       this.filedUnder(RELEASES, reference),
     ]);
-    const attempts = await this.readBlobs(attemptKeys, isAttempt);
-    const releases = await this.readBlobs(releaseKeys, isRelease);
+    const attempts = await this.readFiled(attemptKeys, isAttempt);
+    const releases = await this.readFiled(releaseKeys, isRelease);
     const contents = { records: records.items, attempts: attempts.items, releases: releases.items };
     return entriesOf(contents, maxAttempts)[0] ?? null;
   }
@@ -610,15 +650,15 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       this.blobs.get(KEPT + reference),
     ]);
     if (!record) return null;
-    const attempts = await this.readBlobs(attemptKeys.sort(), isAttempt);
-    const releases = await this.readBlobs(releaseKeys.sort(), isRelease);
+    const attempts = await this.readFiled(byTime(attemptKeys), isAttempt);
+    const releases = await this.readFiled(byTime(releaseKeys), isRelease);
     return { record, attempts: attempts.items, releasedAt: releases.items[0]?.at ?? null, kept: kept !== null };
   }
 
   /** Through the senders/ index: the person's keys only, never a listing of every inquiry. */
   async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
     await this.ensureRetentionIndex();
-    const keys = (await this.filedUnder(SENDERS, senderOf(address))).sort();
+    const keys = byTime(onceEach(await this.filedUnder(SENDERS, senderOf(address))));
     const found = await mapLimited(keys, READ_CONCURRENCY, (key) => this.stored(timedReferenceOf(key)));
     return found.filter((inquiry): inquiry is StoredInquiry => inquiry !== null);
   }
@@ -655,6 +695,11 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     ];
     await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.delete(key));
     await this.blobs.delete(INQUIRIES + reference);
+    if (sharded) return;
+    // A move to the shards under way may have copied a key after it was listed above: once more, now that
+    // the inquiry is gone (moveToShard removes a copy it writes after this).
+    const moved = await Promise.all([this.filedUnder(ATTEMPTS, reference), this.filedUnder(RELEASES, reference)]);
+    await mapLimited([...moved.flat(), senderKeyOf(record)], READ_CONCURRENCY, (key) => this.blobs.delete(key));
   }
 
   /**
