@@ -447,6 +447,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     await this.blobs.delete(key);
   }
 
+  /**
+   * Moves a store written before the shards to them, once: every key in an unsharded attempts/, releases/
+   * or senders/ folder is moved to its shard's folder (moveToShard). Until it is done, readers look in
+   * both (filedUnder). Cut short by `stopping`, it goes on from what is left at the next run (the
+   * scheduled delivery retries every five minutes until a retention run completes); false until no
+   * unsharded folder is left. Each run lists the folders under the three prefixes: on a store that was
+   * sharded from the start, three short listings, once.
+   */
   private async ensureShardedLayout(stopping: () => boolean = () => false): Promise<boolean> {
     if (await this.isSharded()) return true;
     for (const prefix of [ATTEMPTS, RELEASES, SENDERS]) {
