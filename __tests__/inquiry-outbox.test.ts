@@ -542,6 +542,13 @@ describe("the Netlify Blobs outbox", () => {
   const rawStore = () => new BlobsStore(blobsConfig().blobs);
   const keysNow = async () => (await rawStore().list("")).map((blob) => blob.key);
   const hash = (text: string) => createHash("sha256").update(text).digest("hex");
+  /** The shard's folder of what is filed under `name` (an inquiry's reference, an address's hash). */
+  const shardFolder = (prefix: string, name: string) => `${prefix}/${hash(name).slice(0, 2)}/${name}/`;
+  /** Where a key of a store from before the shards (`<prefix>/<name>/<leaf>`) belongs in its shard. */
+  const shardKeyOf = (key: string) => {
+    const [prefix = "", name = "", leaf = ""] = key.split("/");
+    return shardFolder(prefix, name) + leaf;
+  };
   /** Turns the test's store into what the version before the shards left: a folder per inquiry and per person. */
   const unshard = async () => {
     const shardedKey = /^(attempts|releases|senders)\/[0-9a-f]{2}\/(.+)$/;
@@ -747,11 +754,8 @@ describe("the Netlify Blobs outbox", () => {
     const unsharded = (key: string) => /^(attempts|releases|senders)\/(?![0-9a-f]{2}\/)/.test(key);
     expect((await keysNow()).filter(unsharded)).toHaveLength(11);
     // A key caught between its two places (written to its shard, not yet removed from the old folder) counts once.
-    const [caught] = await rawStore().list("attempts/CRS-SHRD-0002/");
-    await rawStore().write(
-      `attempts/${hash("CRS-SHRD-0002").slice(0, 2)}/CRS-SHRD-0002/${caught?.key.split("/")[2] ?? ""}`,
-      JSON.parse((await rawStore().get(caught?.key ?? "")) ?? "null"),
-    );
+    const [caught = { key: "" }] = await rawStore().list("attempts/CRS-SHRD-0002/");
+    await rawStore().write(shardKeyOf(caught.key), JSON.parse((await rawStore().get(caught.key)) ?? "null"));
 
     const before = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     expect(await view(before)).toEqual(sharded);
@@ -790,8 +794,8 @@ describe("the Netlify Blobs outbox", () => {
     try {
       await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).entry("CRS-SHRD-0003", 8);
       expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
-        `attempts/${hash("CRS-SHRD-0003").slice(0, 2)}/CRS-SHRD-0003/`,
-        `releases/${hash("CRS-SHRD-0003").slice(0, 2)}/CRS-SHRD-0003/`,
+        shardFolder("attempts", "CRS-SHRD-0003"),
+        shardFolder("releases", "CRS-SHRD-0003"),
       ]);
     } finally {
       listed.mockRestore();
@@ -831,10 +835,7 @@ describe("the Netlify Blobs outbox", () => {
     const remove = erasingStore.delete.bind(erasingStore);
     const erasing = jest.spyOn(erasingStore, "delete").mockImplementation(async (key) => {
       if (key === `inquiries/${reference}`) {
-        for (const old of oldKeys) {
-          const [prefix = "", name = "", leaf = ""] = old.split("/");
-          await rawStore().write(`${prefix}/${hash(name).slice(0, 2)}/${name}/${leaf}`, {});
-        }
+        for (const old of oldKeys) await rawStore().write(shardKeyOf(old), {});
       }
       return remove(key);
     });
@@ -851,13 +852,13 @@ describe("the Netlify Blobs outbox", () => {
     await unshardedInquiry(reference);
     const readingStore = rawStore();
     const list = readingStore.list.bind(readingStore);
-    const shard = `attempts/${hash(reference).slice(0, 2)}/${reference}/`;
+    const shard = shardFolder("attempts", reference);
     const listing = jest.spyOn(readingStore, "list").mockImplementation(async (prefix) => {
       const listed = await list(prefix);
       // Right after the shard's (empty) listing, the move copies the old key there and removes it.
       if (prefix === shard) {
         for (const { key } of await list(`attempts/${reference}/`)) {
-          await rawStore().write(shard + (key.split("/")[2] ?? ""), JSON.parse((await rawStore().get(key)) ?? "null"));
+          await rawStore().write(shardKeyOf(key), JSON.parse((await rawStore().get(key)) ?? "null"));
           await rawStore().delete(key);
         }
       }

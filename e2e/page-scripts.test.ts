@@ -1,7 +1,7 @@
 import type { Request } from "@playwright/test";
 import { pageScripts, policyDirectives } from "../build/security-headers";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { controlsNeedingScript, countPrints, printsOf, runnableScriptsIn } from "./support/page-scripts";
+import { controlsNeedingScript, countPrints, needingTheApp, printsOf, runnableScriptsIn } from "./support/page-scripts";
 import { sitePaths } from "./support/server";
 
 // Every built page ships the script it needs and only that: none where nothing on it works by script, only
@@ -24,7 +24,7 @@ for (const path of sitePaths()) {
     expect(response?.status()).toBe(200);
     const html = (await response?.text()) ?? "";
     const controls = await controlsNeedingScript(page);
-    const needingApp = controls.filter((control) => !control.carriesItsOwn).map((control) => control.name);
+    const needingApp = needingTheApp(controls);
     const scriptBytes = (
       await Promise.all(scriptRequests.map(async (request) => (await request.response())?.body()))
     ).reduce((sum, body) => sum + (body?.length ?? 0), 0);

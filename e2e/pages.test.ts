@@ -1,6 +1,6 @@
 import { WIDTHS } from "./support/browser";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { controlsNeedingApp } from "./support/page-scripts";
+import { controlsNeedingScript, needingTheApp } from "./support/page-scripts";
 import { readContent, sitePaths } from "./support/server";
 
 const paths = sitePaths();
@@ -48,7 +48,7 @@ for (const width of WIDTHS) {
         expect(policy).toMatch(/script-src ('none'|('self'|'sha256-[A-Za-z0-9+/=]+')( 'sha256-[A-Za-z0-9+/=]+')*);/);
         expect(policy).not.toMatch(/script-src[^;]*'unsafe-inline'/);
         expect(policy).toMatch(/frame-ancestors 'none'/);
-        if ((await controlsNeedingApp(page)).length > 0) await expectHydrated(page);
+        if (needingTheApp(await controlsNeedingScript(page)).length > 0) await expectHydrated(page);
         expect(await cspViolations()).toEqual([]);
         expect(consoleErrors).toEqual([]);
         expect(failedRequests).toEqual([]);

@@ -21,9 +21,9 @@ export const controlsNeedingScript = (page: Page): Promise<{ name: string; carri
     }),
   );
 
-/** The names of the controls of a page that need the app (see controlsNeedingScript). */
-export const controlsNeedingApp = async (page: Page): Promise<string[]> =>
-  (await controlsNeedingScript(page)).filter((control) => !control.carriesItsOwn).map((control) => control.name);
+/** The names of the controls that need the app, of those controlsNeedingScript found. */
+export const needingTheApp = (controls: readonly { name: string; carriesItsOwn: boolean }[]): string[] =>
+  controls.filter((control) => !control.carriesItsOwn).map((control) => control.name);
 
 /**
  * Counts the page's calls to window.print instead of opening the dialog (headless Chromium has none to

@@ -190,12 +190,13 @@ const unshardedFolder = (prefix: string, name: string) => `${prefix}${name}/`;
 /** Where an unsharded key goes in its shard's folder. */
 const shardedKeyOf = (key: string) =>
   shardedFolder(`${key.slice(0, key.indexOf("/"))}/`, folderNameOf(key)) + lastSegment(key);
-const attemptsFolder = (reference: string) => shardedFolder(ATTEMPTS, reference);
-const senderFolder = (address: string) => shardedFolder(SENDERS, senderOf(address));
+/** An attempt's key, but for the random part that append adds (see the list of keys above). */
+const attemptKeyOf = (attempt: DeliveryAttempt) =>
+  `${shardedFolder(ATTEMPTS, attempt.reference)}${keyTime(attempt.at)}-${attempt.transport}`;
 
-/** The key that files an inquiry under its sender (see the list of keys above). */
-const senderKeyOf = (record: OutboxRecord) =>
-  `${senderFolder(record.replyTo.address)}${keyTime(record.receivedAt)}-${record.reference}`;
+/** The key that files an inquiry under its sender: in its shard, or where a store from before the shards has it. */
+const senderKeyOf = (record: OutboxRecord, folderOf = shardedFolder) =>
+  `${folderOf(SENDERS, senderOf(record.replyTo.address))}${keyTime(record.receivedAt)}-${record.reference}`;
 
 /** The keys that index an inquiry (see the list of keys above): written before it, removed with it. */
 const indexKeysOf = (record: OutboxRecord): string[] => {
@@ -209,10 +210,6 @@ const indexKeysOf = (record: OutboxRecord): string[] => {
   ];
 };
 
-/** The sender key of an inquiry as a store from before the shards has it (removed with the inquiry). */
-const unshardedSenderKeyOf = (record: OutboxRecord) =>
-  `${unshardedFolder(SENDERS, senderOf(record.replyTo.address))}${keyTime(record.receivedAt)}-${record.reference}`;
-
 /**
  * What the store holds for a delivered inquiry, key and value, as this outbox leaves it once every attempt
  * of `attempts` is recorded (its open mark then removed): for a bench that seeds a large store directly.
@@ -225,7 +222,7 @@ export const deliveredBlobsOf = (
   ...(record.idempotencyKey ? [{ key: KEYS + encodeURIComponent(record.idempotencyKey), value: record }] : []),
   ...indexKeysOf(record).map((key) => ({ key, value: {} })),
   ...attempts.map((attempt) => ({
-    key: `${attemptsFolder(attempt.reference)}${keyTime(attempt.at)}-${attempt.transport}-${uniqueSuffix()}`,
+    key: `${attemptKeyOf(attempt)}-${uniqueSuffix()}`,
     value: attempt,
   })),
 ];
@@ -344,7 +341,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
-    await this.append(`${attemptsFolder(attempt.reference)}${keyTime(attempt.at)}-${attempt.transport}`, attempt);
+    await this.append(attemptKeyOf(attempt), attempt);
   }
 
   /** Records the release, then moves the inquiry's mark from held to open, for the next pass to read it. */
@@ -696,7 +693,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     const keys = [
       ...(record.idempotencyKey ? [KEYS + encodeURIComponent(record.idempotencyKey)] : []),
       ...indexKeysOf(record),
-      ...(sharded ? [] : [unshardedSenderKeyOf(record)]),
+      ...(sharded ? [] : [senderKeyOf(record, unshardedFolder)]),
       ...attemptKeys,
       ...releaseKeys,
       ...[OPEN, QUARANTINED, DELIVERED, KEPT].map((prefix) => prefix + reference),
