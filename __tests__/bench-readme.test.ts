@@ -98,7 +98,7 @@ Clean build: 54.3 s.
 Budgets: written by hand.
 
 <!-- bench:inquiry-load -->
-Inquiry load (the same run; production server on loopback, email to an SMTP server and a webhook receiver on loopback): 200 concurrent valid submissions, 200 accepted in 0.69 s, latency p50 486 ms, p95 608 ms; the outbox held 200 records (200 submissions stored exactly once, 199 unique references, 0 damaged lines); the worker delivered 198 emails and 200 webhook calls, 198 inquiries exactly once by both, all within 6.27 s of the first submission. Two rounds of 2,000 requests that must be refused (GETs, invalid fields, a wrong content type, malformed JSON): 0.79 ms of server CPU each, RSS 115.1 → 159.3 MB over the first round and −5.7 MB over the second, \`GET /\` p50 62.9 ms meanwhile, 0 stored. A flood of 30 from one client at the default limit (5 per 600 s): 5 accepted and 5 stored, 25 refused with 429 and \`Retry-After: 600\`.
+Inquiry load (the same run; production server on loopback, email to an SMTP server and a webhook receiver on loopback): 200 concurrent valid submissions, 200 accepted in 0.69 s, latency p50 486 ms, p95 608 ms; the outbox held 200 records (200 submissions stored exactly once, 199 unique references, 0 damaged lines); the worker delivered 198 emails and 200 webhook calls, 198 inquiries exactly once by both, all within 6.27 s of the first submission. Two rounds of 2,000 requests that must be refused (GETs, invalid fields, a wrong content type, malformed JSON): 0.79 ms of server CPU each; memory held after a full collection 34.85 → 36.34 MB over the first round and −0.36 MB over the second (RSS 115.1 → 159.3 → 153.6 MB); \`GET /\` p50 62.9 ms meanwhile, 0 stored. A flood of 30 from one client at the default limit (5 per 600 s): 5 accepted and 5 stored, 25 refused with 429 and \`Retry-After: 600\`.
 <!-- /bench:inquiry-load -->
 
 Before: written by hand.
@@ -114,9 +114,9 @@ describe("the performance guide's figures from reports/bench.json", () => {
   });
 
   it("writes memory growth with its sign", () => {
-    const growing = { ...report.inquiryLoad, refused: { ...report.inquiryLoad.refused, rssGrowthMb: 1.5 } };
+    const growing = { ...report.inquiryLoad, refused: { ...report.inquiryLoad.refused, liveGrowthMb: 1.5 } };
     expect(withBenchFigures(guide, { ...report, inquiryLoad: growing })).toContain(
-      "159.3 MB over the first round and +1.5 MB over the second",
+      "36.34 MB over the first round and +1.5 MB over the second",
     );
   });
 

@@ -52,7 +52,7 @@ describe("the gates of npm run check:budgets on reports/bench.json", () => {
   });
 
   it("fail memory and CPU read as 0 or not at all from /proc, whatever their budgets", () => {
-    expect(failed(withRefused({ rssAfterFirstMb: 0, rssAfterMb: 0, rssGrowthMb: 0 }))).toEqual([
+    expect(failed(withRefused({ rssAfterFirstMb: 0, rssAfterMb: 0, liveAfterMb: 0, liveGrowthMb: 0 }))).toEqual([
       {
         what: "refused requests: server RSS after the first round (MB)",
         actual: "0 (not measured: a real run reads more than 0)",
@@ -61,10 +61,14 @@ describe("the gates of npm run check:budgets on reports/bench.json", () => {
         what: "refused requests: server RSS after the second round (MB)",
         actual: "0 (not measured: a real run reads more than 0)",
       },
+      {
+        what: "refused requests: memory held after the second round (MB)",
+        actual: "0 (not measured: a real run reads more than 0)",
+      },
     ]);
-    expect(failed(withRefused({ rssBeforeMb: null, rssGrowthMb: null, cpuMsPerRequest: null }))).toEqual([
+    expect(failed(withRefused({ rssBeforeMb: null, liveGrowthMb: null, cpuMsPerRequest: null }))).toEqual([
       { what: "refused requests: server RSS before the rounds (MB)", actual: "not measured" },
-      { what: "refused requests: RSS growth over the second round (MB)", actual: "not measured" },
+      { what: "refused requests: memory held, growth over the second round (MB)", actual: "not measured" },
       { what: "refused requests: CPU per request (ms)", actual: "not measured" },
     ]);
     expect(failed(withRefused({ cpuMsPerRequest: 0 }))).toEqual([
@@ -74,6 +78,13 @@ describe("the gates of npm run check:budgets on reports/bench.json", () => {
       { what: "refused requests: GET / loads timed meanwhile", actual: "0" },
       { what: "refused requests: GET / p50 meanwhile (ms)", actual: "not measured" },
     ]);
+  });
+
+  it("fail memory held that grew over the second round of refused requests, whatever RSS did", () => {
+    expect(failed(withRefused({ liveAfterMb: 37.5, liveGrowthMb: 1.16, rssAfterMb: 159.3 }))).toEqual([
+      { what: "refused requests: memory held, growth over the second round (MB)", actual: "1.16" },
+    ]);
+    expect(failed(withRefused({ rssAfterMb: 185.7 }))).toEqual([]);
   });
 
   it("hold the inquiry load to budgets.json's counts, so a smaller run exact in itself fails", () => {
@@ -122,7 +133,7 @@ describe("the gates of npm run check:budgets on reports/bench.json", () => {
     const inquiryGates = judgeBenchReport(measured, budgets)
       .map(({ what }) => what)
       .filter((what) => /^(inquiry load|refused requests|rate limit flood):/.test(what));
-    expect(inquiryGates).toHaveLength(24);
+    expect(inquiryGates).toHaveLength(27);
     expect(failed({ ...measured, inquiryLoad: undefined })).toEqual(
       inquiryGates.map((what) => ({ what, actual: "not measured" })),
     );

@@ -39,13 +39,21 @@ export interface InquiryLoadFigures {
     statuses: Record<string, number>;
     /**
      * Resident memory of the server in MB: after warming up, after the first round of requests and after
-     * a second, equal round. The first round grows the heap to its working size; a leak shows as growth
-     * in the second.
+     * a second, equal round. It follows how much heap V8 keeps reserved after the last load as much as what
+     * the server holds, so it is reported, not judged.
      */
     rssBeforeMb: number;
     rssAfterFirstMb: number;
     rssAfterMb: number;
-    rssGrowthMb: number;
+    /**
+     * The memory the server still holds after a full garbage collection (bench/server-live-memory.ts), in
+     * MB, at the same three moments. The first round loads and compiles what refusing needs; a leak shows
+     * as growth over the second.
+     */
+    liveBeforeMb: number;
+    liveAfterFirstMb: number;
+    liveAfterMb: number;
+    liveGrowthMb: number;
     /** CPU time the server spent per refused request, user + system. */
     cpuMsPerRequest: number;
     /** A visitor loading the home page during the burst. */
@@ -183,8 +191,21 @@ const refusedRequests = (url: string): (() => Promise<{ status: number }>)[] => 
     .slice(0, REFUSED);
 };
 
+const LIVE_MEMORY_PROBE = path.join(__dirname, "server-live-memory.ts");
+const LIVE_MEMORY_LINE = /^live-memory-mb (\d+(?:\.\d+)?)$/gm;
+
+/** Asks the server (started with LIVE_MEMORY_PROBE) to collect its garbage, and reads what it still holds. */
+const liveMemoryMb = async (site: RunningSite): Promise<number> => {
+  const answers = () => [...site.output().matchAll(LIVE_MEMORY_LINE)].map((match) => Number(match[1]));
+  const asked = answers().length;
+  process.kill(site.pid, "SIGUSR2");
+  const deadline = Date.now() + 10_000;
+  while (answers().length === asked && Date.now() < deadline) await sleep(20);
+  return answers()[asked] ?? Number.NaN;
+};
+
 const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
-  const site: RunningSite = await startSite();
+  const site: RunningSite = await startSite({ nodeArgs: ["--expose-gc", "--import", LIVE_MEMORY_PROBE] });
   try {
     const url = site.url("/api/inquiry");
     // Warm up every path once, so the figures are the steady state, not the first load.
@@ -215,16 +236,21 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
       burstDone = true;
       await visitor;
     };
+    // Resident memory is read before the collection that reading the live memory makes.
     const before = serverUsage(site.pid);
+    const liveBefore = await liveMemoryMb(site);
+    const cpuBefore = serverUsage(site.pid).cpuMs;
     await burst();
     const during = serverUsage(site.pid);
     // The CPU of the first round covers its refused requests and the home pages loaded meanwhile.
     const firstRoundRequests = REFUSED + homeTimes.length;
     await sleep(1_000);
     const afterFirst = serverUsage(site.pid);
+    const liveAfterFirst = await liveMemoryMb(site);
     await burst();
     await sleep(1_000);
     const after = serverUsage(site.pid);
+    const liveAfter = await liveMemoryMb(site);
     const sortedHome = [...homeTimes].sort((a, b) => a - b);
     return {
       requests: REFUSED,
@@ -232,8 +258,11 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
       rssBeforeMb: Number(before.rssMb.toFixed(1)),
       rssAfterFirstMb: Number(afterFirst.rssMb.toFixed(1)),
       rssAfterMb: Number(after.rssMb.toFixed(1)),
-      rssGrowthMb: Number((after.rssMb - afterFirst.rssMb).toFixed(1)),
-      cpuMsPerRequest: Number(((during.cpuMs - before.cpuMs) / firstRoundRequests).toFixed(2)),
+      liveBeforeMb: liveBefore,
+      liveAfterFirstMb: liveAfterFirst,
+      liveAfterMb: liveAfter,
+      liveGrowthMb: Number((liveAfter - liveAfterFirst).toFixed(2)),
+      cpuMsPerRequest: Number(((during.cpuMs - cpuBefore) / firstRoundRequests).toFixed(2)),
       homeDuringBurstP50Ms: Number(percentile(sortedHome, 0.5).toFixed(1)),
       homeDuringBurstSamples: homeTimes.length,
       recordsStored: (await new SqliteOutbox(site.dataDir).read()).records.length,
@@ -288,8 +317,10 @@ export const printInquiryLoad = ({ concurrent, refused, flood }: InquiryLoadFigu
         `${concurrent.deliveredOnceBoth} inquiries delivered exactly once by both, all within ${concurrent.allDeliveredSeconds} s`,
       `Refused requests: 2 rounds of ${refused.requests} (${Object.entries(refused.statuses)
         .map(([status, count]) => `${count}× ${status}`)
-        .join(", ")}): server RSS ${refused.rssBeforeMb} → ${refused.rssAfterFirstMb} → ${refused.rssAfterMb} MB ` +
-        `(second round ${refused.rssGrowthMb >= 0 ? "+" : ""}${refused.rssGrowthMb} MB), ` +
+        .join(", ")}): server memory held after a full collection ${refused.liveBeforeMb} → ` +
+        `${refused.liveAfterFirstMb} → ${refused.liveAfterMb} MB ` +
+        `(second round ${refused.liveGrowthMb >= 0 ? "+" : ""}${refused.liveGrowthMb} MB), ` +
+        `RSS ${refused.rssBeforeMb} → ${refused.rssAfterFirstMb} → ${refused.rssAfterMb} MB, ` +
         `${refused.cpuMsPerRequest} ms CPU per request; GET / p50 during the burst ${refused.homeDuringBurstP50Ms} ms ` +
         `(${refused.homeDuringBurstSamples} samples); ${refused.recordsStored} stored`,
       `Rate limit flood: ${flood.submissions} from one client at ${flood.limit} per ${flood.windowSeconds} s: ` +

@@ -60,8 +60,10 @@ const inquiryLoadBlock = ({ concurrent, refused, flood }: InquiryLoadFigures) =>
   `${count(concurrent.webhookDeliveries)} webhook calls, ${count(concurrent.deliveredOnceBoth)} inquiries ` +
   `exactly once by both, all within ${concurrent.allDeliveredSeconds} s of the first submission. Two rounds of ` +
   `${count(refused.requests)} requests that must be refused (GETs, invalid fields, a wrong content type, ` +
-  `malformed JSON): ${refused.cpuMsPerRequest} ms of server CPU each, RSS ${refused.rssBeforeMb} → ` +
-  `${refused.rssAfterFirstMb} MB over the first round and ${signed(refused.rssGrowthMb)} MB over the second, ` +
+  `malformed JSON): ${refused.cpuMsPerRequest} ms of server CPU each; memory held after a full ` +
+  `collection ${refused.liveBeforeMb} → ${refused.liveAfterFirstMb} MB over the first round and ` +
+  `${signed(refused.liveGrowthMb)} MB over the second (RSS ${refused.rssBeforeMb} → ${refused.rssAfterFirstMb} → ` +
+  `${refused.rssAfterMb} MB); ` +
   `\`GET /\` p50 ${refused.homeDuringBurstP50Ms} ms meanwhile, ${count(refused.recordsStored)} stored. A flood ` +
   `of ${count(flood.submissions)} from one client at the default limit (${flood.limit} per ` +
   `${flood.windowSeconds} s): ${count(flood.accepted)} accepted and ${count(flood.recordsStored)} stored, ` +

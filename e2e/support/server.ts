@@ -106,6 +106,11 @@ export interface SiteOptions {
   launcher?: readonly string[];
   /** A port chosen beforehand (freePortNow), for a browser that must know the address before it starts. */
   port?: number;
+  /**
+   * Node options for the server, given after tsx is loaded: a bench's `--expose-gc` and a module of its own
+   * to `--import` into the server, say.
+   */
+  nodeArgs?: readonly string[];
 }
 
 /** The command `npm run serve` runs: the production server (server/main.ts). */
@@ -122,7 +127,11 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
   const port = options.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
-  const commandLine: readonly string[] = [...(options.launcher ?? []), ...serverCommand];
+  const [node, importFlag, tsx, main] = serverCommand;
+  const commandLine: readonly string[] = [
+    ...(options.launcher ?? []),
+    ...[node, importFlag, tsx, ...(options.nodeArgs ?? []), main],
+  ];
   const [command = process.execPath, ...args] = commandLine;
   const child = spawn(command, args, {
     cwd: root,
