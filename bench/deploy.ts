@@ -5,7 +5,9 @@
 // - seconds from the webhook to the first answer of / that carries the new headline (a real install
 //   reuse, content check and gatsby build in a release folder, then the switch);
 // - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms;
-// - the build's peak memory: the resident memory of every process under the server but the server.
+// - the build's peak memory: the proportional set size (PSS) of every process under the server but the
+//   server, each shared page counted once in all; the sum of their RSS, which counts a page shared by
+//   gatsby's workers once per worker, is reported beside it.
 // It fails, writing nothing, when the page does not show the new headline or /healthz names another
 // commit. Adds its figures to reports/bench.json (npm run check:budgets judges them).
 import { execFileSync } from "node:child_process";
@@ -32,7 +34,10 @@ export interface DeployFigures {
   readonly stepSeconds: Readonly<Record<string, number>>;
   readonly idle: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
   readonly duringBuild: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
+  /** The peak of the build's processes' PSS summed: the memory the build takes from the machine. */
   readonly buildPeakMemoryMb: number;
+  /** The peak of their RSS summed, shared pages counted in each process that maps them. */
+  readonly buildPeakRssSumMb: number;
 }
 
 const git = (cwd: string, ...args: string[]) =>
@@ -77,12 +82,17 @@ const descendantsOf = (pid: number): number[] => {
   return found;
 };
 
-/** A process's resident memory (MB), or 0 for one that ended while the bench looked. */
-const rssMbOf = (pid: number): number => {
+/**
+ * A process's resident memory (MB): RSS, and PSS from /proc/PID/smaps_rollup (a page shared by n processes
+ * counts 1/n in each); both 0 for a process that ended while the bench looked.
+ */
+const memoryMbOf = (pid: number): { rssMb: number; pssMb: number } => {
   try {
-    return processUsage(pid).rssMb;
+    const { rssMb } = processUsage(pid);
+    const pssKb = Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN);
+    return { rssMb, pssMb: pssKb / 1024 };
   } catch {
-    return 0;
+    return { rssMb: 0, pssMb: 0 };
   }
 };
 
@@ -146,13 +156,19 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     if (answer.status !== 202) throw new Error(`the webhook answered ${answer.status}: ${await answer.text()}`);
 
     const during: number[] = [];
-    let peakMb = 0;
+    let peakPssMb = 0;
+    let peakRssSumMb = 0;
     let liveAfterMs: number | null = null;
     while (liveAfterMs === null) {
       if (performance.now() - sent > DEPLOY_TIMEOUT_MS) throw new Error("the deploy did not go live within 15 minutes");
-      peakMb = Math.max(
-        peakMb,
-        descendantsOf(site.pid).reduce((sum, pid) => sum + rssMbOf(pid), 0),
+      const build = descendantsOf(site.pid).map(memoryMbOf);
+      peakPssMb = Math.max(
+        peakPssMb,
+        build.reduce((sum, { pssMb }) => sum + pssMb, 0),
+      );
+      peakRssSumMb = Math.max(
+        peakRssSumMb,
+        build.reduce((sum, { rssMb }) => sum + rssMb, 0),
       );
       const { ms, html } = await timedGet(site.url("/"));
       if (html.includes(HEADLINE)) liveAfterMs = performance.now() - sent;
@@ -174,7 +190,8 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       stepSeconds: release?.seconds ?? {},
       idle: { p50Ms: percentile(idle, 0.5), p95Ms: percentile(idle, 0.95), requests: idle.length },
       duringBuild: { p50Ms: percentile(during, 0.5), p95Ms: percentile(during, 0.95), requests: during.length },
-      buildPeakMemoryMb: Math.round(peakMb),
+      buildPeakMemoryMb: Math.round(peakPssMb),
+      buildPeakRssSumMb: Math.round(peakRssSumMb),
     };
   } finally {
     await site.stop();
@@ -190,7 +207,7 @@ export const printDeploy = (figures: DeployFigures) => {
           .join(", ")})`,
       `  GET / idle: p50 ${figures.idle.p50Ms} ms, p95 ${figures.idle.p95Ms} ms (${figures.idle.requests} requests)`,
       `  GET / during the build: p50 ${figures.duringBuild.p50Ms} ms, p95 ${figures.duringBuild.p95Ms} ms (${figures.duringBuild.requests} requests)`,
-      `  build's peak memory: ${figures.buildPeakMemoryMb} MB`,
+      `  build's peak memory: ${figures.buildPeakMemoryMb} MB (PSS; the sum of RSS peaked at ${figures.buildPeakRssSumMb} MB)`,
     ].join("\n"),
   );
 };
