@@ -192,7 +192,8 @@ const refusedRequests = (url: string): (() => Promise<{ status: number }>)[] => 
 };
 
 const LIVE_MEMORY_PROBE = path.join(__dirname, "server-live-memory.ts");
-const LIVE_MEMORY_LINE = /^live-memory-mb (\d+(?:\.\d+)?)$/gm;
+// Up to its newline: a line still arriving would read as a shorter number.
+const LIVE_MEMORY_LINE = /^live-memory-mb (\d+(?:\.\d+)?)\n/gm;
 
 /** Asks the server (started with LIVE_MEMORY_PROBE) to collect its garbage, and reads what it still holds. */
 const liveMemoryMb = async (site: RunningSite): Promise<number> => {
