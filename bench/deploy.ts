@@ -16,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
-import { processUsage, startSite, type RunningSite } from "../e2e/support/server";
+import { startSite, type RunningSite } from "../e2e/support/server";
 import { listReleases } from "../server/releases/release-store";
 import { addToReport } from "./report";
 
@@ -82,15 +82,20 @@ const descendantsOf = (pid: number): number[] => {
   return found;
 };
 
+interface ProcessMemory {
+  readonly rssMb: number;
+  readonly pssMb: number;
+}
+
 /**
- * A process's resident memory (MB): RSS, and PSS from /proc/PID/smaps_rollup (a page shared by n processes
- * counts 1/n in each); both 0 for a process that ended while the bench looked.
+ * A process's resident memory (MB) from /proc/PID/smaps_rollup: RSS, and PSS (a page shared by n processes
+ * counts 1/n in each); 0 for a figure it lacks, and both 0 for a process that ended while the bench looked.
  */
-const memoryMbOf = (pid: number): { rssMb: number; pssMb: number } => {
+const memoryMbOf = (pid: number): ProcessMemory => {
   try {
-    const { rssMb } = processUsage(pid);
-    const pssKb = Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN);
-    return { rssMb, pssMb: pssKb / 1024 };
+    const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const mbOf = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0) / 1024;
+    return { rssMb: mbOf("Rss"), pssMb: mbOf("Pss") };
   } catch {
     return { rssMb: 0, pssMb: 0 };
   }
@@ -162,14 +167,9 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     while (liveAfterMs === null) {
       if (performance.now() - sent > DEPLOY_TIMEOUT_MS) throw new Error("the deploy did not go live within 15 minutes");
       const build = descendantsOf(site.pid).map(memoryMbOf);
-      peakPssMb = Math.max(
-        peakPssMb,
-        build.reduce((sum, { pssMb }) => sum + pssMb, 0),
-      );
-      peakRssSumMb = Math.max(
-        peakRssSumMb,
-        build.reduce((sum, { rssMb }) => sum + rssMb, 0),
-      );
+      const summed = (figure: keyof ProcessMemory) => build.reduce((sum, memory) => sum + memory[figure], 0);
+      peakPssMb = Math.max(peakPssMb, summed("pssMb"));
+      peakRssSumMb = Math.max(peakRssSumMb, summed("rssMb"));
       const { ms, html } = await timedGet(site.url("/"));
       if (html.includes(HEADLINE)) liveAfterMs = performance.now() - sent;
       else during.push(ms);

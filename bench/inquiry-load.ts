@@ -206,7 +206,7 @@ const liveMemoryMb = async (site: RunningSite): Promise<number> => {
 };
 
 const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
-  const site: RunningSite = await startSite({ nodeArgs: ["--expose-gc", "--import", LIVE_MEMORY_PROBE] });
+  const site: RunningSite = await startSite({ node: { flags: ["--expose-gc"], preload: [LIVE_MEMORY_PROBE] } });
   try {
     const url = site.url("/api/inquiry");
     // Warm up every path once, so the figures are the steady state, not the first load.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { freePort, processUsage } from "../../e2e/support/server";
+import { freePort, processUsage, serverCommand } from "../../e2e/support/server";
 
 const root = path.resolve(__dirname, "../..");
 
@@ -32,17 +32,12 @@ export const startSiteProcess = async (
   { fileSizeLimitKb }: { readonly fileSizeLimitKb?: number } = {},
 ): Promise<SiteProcess> => {
   const port = await freePort();
-  const nodeArgs = [
-    "--import",
-    "tsx",
-    ...preload.flatMap((file) => ["--import", file]),
-    path.join(root, "server/main.ts"),
-  ];
+  const [node = process.execPath, ...nodeArgs] = serverCommand({ preload });
   const [command, args] =
     fileSizeLimitKb === undefined
-      ? [process.execPath, nodeArgs]
+      ? [node, nodeArgs]
       : // POSIX sh counts the limit in 512-byte blocks.
-        ["/bin/sh", ["-c", `ulimit -f ${fileSizeLimitKb * 2} && exec "$0" "$@"`, process.execPath, ...nodeArgs]];
+        ["/bin/sh", ["-c", `ulimit -f ${fileSizeLimitKb * 2} && exec "$0" "$@"`, node, ...nodeArgs]];
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: "production", HOST: "127.0.0.1", PORT: String(port), ...env },

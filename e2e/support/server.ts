@@ -106,15 +106,29 @@ export interface SiteOptions {
   launcher?: readonly string[];
   /** A port chosen beforehand (freePortNow), for a browser that must know the address before it starts. */
   port?: number;
-  /**
-   * Node options for the server, given after tsx is loaded: a bench's `--expose-gc` and a module of its own
-   * to `--import` into the server, say.
-   */
-  nodeArgs?: readonly string[];
+  /** What serverCommand adds to the server's command line: a bench's `--expose-gc` and probe, say. */
+  node?: ServerNodeOptions;
 }
 
-/** The command `npm run serve` runs: the production server (server/main.ts). */
-export const serverCommand = [process.execPath, "--import", "tsx", path.join(root, "server", "main.ts")] as const;
+export interface ServerNodeOptions {
+  /** Node's own flags (`--expose-gc`). */
+  readonly flags?: readonly string[];
+  /** Modules loaded into the server before it starts (after tsx): a hook or a probe of a test or bench. */
+  readonly preload?: readonly string[];
+}
+
+/**
+ * The command `npm run serve` runs, the production server (server/main.ts), as every test and bench
+ * starts it: with node's `flags` and `preload` modules if given.
+ */
+export const serverCommand = ({ flags = [], preload = [] }: ServerNodeOptions = {}): string[] => [
+  process.execPath,
+  ...flags,
+  "--import",
+  "tsx",
+  ...preload.flatMap((file) => ["--import", file]),
+  path.join(root, "server", "main.ts"),
+];
 
 /**
  * Serves the production build the way `npm start` does (the production server), on a
@@ -127,11 +141,7 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
   const port = options.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
-  const [node, importFlag, tsx, main] = serverCommand;
-  const commandLine: readonly string[] = [
-    ...(options.launcher ?? []),
-    ...[node, importFlag, tsx, ...(options.nodeArgs ?? []), main],
-  ];
+  const commandLine: readonly string[] = [...(options.launcher ?? []), ...serverCommand(options.node)];
   const [command = process.execPath, ...args] = commandLine;
   const child = spawn(command, args, {
     cwd: root,
