@@ -14,6 +14,7 @@ export default defineConfig(
   // Generated or built, never edited by hand.
   globalIgnores([
     "public/",
+    "dist/",
     ".cache/",
     ".netlify/",
     "node_modules/",

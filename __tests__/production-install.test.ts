@@ -3,8 +3,8 @@ import { isBuiltin } from "node:module";
 import path from "node:path";
 import ts from "typescript";
 
-// docs/deploy-server.md installs the server with `npm ci --omit=dev`, then starts it with `npm run serve`: every
-// package that command loads must be a dependency, not a devDependency, or the documented install cannot start it.
+// docs/deploy-server.md lets a machine that only serves install with `npm ci --omit=dev` and copy in a build's
+// dist/ and public/: every package the compiled server loads must be a dependency, not a devDependency.
 
 const root = path.join(__dirname, "..");
 
@@ -59,15 +59,19 @@ const runtimeSpecifiers = (file: string): string[] => {
   return specifiers;
 };
 
-/** Every package `node <flags> <entry>` loads: the --import flags, then the entry's imports, followed through the repository. */
+/** The TypeScript source of a file tsconfig.server.json compiles into dist/. */
+const sourceOfCompiled = (compiled: string): string => {
+  expect(compiled).toMatch(/^dist\/.+\.js$/);
+  return path.join(root, compiled.replace(/^dist\//, "").replace(/\.js$/, ".ts"));
+};
+
+/** Every package `node <compiled entry>` loads: the entry's imports, followed through the repository's sources. */
 const packagesLoadedBy = (command: string): Set<string> => {
   const words = command.split(/\s+/);
+  expect(words).toHaveLength(2);
   expect(words[0]).toBe("node");
   const packages = new Set<string>();
-  words.forEach((word, index) => {
-    if (word === "--import" || word === "--require") packages.add(packageNameOf(words[index + 1]!));
-  });
-  const entry = path.join(root, words[words.length - 1]!);
+  const entry = sourceOfCompiled(words[1]!);
   const seen = new Set<string>();
   const queue = [entry];
   while (queue.length > 0) {
@@ -83,14 +87,21 @@ const packagesLoadedBy = (command: string): Set<string> => {
   return packages;
 };
 
-describe("the production install (npm ci --omit=dev) can start the server", () => {
+describe("the production server runs compiled, and a serving-only install (npm ci --omit=dev) can start it", () => {
   it("npm start serves with npm run serve", () => {
     expect(pkg.scripts.start).toBe("npm run build && npm run serve");
   });
 
+  it("npm run serve runs the compiled server with node alone: no npm, no TypeScript loader", () => {
+    expect(pkg.scripts.serve).toBe("node dist/server/main.js");
+    expect(pkg.scripts.build).toMatch(/&& npm run build:server$/);
+    expect(pkg.scripts["build:server"]).toBe("tsc -p tsconfig.server.json");
+  });
+
   it("every package npm run serve loads is a dependency", () => {
     const loaded = [...packagesLoadedBy(pkg.scripts.serve!)].sort();
-    expect(loaded).toEqual(expect.arrayContaining(["fastify", "tsx"]));
+    expect(loaded).toEqual(expect.arrayContaining(["fastify", "@fastify/static"]));
+    expect(loaded).not.toContain("tsx");
     expect(loaded.filter((name) => !(name in pkg.dependencies))).toEqual([]);
   });
 });

@@ -1,35 +1,11 @@
-/**
- * The outbox, for whoever answers inquiries. Reads the same environment as the server
- * (INQUIRY_OUTBOX, INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...).
- * The CDN deploy's outbox is a Netlify Blobs store: give the site's ID and a personal access token,
- * as flags or as NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN):
- *
- *   npm run inquiries -- --site <site ID> --token <token> [--store inquiries] ...
- *
- *   npm run inquiries                       the inquiries and where they stand, oldest first, a page at a time
- *   npm run inquiries -- --after CRS-XXXX-XXXX   the next page, after that inquiry (the command says which)
- *   npm run inquiries -- --limit 200        pages of 200 (50 by default)
- *   npm run inquiries -- --state pending    only those in one state (pending, dead, quarantined, delivered, stored)
- *   npm run inquiries -- --show CRS-XXXX-XXXX   one inquiry in full
- *   npm run inquiries -- --release CRS-XXXX-XXXX   let a quarantined inquiry through to delivery
- *   npm run inquiries -- --retry            deliver every undelivered inquiry now, dead letters included
- *   npm run inquiries -- --keep CRS-XXXX-XXXX   never remove this one by retention (a quote or an order)
- *   npm run inquiries -- --export-email ADDRESS   every inquiry from that address, as JSON
- *   npm run inquiries -- --erase-email ADDRESS    remove them for good (asks first, unless --yes)
- *   npm run inquiries -- --erase CRS-XXXX-XXXX    remove one for good (asks first, unless --yes)
- *   npm run inquiries -- --backup FILE       a consistent copy of the database, while the server runs
- *
- * It says on stderr which store it reads. Run without the service's environment (no INQUIRY_DATA_DIR)
- * where ./.data holds no database, or given a Blobs store that holds nothing at all, it stops instead of
- * listing an empty store.
- */
+// First: on too old a Node this stops with the version to install, before any other import can fail.
+import "../server/require-node";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { parseArgs } from "node:util";
 import { configuredTransports, readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { deliverEntries } from "../src/inquiry/server/delivery-worker";
+import { deliverEntries, retentionLine } from "../src/inquiry/server/delivery-worker";
 import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import {
@@ -40,30 +16,57 @@ import {
   type StoredInquiry,
 } from "../src/inquiry/server/outbox";
 import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import { projectRoot } from "../server/project";
+import { readCommandLine } from "./command-line";
+
+const USAGE = `
+inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
+(INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
+as \`sudo cardinal-site inquiries ...\` (docs/deploy-server.md); in a checkout, \`npm run --silent inquiries -- ...\`.
+The Netlify deploy's outbox is a Blobs store: give the site's ID and a personal access token, as flags or as
+NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN): --site <site ID> --token <token> [--store inquiries].
+
+  (no option)                   the inquiries and where they stand, oldest first, a page at a time
+  --after CRS-XXXX-XXXX         the next page, after that inquiry (the listing says which)
+  --limit N                     pages of N (50 by default)
+  --state STATE                 only those in one state (pending, dead, quarantined, delivered, stored)
+  --show CRS-XXXX-XXXX          one inquiry in full
+  --release CRS-XXXX-XXXX       let a quarantined inquiry through to delivery
+  --retry                       deliver every undelivered inquiry now, dead letters included
+  --keep CRS-XXXX-XXXX          never remove this one by retention (a quote or an order)
+  --export-email ADDRESS        every inquiry from that address, as JSON on stdout (messages go to stderr)
+  --erase-email ADDRESS         remove them for good (asks first, unless --yes)
+  --erase CRS-XXXX-XXXX         remove one for good (asks first, unless --yes)
+  --retention                   remove now what is past its retention (the server does it daily) and say how many
+  --backup FILE                 a consistent copy of the database, while the server runs
+  --help                        this text
+
+It says on stderr which store it reads. Without the service's environment (no INQUIRY_DATA_DIR) where ./.data
+holds no database, or given a Blobs store that holds nothing at all, it stops instead of listing an empty store.
+`;
 
 const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
 // The server's worker or a scheduled delivery may be in the middle of a pass; a retry waits this long for its turn.
 const LOCK_WAIT_MS = 60_000;
 
-const { values: options } = parseArgs({
-  options: {
-    retry: { type: "boolean", default: false },
-    state: { type: "string" },
-    pending: { type: "boolean", default: false },
-    show: { type: "string" },
-    release: { type: "string", multiple: true },
-    site: { type: "string" },
-    token: { type: "string" },
-    store: { type: "string" },
-    keep: { type: "string", multiple: true },
-    "export-email": { type: "string" },
-    "erase-email": { type: "string" },
-    erase: { type: "string", multiple: true },
-    yes: { type: "boolean", default: false },
-    backup: { type: "string" },
-    limit: { type: "string" },
-    after: { type: "string" },
-  },
+const options = readCommandLine(USAGE, {
+  retry: { type: "boolean", default: false },
+  state: { type: "string" },
+  pending: { type: "boolean", default: false },
+  show: { type: "string" },
+  release: { type: "string", multiple: true },
+  site: { type: "string" },
+  token: { type: "string" },
+  store: { type: "string" },
+  keep: { type: "string", multiple: true },
+  "export-email": { type: "string" },
+  "erase-email": { type: "string" },
+  erase: { type: "string", multiple: true },
+  yes: { type: "boolean", default: false },
+  backup: { type: "string" },
+  limit: { type: "string" },
+  after: { type: "string" },
+  retention: { type: "boolean", default: false },
 });
 
 /** Inquiries listed at once unless --limit says otherwise: a screenful, read a page at a time. */
@@ -107,7 +110,7 @@ const describe = (entry: OutboxEntry) => {
 
 const main = async (): Promise<number> => {
   // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
-  const content = readInquiryContent(path.resolve(__dirname, "../content"));
+  const content = readInquiryContent(path.join(projectRoot(), "content"));
   // A site named on the command line means its Blobs store, whatever the environment says.
   const blobs = options.site ?? options.token ?? options.store;
   const config = readInquiryConfig(content.form.delivery, {
@@ -157,6 +160,16 @@ const main = async (): Promise<number> => {
     }
     console.log(describe(entry));
     for (const field of entry.record.fields) console.log(`${field.label}: ${field.value}`);
+    return 0;
+  }
+
+  if (options.retention) {
+    if (!isRetaining(outbox)) {
+      console.error(`--retention is not available for ${outbox.location}.`);
+      return 1;
+    }
+    const removed = await outbox.removeExpired(new Date(), config.retention);
+    console.log(retentionLine(removed, config.retention));
     return 0;
   }
 
@@ -257,7 +270,7 @@ const main = async (): Promise<number> => {
     for (const entry of entries) console.log(describe(entry));
     if (next) {
       const again = [`--after ${next}`, options.limit ? `--limit ${limit}` : "", wanted ? `--state ${wanted}` : ""];
-      console.log(`More: npm run inquiries -- ${again.filter(Boolean).join(" ")}`);
+      console.log(`More: ${again.filter(Boolean).join(" ")}`);
     }
     return 0;
   }

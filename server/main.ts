@@ -1,3 +1,5 @@
+// First: on too old a Node this stops with the version to install, before any other import can fail.
+import "./require-node";
 /**
  * `npm run serve`: the production server (docs/deploy-server.md). Settings come from the environment
  * (docs/configuration.md): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, the inquiry settings, and
@@ -8,6 +10,7 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createSiteServer, type ServerOptions } from "./app";
 import { readDeploySettings } from "./releases/settings";
 import { readGithubOAuthSettings } from "../src/admin/server/github-oauth";
+import { projectRoot } from "./project";
 
 // How long a stop may take beyond the longest delivery attempt under way when it began.
 const SHUTDOWN_MARGIN_MS = 10_000;
@@ -38,7 +41,7 @@ const numberSetting = (name: string, fallback: number): number => {
 };
 
 const main = async () => {
-  const root = path.resolve(__dirname, "..");
+  const root = projectRoot();
   const content = readInquiryContent(path.join(root, "content"));
   // A stop waits for the deliveries under way, each cut at its attempt deadline: give it that long and more.
   const shutdownGraceMs = content.form.delivery.attemptTimeoutSeconds * 1000 + SHUTDOWN_MARGIN_MS;

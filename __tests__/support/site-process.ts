@@ -21,8 +21,8 @@ export interface SiteProcess {
 }
 
 /**
- * `server/main.ts` in a process of its own, as `npm run serve` starts it, on a free loopback port.
- * `preload` modules are loaded before it (after tsx), for a test that needs a hook inside the process.
+ * The compiled server in a process of its own, as `npm run serve` starts it, on a free loopback port.
+ * `preload` modules are loaded before it, for a test that needs a hook inside the process.
  * `fileSizeLimitKb` caps the size of any file it writes (the shell's `ulimit -f`), as a full disk would:
  * a write past it fails (Node ignores the SIGXFSZ that comes with it).
  */

@@ -113,22 +113,29 @@ export interface SiteOptions {
 export interface ServerNodeOptions {
   /** Node's own flags (`--expose-gc`). */
   readonly flags?: readonly string[];
-  /** Modules loaded into the server before it starts (after tsx): a hook or a probe of a test or bench. */
+  /** Modules loaded into the server before it starts: a hook or a probe of a test or bench. */
   readonly preload?: readonly string[];
 }
 
 /**
- * The command `npm run serve` runs, the production server (server/main.ts), as every test and bench
- * starts it: with node's `flags` and `preload` modules if given.
+ * The command `npm run serve` runs, the compiled production server (dist/server/main.js), as every test and
+ * bench starts it: with node's `flags` and `preload` modules if given (TypeScript ones through tsx, which
+ * then loads only them: the server itself stays the compiled JavaScript production runs).
  */
 export const serverCommand = ({ flags = [], preload = [] }: ServerNodeOptions = {}): string[] => [
   process.execPath,
   ...flags,
-  "--import",
-  "tsx",
+  ...(preload.length > 0 ? ["--import", "tsx"] : []),
   ...preload.flatMap((file) => ["--import", file]),
-  path.join(root, "server", "main.ts"),
+  compiledServer(),
 ];
+
+/** The compiled server's entry point; `npm run build` (or `npm run build:server` alone) writes it. */
+export const compiledServer = (): string => {
+  const entry = path.join(root, "dist", "server", "main.js");
+  if (!fs.existsSync(entry)) throw new Error("No compiled server in dist/: run `npm run build:server` first.");
+  return entry;
+};
 
 /**
  * Serves the production build the way `npm start` does (the production server), on a
