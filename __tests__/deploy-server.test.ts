@@ -78,7 +78,12 @@ const push = (site: Running, commit: string, secret = site.settings.webhookSecre
 
 const health = async (site: Running) =>
   (await (await fetch(`${site.origin}/healthz`)).json()) as {
-    site: { liveCommit: string | null; lastDeploy: { commit: string; state: string; reason: string | null } | null };
+    status: string;
+    site: {
+      liveCommit: string | null;
+      degraded: boolean;
+      lastDeploy: { commit: string; state: string; failedStep: string | null; reason: string | null } | null;
+    };
   };
 
 describe("the single server's deploys", () => {
@@ -132,7 +137,7 @@ describe("the single server's deploys", () => {
     expect(site.server.deployer?.status().running).toBe(false);
   });
 
-  it("keeps the live site when a commit's content is broken, and /healthz says why", async () => {
+  it("keeps the live site when a commit's content is broken, and /healthz says why and that it is degraded until a good push", async () => {
     const site = await start();
     const good = site.repository.commit({ "content/home.json": homeJson("Tactical gear") }, "Good");
     await push(site, good);
@@ -143,10 +148,76 @@ describe("the single server's deploys", () => {
     expect(headlineOf(await (await fetch(site.origin)).text())).toBe("Tactical gear");
     const { site: state } = await health(site);
     expect(state.liveCommit).toBe(good);
-    expect(state.lastDeploy).toMatchObject({ commit: broken, state: "failed" });
+    expect(state.lastDeploy).toMatchObject({ commit: broken, state: "failed", failedStep: "check" });
     expect(state.lastDeploy?.reason).toBe("the content check failed (exit code 1)");
+    expect(state.degraded).toBe(true);
+    expect((await health(site)).status).toBe("degraded: the newest push failed to deploy");
     // The details are the operator's (npm run releases, the release's build.log), not every visitor's.
     expect(listReleases(site.settings.dir)[0]?.reason).toContain("content/home.json: headline: this is not a headline");
+    const fixed = site.repository.commit({ "content/home.json": homeJson("Tactical gear, fixed") }, "Fixed");
+    await push(site, fixed);
+    await site.server.deployer?.idle();
+    expect(await health(site)).toMatchObject({ status: "ok", site: { degraded: false, liveCommit: fixed } });
+  });
+
+  it("deploys the branch's head for a push of a commit that does not exist, and changes nothing when that is live", async () => {
+    const site = await start();
+    const head = site.repository.commit({ "content/home.json": homeJson("The real head") }, "Head");
+    await push(site, head);
+    await site.server.deployer?.idle();
+    const answer = await push(site, "f".repeat(40));
+    expect(answer.status).toBe(202);
+    await site.server.deployer?.idle();
+    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("The real head");
+    expect(listReleases(site.settings.dir)).toHaveLength(1);
+    expect(site.logs).toContain(
+      `deploy: ffffffffffff was pushed; the branch is now at ${head.slice(0, 12)}, which is deployed`,
+    );
+    expect(site.logs).toContain(`deploy: ${head.slice(0, 12)} is already live`);
+  });
+
+  it("takes a push that arrives while a failing build runs, and puts it live after that build fails", async () => {
+    const site = await start();
+    const failing = site.repository.commit(
+      { "content/home.json": homeJson("Fails late"), "content/build-ms.txt": "800", "content/disk-full.txt": "" },
+      "Fails in its build",
+    );
+    await push(site, failing);
+    // Only once its release is building does the branch move on: the deploy fetches the branch's head.
+    while (listReleases(site.settings.dir)[0]?.state !== "building") {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const fixed = site.repository.commit(
+      { "content/disk-full.txt": null, "content/build-ms.txt": null, "content/home.json": homeJson("Fixed") },
+      "Fixed",
+    );
+    expect((await push(site, fixed)).status).toBe(202);
+    await site.server.deployer?.idle();
+    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("Fixed");
+    expect(
+      listReleases(site.settings.dir).map((release) => [release.commit, release.state, release.failedStep]),
+    ).toEqual([
+      [fixed, "good", undefined],
+      [failing, "failed", "build"],
+    ]);
+  });
+
+  it("logs a switch of the live release made outside the server: a rollback from the command line", async () => {
+    const site = await start();
+    const first = site.repository.commit({ "content/home.json": homeJson("First") }, "First");
+    await push(site, first);
+    await site.server.deployer?.idle();
+    const second = site.repository.commit({ "content/home.json": homeJson("Second") }, "Second");
+    await push(site, second);
+    await site.server.deployer?.idle();
+    await fetch(site.origin);
+    const [newer, older] = listReleases(site.settings.dir);
+    expect(site.logs.filter((line) => line.startsWith("site:"))).toEqual([]);
+    makeLive(site.settings.dir, older?.id ?? "");
+    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("First");
+    expect(site.logs.filter((line) => line.startsWith("site:"))).toEqual([
+      `site: the live release is now ${older?.id} (it was ${newer?.id}), switched outside the server (a rollback, or a deploy, by the releases command)`,
+    ]);
   });
 
   it("answers every request made throughout a deploy and a rollback with a whole page and that page's own headers", async () => {

@@ -106,12 +106,60 @@ describe("a deploy", () => {
     expect(liveReleaseId(settings.dir)).toBe(good?.id);
     expect(liveHeadline()).toBe("First headline");
     expect(deployer.status().last).toMatchObject({ state: "failed", live: false });
-    expect(lines.at(-1)).toMatch(/failed, the live site is unchanged: the content check failed/);
+    expect(failed?.failedStep).toBe("check");
+    expect(lines.at(-1)).toBe(
+      `deploy: ${failed?.commit.slice(0, 12)} failed at its check step, the live site is unchanged: ` +
+        `the content check failed (exit code 1) (${path.join(settings.dir, "releases", failed?.id ?? "", "build.log")})`,
+    );
     // Only its record and its log are kept: why it failed, not a half-built site.
     expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
     expect(fs.readFileSync(path.join(settings.dir, "releases", failed?.id ?? "", "build.log"), "utf8")).toContain(
       "this is not a headline",
     );
+  });
+
+  it.each([
+    ["an install that cannot reach the registry", { "content/offline.txt": "" }, "install", /ENOTFOUND/],
+    ["a disk that fills during the build", { "content/disk-full.txt": "" }, "build", /ENOSPC: no space left/],
+  ])(
+    "records %s as the step that failed with its last lines, and the live release stays",
+    async (_case, files, step, output) => {
+      const { deployer, repository, settings, liveHeadline } = setUp();
+      const good = await deployer.deployOnce();
+      // A changed lockfile, so the release installs rather than reusing the live release's modules.
+      editHeadline(repository, "Never live", { ...files, "package-lock.json": lockfile("2") });
+      const failed = await deployer.deployOnce();
+      expect(failed).toMatchObject({ state: "failed", failedStep: step });
+      expect(failed?.reason).toMatch(output);
+      expect(liveReleaseId(settings.dir)).toBe(good?.id);
+      expect(liveHeadline()).toBe("First headline");
+      expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
+    },
+  );
+
+  it("removes a failed release's files and pruned releases in child processes, never inside this process", async () => {
+    const { deployer, repository, settings } = setUp({ keep: 1 });
+    const removedHere: string[] = [];
+    const realRmSync = fs.rmSync.bind(fs);
+    const rmSync = jest.spyOn(fs, "rmSync").mockImplementation((target, options) => {
+      if (options?.recursive) removedHere.push(String(target));
+      realRmSync(target, options);
+    });
+    try {
+      for (const headline of ["One", "Two", "Three"]) {
+        editHeadline(repository, headline, { "content/module-files.txt": "2000" });
+        await deployer.deployOnce();
+      }
+      editHeadline(repository, "BROKEN", { "package-lock.json": lockfile("2") });
+      const failed = await deployer.deployOnce();
+      expect(failed?.state).toBe("failed");
+      expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
+      // Three good releases and a failed one, DEPLOY_KEEP=1: the oldest good one was removed.
+      expect(listReleases(settings.dir).map((release) => release.state)).toEqual(["failed", "good", "good"]);
+      expect(removedHere).toEqual([]);
+    } finally {
+      rmSync.mockRestore();
+    }
   });
 
   it("stops a deploy that runs past its time limit, and keeps the live release", async () => {

@@ -1,37 +1,60 @@
-/**
- * The single server's releases, for its operator. Reads the same environment as the server
- * (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_KEEP, DEPLOY_BUILD_*):
- *
- *   npm run releases                          every release: commit, time, state, which is live
- *   npm run releases -- --deploy              builds the branch's head as the webhook would, and makes it live
- *   npm run releases -- --rollback <commit>   makes an earlier good release live at once (no build)
- *
- * The server answers from whatever release is live at each request, so neither needs a restart.
- */
+// First: on too old a Node this stops with the version to install, before any other import can fail.
+import "../server/require-node";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { acquireDeployLock, Deployer } from "../server/releases/deployer";
-import { listReleases, makeLive, releasesOfCommit, type ListedRelease } from "../server/releases/release-store";
+import {
+  buildLogOf,
+  listReleases,
+  makeLive,
+  releasesOfCommit,
+  type ListedRelease,
+} from "../server/releases/release-store";
 import { readDeploySettings } from "../server/releases/settings";
+import { readCommandLine } from "./command-line";
 
-const { values: options } = parseArgs({
-  options: {
-    deploy: { type: "boolean", default: false },
-    rollback: { type: "string" },
-  },
+const USAGE = `
+releases: the single server's releases, for its operator. It reads the same environment as the server
+(DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_KEEP, DEPLOY_BUILD_*). On the server run it as
+\`sudo cardinal-site releases ...\` (docs/deploy-server.md).
+
+  (no option)            every release, newest first: commit, start, state, which is live, and its build log;
+                         for a failed one, the step that failed and the last lines it printed
+  --deploy               build the branch's head as the webhook would, and make it live
+  --rollback COMMIT      make an earlier good release live at once (no build)
+  --help                 this text
+
+The server answers from whatever release is live at each request, so neither needs a restart.
+`;
+
+const options = readCommandLine(USAGE, {
+  deploy: { type: "boolean", default: false },
+  rollback: { type: "string" },
 });
 
-const describe = (release: ListedRelease): string =>
-  [
+/**
+ * A release in a line, then its build log's path; a failed one also gets the step it stopped at and the
+ * last lines that step printed, so the real reason is on screen without opening the log.
+ */
+const describe = (deployDir: string, release: ListedRelease): string => {
+  const line = [
     release.live ? "*" : " ",
     release.commit.slice(0, 12),
     release.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z"),
     release.state.padEnd(8),
     release.live ? "live" : "",
-    release.state === "failed" ? (release.reason ?? "").split("\n")[0] : "",
+    release.state === "failed" ? `at its ${release.failedStep ?? "unknown"} step` : "",
   ]
     .filter(Boolean)
     .join("  ");
+  const reason =
+    release.state === "failed"
+      ? (release.reason ?? "no reason recorded")
+          .split("\n")
+          .map((text) => `      | ${text}`)
+          .join("\n")
+      : "";
+  return [line, `    log: ${buildLogOf(deployDir, release.id)}`, reason].filter(Boolean).join("\n");
+};
 
 const main = async (): Promise<number> => {
   const settings = readDeploySettings();
@@ -89,7 +112,7 @@ const main = async (): Promise<number> => {
 
   const releases = listReleases(settings.dir);
   if (releases.length === 0) console.info("No release yet: npm run releases -- --deploy builds the first.");
-  for (const release of releases) console.info(describe(release));
+  for (const release of releases) console.info(describe(settings.dir, release));
   return 0;
 };
 

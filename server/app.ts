@@ -107,10 +107,14 @@ const REVALIDATE = "public, max-age=0, must-revalidate";
 /** GitHub's push webhook (DEPLOY_WEBHOOK_SECRET), which deploys the branch to this server. */
 export const DEPLOY_WEBHOOK_PATH = "/api/deploy/github";
 
-/** What /healthz says of the releases: the live commit, and the last deploy's outcome. */
+/**
+ * What /healthz says of the releases: the live commit, and the last deploy's outcome; `degraded` while a
+ * push newer than the live release has failed, so the site serves an older commit than the branch's.
+ */
 const siteHealth = (deployer: Deployer) => {
   const { live, last, running, queued } = deployer.status();
   return {
+    degraded: last !== null && last.state === "failed" && (live === null || last.startedAt > live.startedAt),
     liveCommit: live?.commit ?? null,
     liveRelease: live?.id ?? null,
     deploying: running,
@@ -121,6 +125,7 @@ const siteHealth = (deployer: Deployer) => {
           state: last.state,
           finishedAt: last.finishedAt ?? null,
           // The first line only: the build's output (npm run releases, the release's build.log) is for the operator.
+          failedStep: last.failedStep ?? null,
           reason: last.reason?.split("\n")[0] ?? null,
         }
       : null,
@@ -189,7 +194,15 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
-  const sites = new SiteSource(options.publicDir, options.deploy?.dir ?? null);
+  // A switch this process's deploy made is logged by the deploy; any other came from the releases command.
+  let switchedHere: string | null = null;
+  const sites = new SiteSource(options.publicDir, options.deploy?.dir ?? null, (from, to) => {
+    if (to !== null && to === switchedHere) return;
+    log(
+      `site: the live release is now ${to ?? "none"} (it was ${from ?? "none"}), switched outside the server ` +
+        "(a rollback, or a deploy, by the releases command)",
+    );
+  });
   // Loaded now, so a folder without a build stops the start instead of failing the first request.
   sites.current();
   const deployer = options.deploy
@@ -201,6 +214,9 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
         // Read as the server will serve it before it goes live, so that a release the server cannot read
         // fails instead, and the first request after the switch does not pay for the reading.
         verify: (id) => void sites.release(id),
+        onLive: (record) => {
+          switchedHere = record.id;
+        },
       })
     : null;
   const hstsHeaders: Readonly<Record<string, string>> = options.hsts ? { "Strict-Transport-Security": HSTS } : {};
@@ -424,6 +440,7 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
 
   app.get("/healthz", async (_request, reply) => {
     const outbox = openOutbox(readConfig());
+    const site = deployer ? siteHealth(deployer) : null;
     let writable = true;
     // A real write, synced as an inquiry is, to the store in use (the database, or the Blobs store): not
     // a permission check, since root passes every access() test and a full disk only shows on a write.
@@ -436,10 +453,14 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
       .code(writable ? 200 : 503)
       .header("Cache-Control", "no-store")
       .send({
-        status: writable ? "ok" : "outbox not writable",
+        status: !writable
+          ? "outbox not writable"
+          : site?.degraded
+            ? "degraded: the newest push failed to deploy"
+            : "ok",
         outboxWritable: writable,
         delivery: worker.status(),
-        ...(deployer ? { site: siteHealth(deployer) } : {}),
+        ...(site ? { site } : {}),
       });
   });
 

@@ -46,14 +46,27 @@ export class SiteSource {
   private readonly loaded = new Map<string, ServedSite>();
   private fallbackSite: ServedSite | null = null;
   private lastServed: ServedSite | null = null;
+  private lastLive: string | null;
 
+  /**
+   * `onSwitch` hears of every change of the live release this process sees, whoever made it (its own
+   * deploy, or a rollback from the command line), at the first request after it.
+   */
   constructor(
     private readonly fallbackPublicDir: string,
     private readonly deployDir: string | null,
-  ) {}
+    private readonly onSwitch: (from: string | null, to: string | null) => void = () => undefined,
+  ) {
+    this.lastLive = deployDir ? liveReleaseId(deployDir) : null;
+  }
 
   current(): ServedSite {
     const release = this.deployDir ? liveReleaseId(this.deployDir) : null;
+    if (release !== this.lastLive) {
+      const from = this.lastLive;
+      this.lastLive = release;
+      this.onSwitch(from, release);
+    }
     if (!this.deployDir || release === null) {
       this.fallbackSite ??= loadServedSite(this.fallbackPublicDir, null);
       return this.fallbackSite;

@@ -14,7 +14,7 @@ export interface SourceRepository {
   readonly url: string;
   readonly bare: string;
   /** Commits these files (path → text) on the branch and pushes them; returns the commit's hash. */
-  readonly commit: (files: Readonly<Record<string, string>>, message: string, branch?: string) => string;
+  readonly commit: (files: Readonly<Record<string, string | null>>, message: string, branch?: string) => string;
 }
 
 const git = (cwd: string, ...args: string[]): string =>
@@ -39,7 +39,8 @@ export const makeSourceRepository = (files: Readonly<Record<string, string>>, br
   git(work, "init", "--quiet", "--initial-branch", branch);
   git(root, "init", "--quiet", "--bare", "--initial-branch", branch, bare);
   git(work, "remote", "add", "origin", bare);
-  const commit = (changes: Readonly<Record<string, string>>, message: string, onBranch = branch) => {
+  /** Commits `changes` (a file's new text, or null to delete it) and pushes them; returns the commit. */
+  const commit = (changes: Readonly<Record<string, string | null>>, message: string, onBranch = branch) => {
     // Before the first commit HEAD names the branch but no commit yet.
     const current = git(work, "symbolic-ref", "--short", "HEAD");
     if (current !== onBranch) {
@@ -47,6 +48,10 @@ export const makeSourceRepository = (files: Readonly<Record<string, string>>, br
       git(work, "checkout", "--quiet", ...(exists ? [] : ["-b"]), onBranch);
     }
     for (const [file, text] of Object.entries(changes)) {
+      if (text === null) {
+        fs.rmSync(path.join(work, file), { force: true });
+        continue;
+      }
       fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
       fs.writeFileSync(path.join(work, file), text);
     }

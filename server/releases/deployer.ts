@@ -3,16 +3,17 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import {
-  BUILD_LOG,
+  buildLogOf,
   listReleases,
   liveReleaseId,
   makeLive,
   newReleaseId,
-  pruneReleases,
   publicDirOf,
   releaseDir,
+  releasesToPrune,
   siteDirOf,
   writeReleaseRecord,
+  type FailedStep,
   type ListedRelease,
   type ReleaseRecord,
 } from "./release-store";
@@ -22,7 +23,8 @@ import type { DeploySettings } from "./settings";
  * Deploys of the single server: fetch a commit of the branch into a release folder of its own, install
  * only when the lockfile changed, run the content check and `gatsby build` in child processes at a lower
  * priority and with a heap limit, then switch `live` to it in one step. A failure at any point leaves the
- * live release as it was and says why in the release's record. One deploy at a time, across processes
+ * live release as it was and says why in the release's record. Every install, build and removal of files
+ * runs in a child process, so the server's event loop only waits for them. One deploy at a time, across processes
  * (the server's webhook and `npm run releases -- --deploy` take the same lock); requests that arrive
  * during a deploy are folded into one more deploy of the newest commit asked for.
  */
@@ -76,6 +78,9 @@ const LOCK_POLL_MS = 1_000;
 const REASON_LINES = 12;
 
 class StepFailure extends Error {}
+
+// A removal has no deadline of its own; this only stops one that hangs on a dead file system.
+const REMOVAL_TIMEOUT_MS = 30 * 60_000;
 
 interface RunOptions {
   readonly cwd: string;
@@ -304,7 +309,7 @@ export class Deployer {
     // One deadline for the whole deploy (DEPLOY_BUILD_TIMEOUT_MINUTES), from fetch to switch.
     const deadline = Date.now() + this.settings.buildTimeoutMs;
     try {
-      this.failInterrupted();
+      await this.failInterrupted();
       const commit = await this.fetch(commitWanted, deadline);
       const liveId = liveReleaseId(dir);
       const live = listReleases(dir).find((candidate) => candidate.id === liveId);
@@ -319,16 +324,32 @@ export class Deployer {
   }
 
   /** A deploy that was under way when its process died is marked failed, so it is never taken for one running. */
-  private failInterrupted() {
+  private async failInterrupted() {
     for (const stale of listReleases(this.settings.dir).filter((candidate) => candidate.state === "building")) {
       writeReleaseRecord(this.settings.dir, {
         ...stale,
         state: "failed",
         finishedAt: this.now().toISOString(),
+        failedStep: "interrupted",
         reason: "interrupted: the process running this deploy ended before it finished",
       });
-      fs.rmSync(siteDirOf(this.settings.dir, stale.id), { recursive: true, force: true });
+      await this.remove([siteDirOf(this.settings.dir, stale.id)]);
     }
+  }
+
+  /**
+   * Removes folders (a failed release's site, pruned releases) with `rm -rf` in a child process at idle
+   * priority: a release holds a hundred thousand files, and removing them inside the server would stall
+   * every request meanwhile.
+   */
+  private async remove(folders: readonly string[]): Promise<void> {
+    if (folders.length === 0) return;
+    await this.run("removing files", ["rm", "-rf", "--", ...folders], {
+      cwd: this.settings.dir,
+      deadline: Date.now() + REMOVAL_TIMEOUT_MS,
+      env: { PATH: process.env.PATH },
+      lowPriority: true,
+    });
   }
 
   /**
@@ -491,11 +512,11 @@ export class Deployer {
       this.log(
         `deploy: could not link the installed modules, installing instead: ${(error as Error).message.split("\n")[1] ?? ""}`,
       );
-      fs.rmSync(target, { recursive: true, force: true });
+      await this.remove([target]);
       return false;
     }
     // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the other release's.
-    fs.rmSync(path.join(target, ".cache"), { recursive: true, force: true });
+    await this.remove([path.join(target, ".cache")]);
     return true;
   }
 
@@ -528,15 +549,17 @@ export class Deployer {
     writeReleaseRecord(dir, record);
     this.log(`deploy: building ${commit.slice(0, 12)} as release ${id}`);
     const seconds: Record<string, number> = {};
-    const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
+    let step: FailedStep = "fetch";
+    const timed = async <T>(name: FailedStep, work: () => Promise<T>): Promise<T> => {
+      step = name;
       const began = performance.now();
       try {
         return await work();
       } finally {
-        seconds[step] = Math.round((performance.now() - began) / 100) / 10;
+        seconds[name] = Math.round((performance.now() - began) / 100) / 10;
       }
     };
-    const logFile = fs.openSync(path.join(releaseDir(dir, id), BUILD_LOG), "a");
+    const logFile = fs.openSync(buildLogOf(dir, id), "a");
     try {
       await timed("fetch", () => this.extract(commit, site, deadline));
       const reusable = this.reusableModules(sha256OfFile(path.join(site, "package-lock.json")));
@@ -545,6 +568,7 @@ export class Deployer {
       record = { ...record, dependencies: linked ? "reused" : "installed" };
       await timed("check", () => this.runStep("the content check", this.steps.check, site, logFile, deadline));
       await timed("build", () => this.runStep("gatsby build", this.steps.build, site, logFile, deadline));
+      step = "verify";
       const publicDir = publicDirOf(dir, id);
       for (const file of ["index.html", "404.html", "_headers"]) {
         if (!fs.existsSync(path.join(publicDir, file))) throw new StepFailure(`the build wrote no public/${file}`);
@@ -558,16 +582,25 @@ export class Deployer {
       }
     } catch (error) {
       const reason = error instanceof StepFailure ? error.message : `unexpected: ${(error as Error).message}`;
-      record = { ...record, state: "failed", finishedAt: this.now().toISOString(), reason, seconds };
-      writeReleaseRecord(dir, record);
-      // The live release is untouched; what a failed build leaves behind is only its record and its log.
-      fs.rmSync(site, { recursive: true, force: true });
-      this.log(`deploy: ${commit.slice(0, 12)} failed, the live site is unchanged: ${reason.split("\n")[0] ?? ""}`);
-      this.prune(null);
-      return record;
-    } finally {
+      record = { ...record, state: "failed", finishedAt: this.now().toISOString(), failedStep: step, reason, seconds };
       fs.closeSync(logFile);
+      this.log(
+        `deploy: ${commit.slice(0, 12)} failed at its ${step} step, the live site is unchanged: ` +
+          `${reason.split("\n")[0] ?? ""} (${buildLogOf(dir, id)})`,
+      );
+      // The live release is untouched; what a failed build leaves behind is only its record and its log.
+      // A record that cannot be written (a full disk) still leaves the folder removed, which frees the space.
+      try {
+        writeReleaseRecord(dir, record);
+      } finally {
+        await this.remove([site]).catch((removal: unknown) =>
+          this.log(`deploy: could not remove the failed release's files: ${(removal as Error).message}`),
+        );
+      }
+      await this.prune(null);
+      return record;
     }
+    fs.closeSync(logFile);
     record = { ...record, state: "good", finishedAt: this.now().toISOString(), seconds };
     writeReleaseRecord(dir, record);
     const previous = liveReleaseId(dir);
@@ -583,15 +616,17 @@ export class Deployer {
     } catch (error) {
       this.log(`deploy: after the switch: ${(error as Error).message}`);
     }
-    this.prune(previous);
+    await this.prune(previous);
     return record;
   }
 
   /** Removes releases rollback no longer needs; a failure to remove one is logged, never a failed deploy. */
-  private prune(previousLive: string | null) {
+  private async prune(previousLive: string | null) {
     try {
-      const removed = pruneReleases(this.settings.dir, this.settings.keep, previousLive);
-      if (removed.length) this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`);
+      const removed = releasesToPrune(this.settings.dir, this.settings.keep, previousLive);
+      if (removed.length === 0) return;
+      await this.remove(removed.map((id) => releaseDir(this.settings.dir, id)));
+      this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`);
     } catch (error) {
       this.log(`deploy: could not remove an older release: ${(error as Error).message}`);
     }

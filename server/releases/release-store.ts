@@ -21,6 +21,9 @@ import path from "node:path";
 
 export type ReleaseState = "building" | "good" | "failed";
 
+/** The steps of a deploy, as a failed release names the one it stopped at. */
+export type FailedStep = "fetch" | "install" | "check" | "build" | "verify" | "interrupted";
+
 export interface ReleaseRecord {
   readonly id: string;
   readonly commit: string;
@@ -28,6 +31,8 @@ export interface ReleaseRecord {
   readonly startedAt: string;
   readonly finishedAt?: string;
   readonly state: ReleaseState;
+  /** The step that failed: fetch, install, check, build or verify (or interrupted). */
+  readonly failedStep?: FailedStep;
   /** Why it failed, in a line or a few: the step, and the end of what it printed. */
   readonly reason?: string;
   /** Whether the dependencies were installed or taken from a release (or the server's own folder) with the same lockfile. */
@@ -50,6 +55,7 @@ export const releasesDir = (deployDir: string): string => path.join(deployDir, R
 export const releaseDir = (deployDir: string, id: string): string => path.join(releasesDir(deployDir), id);
 export const siteDirOf = (deployDir: string, id: string): string => path.join(releaseDir(deployDir, id), SITE_FOLDER);
 export const publicDirOf = (deployDir: string, id: string): string => path.join(siteDirOf(deployDir, id), "public");
+export const buildLogOf = (deployDir: string, id: string): string => path.join(releaseDir(deployDir, id), BUILD_LOG);
 
 /**
  * A release's name: when it began, to the millisecond, and which commit it is. Names sort in the order
@@ -136,11 +142,11 @@ export const releasesOfCommit = (deployDir: string, commitPrefix: string): Liste
 };
 
 /**
- * Removes what rollback no longer needs: keeps the live release, the one live just before it (requests
- * that began on it may still be reading its files), the `keep` newest other good ones, the newest failed
- * one (its log says why the last deploy failed) and any still building.
+ * What rollback no longer needs: all but the live release, the one live just before it (requests that
+ * began on it may still be reading its files), the `keep` newest other good ones, the newest failed one
+ * (its log says why the last deploy failed) and any still building. The deployer removes them.
  */
-export const pruneReleases = (deployDir: string, keep: number, previousLive: string | null = null): string[] => {
+export const releasesToPrune = (deployDir: string, keep: number, previousLive: string | null = null): string[] => {
   const releases = listReleases(deployDir);
   const kept = new Set<string>(previousLive === null ? [] : [previousLive]);
   for (const release of releases) if (release.live || release.state === "building") kept.add(release.id);
@@ -149,7 +155,5 @@ export const pruneReleases = (deployDir: string, keep: number, previousLive: str
   }
   const newestFailed = releases.find((release) => release.state === "failed");
   if (newestFailed) kept.add(newestFailed.id);
-  const removed = releases.filter((release) => !kept.has(release.id)).map((release) => release.id);
-  for (const id of removed) fs.rmSync(releaseDir(deployDir, id), { recursive: true, force: true });
-  return removed;
+  return releases.filter((release) => !kept.has(release.id)).map((release) => release.id);
 };
