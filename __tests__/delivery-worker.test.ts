@@ -609,6 +609,38 @@ describe("npm run inquiries", () => {
     await checkPersonalDataCommands(command, new SqliteOutbox(dir));
   }, 60_000);
 
+  it("prints its usage for --help and refuses an option it does not know, saying where the usage is", async () => {
+    const help = await command(["--help"]);
+    expect([help.code, help.stderr]).toEqual([0, ""]);
+    expect(help.stdout).toMatch(/^inquiries: the outbox, for whoever answers inquiries\./);
+    expect(help.stdout).toMatch(/--retention .*remove now what is past its retention/);
+    const unknown = await command(["--export"]);
+    expect([unknown.code, unknown.stdout, unknown.stderr]).toEqual([
+      2,
+      "",
+      expect.stringMatching(/^Unknown option '--export'.*\nSee --help for what it takes\.\n$/s),
+    ]);
+  });
+
+  it("removes what is past its retention on demand, and says how many", async () => {
+    const outbox = new SqliteOutbox(dir);
+    const monthsAgo = (months: number) => new Date(Date.now() - months * 31 * 24 * 3600_000).toISOString();
+    for (const [reference, receivedAt] of [
+      ["CRS-GONE-0001", monthsAgo(25)],
+      ["CRS-GONE-0002", monthsAgo(30)],
+      ["CRS-STAY-0001", monthsAgo(2)],
+    ] as const) {
+      await outbox.add({ ...record(reference), receivedAt, replyTo: { address: `${reference}@example.gov` } });
+      await outbox.recordAttempt({ reference, transport: "webhook", ok: true, at: receivedAt });
+    }
+    const run = await command(["--retention"]);
+    expect([run.code, run.stdout]).toEqual([
+      0,
+      "retention: removed 2 inquiries past 24 months and 0 unreleased suspected spam past 30 days\n",
+    ]);
+    expect((await outbox.read()).records.map((kept) => kept.reference)).toEqual(["CRS-STAY-0001"]);
+  });
+
   it("lists a page at a time, oldest first, and says how to ask for the next", async () => {
     await checkPagedListing(command, new SqliteOutbox(dir));
   }, 60_000);

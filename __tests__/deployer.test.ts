@@ -1,6 +1,7 @@
 /**
  * @jest-environment node
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -307,6 +308,37 @@ describe("rollback", () => {
     expect(liveHeadline()).toBe("First headline");
     expect(() => makeLive(settings.dir, failed?.id ?? "")).toThrow(/is failed, not good/);
     expect(liveHeadline()).toBe("First headline");
+  });
+});
+
+describe("the releases tool", () => {
+  const releasesTool = (args: readonly string[], env: NodeJS.ProcessEnv) =>
+    execFileSync(process.execPath, [path.resolve("dist/scripts/releases.js"), ...args], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+    });
+
+  it("prints its usage for --help", () => {
+    expect(releasesTool(["--help"], {})).toMatch(/^releases: the single server's releases, for its operator\./);
+  });
+
+  it("lists each release with its build log, and a failed one with the step it stopped at and its last lines", async () => {
+    const { deployer, repository, settings } = setUp();
+    const good = await deployer.deployOnce();
+    editHeadline(repository, "BROKEN");
+    const failed = await deployer.deployOnce();
+    const listing = releasesTool([], { DEPLOY_DIR: settings.dir, DEPLOY_REPOSITORY: settings.repository ?? "" });
+    const logOf = (id: string | undefined) => path.join(settings.dir, "releases", id ?? "", "build.log");
+    expect(listing).toContain(
+      [
+        `   ${failed?.commit.slice(0, 12)}  ${failed?.startedAt.replace("T", " ").replace(/\.\d+Z$/, "Z")}  failed    at its check step`,
+        `    log: ${logOf(failed?.id)}`,
+        "      | the content check failed (exit code 1)",
+        "      | content/home.json: headline: this is not a headline",
+        `*  ${good?.commit.slice(0, 12)}`,
+      ].join("\n"),
+    );
+    expect(listing).toContain(`good      live\n    log: ${logOf(good?.id)}`);
   });
 });
 

@@ -40,7 +40,19 @@ const numberSetting = (name: string, fallback: number): number => {
   return value;
 };
 
+/** The environment file's sample (deploy/cardinal-site.env.example) marks what an operator must fill in. */
+const PLACEHOLDER = "change-me";
+
 const main = async () => {
+  const unfilled = Object.entries(process.env)
+    .filter(([, value]) => value?.includes(PLACEHOLDER))
+    .map(([name]) => name);
+  if (unfilled.length > 0) {
+    throw new Error(
+      `${unfilled.join(", ")} still ${unfilled.length === 1 ? "holds" : "hold"} the sample's ${PLACEHOLDER}: ` +
+        "give the real values in the environment file (/etc/cardinal-site.env)",
+    );
+  }
   const root = projectRoot();
   const content = readInquiryContent(path.join(root, "content"));
   // A stop waits for the deliveries under way, each cut at its attempt deadline: give it that long and more.

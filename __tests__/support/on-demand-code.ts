@@ -1,8 +1,4 @@
-import {
-  installIntersectionObserver,
-  removeIntersectionObserver,
-  type ObserverRecord,
-} from "./intersection-observer";
+import { installIntersectionObserver, removeIntersectionObserver, type ObserverRecord } from "./intersection-observer";
 
 /**
  * For tests of code that a page fetches on demand: each test starts from a fresh module registry, so that

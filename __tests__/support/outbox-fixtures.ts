@@ -2,7 +2,6 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { OutboxRecord } from "../../src/inquiry/server/outbox";
 import { DATABASE_FILE } from "../../src/inquiry/server/sqlite-outbox";
@@ -26,8 +25,9 @@ const run = promisify(execFile);
 const root = path.resolve(__dirname, "../..");
 
 /**
- * `npm run inquiries -- <args>`, as cron or an operator runs it, with `env` over the test's environment,
- * from the project's folder or from `cwd`, with `input` typed on its standard input (then closed).
+ * The compiled inquiries tool (dist/scripts/inquiries.js, as `cardinal-site inquiries` runs it on the server),
+ * with `env` over the test's environment, from the project's folder or from `cwd`, with `input` typed on its
+ * standard input (then closed).
  */
 export const runInquiries = async (
   args: readonly string[],
@@ -35,17 +35,10 @@ export const runInquiries = async (
   { cwd = root, input = "" }: { readonly cwd?: string; readonly input?: string } = {},
 ) => {
   try {
-    const running = run(
-      process.execPath,
-      // tsx by its path: from another folder, a bare name would be looked for there.
-      [
-        "--import",
-        pathToFileURL(path.join(root, "node_modules/tsx/dist/loader.mjs")).href,
-        path.join(root, "scripts/inquiries.ts"),
-        ...args,
-      ],
-      { cwd, env: { ...process.env, ...env } },
-    );
+    const running = run(process.execPath, [path.join(root, "dist/scripts/inquiries.js"), ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+    });
     running.child.stdin?.end(input);
     const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };

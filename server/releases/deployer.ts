@@ -497,27 +497,30 @@ export class Deployer {
 
   /**
    * Links the modules in (hard links: seconds, and no second copy on disk); the build cache stays behind.
-   * False where hard links cannot be made (another file system): the caller installs instead.
+   * Where hard links cannot be made (the server's checkout is another mount in the unit's sandbox, or
+   * another file system) they are copied instead; false where neither works: the caller installs.
    */
   private async linkModules(fromSite: string, toSite: string, deadline: number): Promise<boolean> {
     const target = path.join(toSite, "node_modules");
-    try {
-      await this.run("linking node_modules", ["cp", "-al", path.join(fromSite, "node_modules"), target], {
-        cwd: toSite,
-        deadline,
-        env: { PATH: process.env.PATH },
-      });
-    } catch (error) {
-      if (this.stopping.signal.aborted) throw error;
-      this.log(
-        `deploy: could not link the installed modules, installing instead: ${(error as Error).message.split("\n")[1] ?? ""}`,
-      );
-      await this.remove([target]);
-      return false;
+    const source = path.join(fromSite, "node_modules");
+    const ways = [
+      ["linking node_modules", ["cp", "-al", source, target]],
+      ["copying node_modules", ["cp", "-a", source, target]],
+    ] as const;
+    for (const [name, command] of ways) {
+      try {
+        await this.run(name, command, { cwd: toSite, deadline, env: { PATH: process.env.PATH } });
+        // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the other release's.
+        await this.remove([path.join(target, ".cache")]);
+        return true;
+      } catch (error) {
+        if (this.stopping.signal.aborted) throw error;
+        this.log(`deploy: ${name} failed: ${(error as Error).message.split("\n")[1] ?? ""}`);
+        await this.remove([target]);
+      }
     }
-    // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the other release's.
-    await this.remove([path.join(target, ".cache")]);
-    return true;
+    this.log("deploy: installing the modules instead");
+    return false;
   }
 
   /** The commit's files into the release's site folder, through a tar file (no pipe between two processes to mind). */

@@ -1,0 +1,22 @@
+/**
+ * @jest-environment node
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const compiledServer = path.resolve("dist/server/main.js");
+
+describe("the compiled server's start", () => {
+  it("refuses to start while a setting still holds the environment file sample's change-me, naming it", () => {
+    const started = spawnSync(process.execPath, [compiledServer], {
+      encoding: "utf8",
+      env: { ...process.env, PORT: "0", DEPLOY_WEBHOOK_SECRET: "change-me", SMTP_URL: "smtps://a:change-me@b" },
+      timeout: 30_000,
+    });
+    expect(started.status).toBe(1);
+    expect(started.stderr).toBe(
+      "The server could not start: DEPLOY_WEBHOOK_SECRET, SMTP_URL still hold the sample's change-me: " +
+        "give the real values in the environment file (/etc/cardinal-site.env)\n",
+    );
+  });
+});
