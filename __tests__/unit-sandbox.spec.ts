@@ -1,0 +1,398 @@
+/**
+ * @jest-environment node
+ */
+// `npm run test:sandbox` (as root, after `npm run build`): the single server as docs/deploy-server.md sets it up,
+// run under deploy/cardinal-site.service's sandbox as e2e/support/unit-sandbox.ts emulates it on a machine
+// without systemd. The machine is set up as the guide says (the service user, the checkout at /srv, the
+// environment file in /etc, Node 24 and npm at /usr/local/bin), with a bare repository on this machine in
+// GitHub's place; pushes then go live, or fail with their real reason, through real installs and builds.
+// Everything it makes is removed afterwards; it refuses to run where any of it already exists.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import examples from "@octokit/webhooks-examples";
+import { memoryLimit, type MemoryLimit } from "../bench/memory-limit";
+import {
+  execStart,
+  grantedDirectories,
+  readUnit,
+  sandboxedCommand,
+  serviceEnvironment,
+  setting,
+  type SandboxOptions,
+} from "../e2e/support/unit-sandbox";
+import type { ListedRelease } from "../server/releases/release-store";
+import { githubDelivery, pushBody } from "./support/deploy-repository";
+
+const root = path.resolve(__dirname, "..");
+const unitFile = path.join(root, "deploy", "cardinal-site.service");
+const unit = readUnit(unitFile);
+const USER = setting(unit, "User") ?? "";
+const CHECKOUT = setting(unit, "WorkingDirectory") ?? "";
+const ENV_FILE = setting(unit, "EnvironmentFile") ?? "";
+const STATE = "/var/lib/cardinal-site";
+const ORIGIN = "/srv/cardinal-site-origin.git";
+const SECRET = "sandbox webhook secret";
+const PUSH_EXAMPLE = (examples.find((definition) => definition.name === "push")?.examples[0] ?? {}) as Record<
+  string,
+  unknown
+>;
+// A real install and build at idle priority in the sandbox, on two cores.
+const DEPLOY_TIMEOUT_MS = 15 * 60_000;
+jest.setTimeout(DEPLOY_TIMEOUT_MS + 60_000);
+
+/** What the test made on the machine, removed afterwards in reverse order. */
+const made: (() => void)[] = [];
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "unit-sandbox-"));
+made.push(() => fs.rmSync(work, { recursive: true, force: true }));
+// Root's git meets repositories the service user owns (the origin): it must not refuse them as dubious.
+const rootGitConfig = path.join(work, "gitconfig");
+fs.writeFileSync(rootGitConfig, "[safe]\n\tdirectory = *\n[user]\n\tname = Editor\n\temail = editor@example.com\n");
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_GLOBAL: rootGitConfig },
+  }).trim();
+
+let uid = 0;
+let gid = 0;
+let port = 0;
+let server: ChildProcess | null = null;
+let memory: MemoryLimit | null = null;
+const serverOutput: string[] = [];
+const figures: Record<string, number> = {};
+
+/** Node 24 and npm at /usr/local/bin, and the operator's command, as the guide installs them. */
+const machine = (): Pick<SandboxOptions, "emptied" | "machine" | "links"> => {
+  const npmCli = execFileSync("sh", ["-c", 'readlink -f "$(command -v npm)"'], { encoding: "utf8" }).trim();
+  return {
+    emptied: ["/usr/local/bin"],
+    machine: [[process.execPath, "/usr/local/bin/node"]],
+    links: [
+      [npmCli, "/usr/local/bin/npm"],
+      [path.join(CHECKOUT, "deploy", "cardinal-site"), "/usr/local/bin/cardinal-site"],
+    ],
+  };
+};
+
+/** A command on the machine as set up (Node 24 at /usr/local/bin), as root, outside the service's sandbox. */
+const onMachine = (command: readonly string[], env: NodeJS.ProcessEnv = {}) => {
+  const { emptied = [], machine: files = [], links = [] } = machine();
+  return spawnSync(
+    "bwrap",
+    [
+      "--dev-bind",
+      "/",
+      "/",
+      ...emptied.flatMap((folder) => ["--tmpfs", folder]),
+      ...files.flatMap(([host, inside]) => ["--ro-bind", host, inside]),
+      ...links.flatMap(([target, link]) => ["--symlink", target, link]),
+      "--",
+      ...command,
+    ],
+    { encoding: "utf8", env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...env }, timeout: 120_000 },
+  );
+};
+
+/** A command in the service's sandbox, as the service's user. */
+const inSandbox = (command: readonly string[]) => {
+  const [program, ...args] = sandboxedCommand(unit, command, { uid, gid, ...machine() });
+  return spawnSync(program!, args, { encoding: "utf8", env: serviceEnvironment(unit, USER) });
+};
+
+/** The service's own process: bwrap's child (bwrap does not pass signals on to it). */
+const servicePid = (): number => {
+  const bwrap = server?.pid ?? 0;
+  const children = fs.readFileSync(`/proc/${bwrap}/task/${bwrap}/children`, "utf8").trim().split(/\s+/);
+  expect(children).toHaveLength(1);
+  return Number(children[0]);
+};
+
+const releases = (): ListedRelease[] => {
+  const folder = path.join(STATE, "releases", "releases");
+  if (!fs.existsSync(folder)) return [];
+  return fs
+    .readdirSync(folder)
+    .sort()
+    .reverse()
+    .flatMap((id) => {
+      const file = path.join(folder, id, "release.json");
+      return fs.existsSync(file) ? [JSON.parse(fs.readFileSync(file, "utf8")) as ListedRelease] : [];
+    });
+};
+
+const headline = async (): Promise<string | undefined> => {
+  const page = await fetch(`http://127.0.0.1:${port}/`);
+  expect(page.status).toBe(200);
+  return /<h1[^>]*>(.*?)<\/h1>/s.exec(await page.text())?.[1]?.replace(/<[^>]+>/g, "");
+};
+
+const until = async <T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> => {
+  const deadline = Date.now() + DEPLOY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const found = await check();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(
+    `${what} did not happen within ${DEPLOY_TIMEOUT_MS / 60_000} minutes; the server said:\n${serverOutput.join("")}`,
+  );
+};
+
+/** An editor's commit on the branch, pushed to the origin, and the webhook GitHub would send for it. */
+const pushChange = async (
+  message: string,
+  change: (checkout: string) => void,
+): Promise<{ commit: string; sentAt: number }> => {
+  const editor = path.join(work, "editor");
+  if (!fs.existsSync(editor)) git(work, "clone", "--quiet", ORIGIN, editor);
+  change(editor);
+  git(editor, "commit", "--quiet", "--all", "--message", message);
+  git(editor, "push", "--quiet", "origin", "HEAD");
+  const commit = git(editor, "rev-parse", "HEAD");
+  const body = pushBody(PUSH_EXAMPLE, `refs/heads/${git(editor, "rev-parse", "--abbrev-ref", "HEAD")}`, commit);
+  const sentAt = performance.now();
+  const answer = await fetch(`http://127.0.0.1:${port}/api/deploy/github`, {
+    method: "POST",
+    headers: githubDelivery("push", body, SECRET),
+    body,
+  });
+  expect(answer.status).toBe(202);
+  return { commit, sentAt };
+};
+
+const editJson = (file: string, edit: (data: Record<string, unknown>) => void) => {
+  const data = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+  edit(data);
+  fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+};
+
+const setHeadline = (text: unknown) => (checkout: string) =>
+  editJson(path.join(checkout, "content", "home.json"), (home) => {
+    (home.hero as Record<string, unknown>).headline = text;
+  });
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0)
+    throw new Error("npm run test:sandbox sets up a user, /srv, /etc and /var: run it as root");
+  for (const tool of ["bwrap", "setpriv", "systemd-analyze"]) {
+    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
+      throw new Error(`${tool} is missing: apt-get install bubblewrap util-linux systemd`);
+    }
+  }
+  if (!fs.existsSync(path.join(root, "public", "index.html")) || !fs.existsSync(path.join(root, "dist", "server"))) {
+    throw new Error("No build: run npm run build first");
+  }
+  const granted = grantedDirectories(unit).map((folder) => folder.path);
+  for (const taken of [CHECKOUT, ORIGIN, ENV_FILE, ...granted]) {
+    if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
+  }
+  if (spawnSync("id", [USER]).status === 0) throw new Error(`the user ${USER} exists already`);
+
+  // The guide's steps, as root.
+  execFileSync("useradd", [
+    "--system",
+    "--home-dir",
+    "/nonexistent",
+    "--no-create-home",
+    "--shell",
+    "/usr/sbin/nologin",
+    USER,
+  ]);
+  made.push(() => void spawnSync("userdel", [USER]));
+  uid = Number(execFileSync("id", ["-u", USER], { encoding: "utf8" }));
+  gid = Number(execFileSync("id", ["-g", USER], { encoding: "utf8" }));
+  // GitHub's place: this commit, in a bare repository the service user can fetch from.
+  git(root, "clone", "--quiet", "--bare", root, ORIGIN);
+  made.push(() => fs.rmSync(ORIGIN, { recursive: true, force: true }));
+  execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
+  fs.mkdirSync(CHECKOUT);
+  made.push(() => fs.rmSync(CHECKOUT, { recursive: true, force: true }));
+  execFileSync("chown", [`${USER}:${USER}`, CHECKOUT]);
+  execFileSync(
+    "setpriv",
+    [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "git", "clone", "--quiet", ORIGIN, CHECKOUT],
+    {
+      env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
+    },
+  );
+  // The install and first build the guide runs (npm ci, npm run build), taken from this checkout's own: same commit.
+  for (const folder of ["node_modules", "public", "dist"]) {
+    execFileSync("cp", ["-a", path.join(root, folder), path.join(CHECKOUT, folder)]);
+  }
+  fs.rmSync(path.join(CHECKOUT, "node_modules", ".cache"), { recursive: true, force: true });
+  execFileSync("chown", ["-R", `${USER}:${USER}`, CHECKOUT]);
+
+  port = 9400 + (process.pid % 500);
+  const sample = fs.readFileSync(path.join(root, "deploy", "cardinal-site.env.example"), "utf8");
+  const values: Record<string, string | null> = {
+    PORT: String(port),
+    SMTP_URL: null,
+    INQUIRY_TO: null,
+    INQUIRY_FROM: null,
+    DEPLOY_REPOSITORY: `file://${ORIGIN}`,
+    DEPLOY_WEBHOOK_SECRET: `'${SECRET}'`,
+    CMS_GITHUB_REPO: "cardinal-ridge-supply/site",
+  };
+  const envText = sample
+    .split("\n")
+    .map((line) => {
+      const name = /^([A-Z_]+)=/.exec(line)?.[1];
+      if (name === undefined || !(name in values)) return line;
+      const value = values[name];
+      return value === null ? `#${line}` : `${name}=${value}`;
+    })
+    .join("\n");
+  fs.writeFileSync(ENV_FILE, envText, { mode: 0o640 });
+  made.push(() => fs.rmSync(ENV_FILE, { force: true }));
+  execFileSync("chown", [`root:${USER}`, ENV_FILE]);
+
+  // What systemd does before it starts the service: the granted directories, owned by its user.
+  for (const folder of grantedDirectories(unit)) {
+    fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
+    made.push(() => fs.rmSync(folder.path, { recursive: true, force: true }));
+    execFileSync("chown", [`${USER}:${USER}`, folder.path]);
+  }
+  memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "4G", 10) * 1024, "unit-sandbox");
+  const command = sandboxedCommand(unit, execStart(unit), { uid, gid, ...machine() });
+  const [program, ...args] = [...memory.launcher, ...command];
+  const started = performance.now();
+  server = spawn(program!, args, {
+    env: serviceEnvironment(unit, USER),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  server.stdout?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
+  server.stderr?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
+  await until("the server's start", () => (serverOutput.join("").includes(" serving ") ? true : undefined));
+  figures.startSeconds = (performance.now() - started) / 1000;
+}, 10 * 60_000);
+
+afterAll(async () => {
+  if (server?.pid && server.exitCode === null) {
+    process.kill(-server.pid, "SIGKILL");
+    await new Promise((resolve) => server?.once("exit", resolve));
+  }
+  memory?.remove();
+  for (const undo of made.reverse()) undo();
+  console.info(`The unit's sandbox: ${JSON.stringify(figures)}`);
+  fs.mkdirSync(path.join(root, "reports"), { recursive: true });
+  fs.writeFileSync(path.join(root, "reports", "unit-sandbox.json"), `${JSON.stringify(figures, null, 2)}\n`);
+});
+
+describe("the single server under its unit's sandbox", () => {
+  it("has a unit systemd-analyze verifies, with an exposure score of at most 2.0", () => {
+    const verify = onMachine(["systemd-analyze", "verify", unitFile]);
+    expect([verify.status, verify.stdout, verify.stderr]).toEqual([0, "", ""]);
+    const security = spawnSync("systemd-analyze", ["security", "--offline=true", unitFile], { encoding: "utf8" });
+    const exposure = Number(/Overall exposure level for cardinal-site\.service: ([\d.]+)/.exec(security.stdout)?.[1]);
+    figures.exposure = exposure;
+    expect(exposure).toBeLessThanOrEqual(2);
+  });
+
+  it("may write only to its state and cache directories and its own /tmp", () => {
+    const probe = inSandbox([
+      "/bin/sh",
+      "-c",
+      "for d in /srv/cardinal-site /etc /usr/local /var/lib /tmp /var/lib/cardinal-site /var/cache/cardinal-site /root; do " +
+        'if touch "$d/.probe" 2>/dev/null; then echo "$d writable"; else echo "$d not writable"; fi; done; ls -A /root | wc -l',
+    ]);
+    expect(probe.stdout.trim().split("\n")).toEqual([
+      "/srv/cardinal-site not writable",
+      "/etc not writable",
+      "/usr/local not writable",
+      "/var/lib not writable",
+      "/tmp writable",
+      "/var/lib/cardinal-site writable",
+      "/var/cache/cardinal-site writable",
+      "/root not writable",
+      "0",
+    ]);
+    // Its /tmp is its own: nothing it wrote there is on the machine's.
+    expect(fs.existsSync("/tmp/.probe")).toBe(false);
+  });
+
+  it("serves the site and goes live with a pushed content change, reusing the checkout's modules", async () => {
+    expect(await headline()).toBe("Premium Solutions for Government and Military");
+    const { commit, sentAt } = await pushChange(
+      "Hero headline",
+      setHeadline("Uniforms and office furniture, on contract"),
+    );
+    await until("the new headline", async () =>
+      (await headline()) === "Uniforms and office furniture, on contract" ? true : undefined,
+    );
+    figures.webhookToLiveSeconds = (performance.now() - sentAt) / 1000;
+    expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "reused" });
+  });
+
+  it("fails a broken push with its real reason, keeps the live release serving, and reports it degraded", async () => {
+    const { commit } = await pushChange("A headline that is not text", setHeadline(42));
+    const failed = await until("the failure", () => {
+      const newest = releases()[0];
+      return newest?.commit === commit && newest.state === "failed" ? newest : undefined;
+    });
+    expect(failed.failedStep).toBe("check");
+    expect(failed.reason).toMatch(/^the content check failed \(exit code 1\)\n/);
+    expect(failed.reason).toMatch(/home\.json/);
+    expect(await headline()).toBe("Uniforms and office furniture, on contract");
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+    expect(health.status).toBe("degraded: the newest push failed to deploy");
+    const listing = onMachine(["cardinal-site", "releases"]);
+    expect(listing.status).toBe(0);
+    expect(listing.stdout).toContain(`${commit.slice(0, 12)}`);
+    expect(listing.stdout).toContain("failed    at its check step");
+    expect(listing.stdout).toMatch(/\n {6}\| the content check failed \(exit code 1\)\n/);
+    expect(listing.stdout).toMatch(
+      new RegExp(`log: ${STATE}/releases/releases/\\S+-${commit.slice(0, 12)}/build\\.log`),
+    );
+  });
+
+  it("goes live with a push that changes package-lock.json through the release's own npm ci", async () => {
+    const { commit } = await pushChange("A new patch version", (checkout) => {
+      for (const file of ["package.json", "package-lock.json"]) {
+        editJson(path.join(checkout, file), (data) => {
+          data.version = "1.0.1";
+          const packages = data.packages as Record<string, Record<string, unknown>> | undefined;
+          if (packages?.[""]) packages[""].version = "1.0.1";
+        });
+      }
+      setHeadline("Office supplies for every agency")(checkout);
+    });
+    await until("the release with its own install", async () =>
+      (await headline()) === "Office supplies for every agency" ? true : undefined,
+    );
+    expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "installed" });
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+    expect(health.status).toBe("ok");
+  });
+
+  it("answers the operator's commands through cardinal-site: help, export as JSON, retention on demand", () => {
+    const help = onMachine(["cardinal-site", "help"]);
+    expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^cardinal-site COMMAND/)]);
+    const inquiriesHelp = onMachine(["cardinal-site", "inquiries", "--help"]);
+    expect([inquiriesHelp.status, inquiriesHelp.stdout]).toEqual([0, expect.stringMatching(/^inquiries: /)]);
+    const exported = onMachine(["cardinal-site", "inquiries", "--export-email", "buyer@example.gov"]);
+    expect(exported.status).toBe(0);
+    expect(JSON.parse(exported.stdout)).toEqual([]);
+    const retention = onMachine(["cardinal-site", "inquiries", "--retention"]);
+    expect([retention.status, retention.stdout]).toEqual([
+      0,
+      "retention: removed 0 inquiries past 24 months and 0 unreleased suspected spam past 30 days\n",
+    ]);
+  });
+
+  it("wrote nothing outside the directories its unit grants, and stops cleanly on SIGTERM", async () => {
+    const granted = [...grantedDirectories(unit).map((folder) => folder.path), CHECKOUT, ORIGIN];
+    const pruned = granted.flatMap((folder) => ["-path", folder, "-prune", "-o"]);
+    const owned = execFileSync("find", ["/", "-xdev", ...pruned, "-user", USER, "-print"], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
+    expect(owned).toEqual([]);
+    const exited = new Promise<number | null>((resolve) => server?.once("exit", (code) => resolve(code)));
+    process.kill(servicePid(), "SIGTERM");
+    expect(await exited).toBe(0);
+    expect(serverOutput.join("")).toMatch(/SIGTERM: finishing requests in flight, then stopping\n.*stopped\n/);
+  });
+});
