@@ -32,7 +32,7 @@ module.exports = {
     collect: {
       url: pages.map((page) => `http://127.0.0.1:${port}${page}`),
       // The production server (npm run serve) on the existing build, with an outbox of its own.
-      startServerCommand: `cd ${JSON.stringify(__dirname)} && PORT=${port} HOST=127.0.0.1 INQUIRY_DATA_DIR="$(mktemp -d)" node --import tsx server/main.ts`,
+      startServerCommand: `cd ${JSON.stringify(__dirname)} && PORT=${port} HOST=127.0.0.1 INQUIRY_DATA_DIR="$(mktemp -d)" node dist/server/main.js`,
       startServerReadyPattern: "serving ",
       startServerReadyTimeout: 60_000,
       numberOfRuns: 5,

@@ -39,7 +39,7 @@ export default defineConfig({
   },
   webServer: {
     // `npm run serve` without npm in between, so that the stop signal reaches the server itself.
-    command: "node --import tsx server/main.ts",
+    command: "node dist/server/main.js",
     url: `${baseURL}/`,
     env: {
       ...testServerEnv,

@@ -341,7 +341,7 @@ describe("the single server under its unit's sandbox", () => {
     expect(health.status).toBe("degraded: the newest push failed to deploy");
     const listing = onMachine(["cardinal-site", "releases"]);
     expect(listing.status).toBe(0);
-    expect(listing.stdout).toContain(`${commit.slice(0, 12)}`);
+    expect(listing.stdout).toContain(commit.slice(0, 12));
     expect(listing.stdout).toContain("failed    at its check step");
     expect(listing.stdout).toMatch(/\n {6}\| the content check failed \(exit code 1\)\n/);
     expect(listing.stdout).toMatch(
