@@ -277,8 +277,25 @@ describe("the deploy gates of npm run check:budgets", () => {
 
   it("pass a deploy within its budgets, and fail one whose site slowed down more than 3x during the build", () => {
     expect(deployChecks(measured.deploy).every((check) => check.ok)).toBe(true);
-    const slow = deployChecks({ ...measured.deploy, duringBuild: { p50Ms: 9, p95Ms: 30, requests: 1000 } });
-    expect(slow.find((check) => check.what.includes("against idle"))).toMatchObject({ actual: "4.62", ok: false });
+    const slow = deployChecks({
+      ...measured.deploy,
+      duringBuild: { p50Ms: 9, p95Ms: 30, p99Ms: 40, maxMs: 50, requests: 1000 },
+    });
+    expect(slow.filter((check) => !check.ok)).toEqual([
+      { what: "deploy: GET / p95 during the build, against idle (x)", actual: "4.62", limit: "<= 3", ok: false },
+    ]);
+  });
+
+  it("fail a deploy whose failed release or pruning made one visitor wait, however fast the rest were", () => {
+    const stalled = deployChecks({
+      ...measured.deploy,
+      duringFailedRelease: { p50Ms: 3.9, p95Ms: 9.8, p99Ms: 17.6, maxMs: 2812.5, requests: 214 },
+      duringPrune: { p50Ms: 3.6, p95Ms: 8.4, p99Ms: 12.2, maxMs: 1450, requests: 96 },
+    });
+    expect(stalled.filter((check) => !check.ok).map((check) => [check.what, check.actual])).toEqual([
+      ["deploy: GET / slowest answer while a release fails and is removed (ms)", "2812.5"],
+      ["deploy: GET / slowest answer while older releases are pruned (ms)", "1450"],
+    ]);
   });
 
   it("fail a deploy that was not measured, or whose idle figure is missing, instead of a ratio of nothing", () => {
@@ -289,6 +306,8 @@ describe("the deploy gates of npm run check:budgets", () => {
     expect(noIdle.filter((check) => !check.ok).map((check) => check.what)).toEqual([
       "deploy: GET / p95 idle (ms)",
       "deploy: GET / p95 during the build, against idle (x)",
+      "deploy: GET / p95 while a release fails and is removed, against idle (x)",
+      "deploy: GET / p95 while older releases are pruned, against idle (x)",
     ]);
   });
 });

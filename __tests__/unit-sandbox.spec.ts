@@ -163,6 +163,14 @@ const pushChange = async (
   return { commit, sentAt };
 };
 
+/** Waits for the page to show `text`, failing at once with the release's reason if the push failed instead. */
+const untilLive = (commit: string, text: string) =>
+  until(`${commit.slice(0, 12)} live`, async () => {
+    const release = releases().find((candidate) => candidate.commit === commit);
+    if (release?.state === "failed") throw new Error(`the push failed: ${release.reason ?? ""}`);
+    return (await headline()) === text ? true : undefined;
+  });
+
 const editJson = (file: string, edit: (data: Record<string, unknown>) => void) => {
   const data = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
   edit(data);
@@ -320,9 +328,7 @@ describe("the single server under its unit's sandbox", () => {
       "Hero headline",
       setHeadline("Uniforms and office furniture, on contract"),
     );
-    await until("the new headline", async () =>
-      (await headline()) === "Uniforms and office furniture, on contract" ? true : undefined,
-    );
+    await untilLive(commit, "Uniforms and office furniture, on contract");
     figures.webhookToLiveSeconds = (performance.now() - sentAt) / 1000;
     expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "reused" });
   });
@@ -360,9 +366,7 @@ describe("the single server under its unit's sandbox", () => {
       }
       setHeadline("Office supplies for every agency")(checkout);
     });
-    await until("the release with its own install", async () =>
-      (await headline()) === "Office supplies for every agency" ? true : undefined,
-    );
+    await untilLive(commit, "Office supplies for every agency");
     expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "installed" });
     const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
     expect(health.status).toBe("ok");

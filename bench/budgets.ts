@@ -26,7 +26,12 @@ export interface Budgets {
     retentionRunSeconds: number;
   };
   /** A push deployed on the single server (npm run bench:deploy). */
-  deploy: { webhookToLiveSeconds: number; duringBuildP95Ratio: number; buildPeakMemoryMb: number };
+  deploy: {
+    webhookToLiveSeconds: number;
+    duringBuildP95Ratio: number;
+    slowestAnswerMs: number;
+    buildPeakMemoryMb: number;
+  };
   /**
    * Every page's transfer bytes over those of the same page without scripts (bench/page-bytes.ts): at most
    * `scriptFree` on a page that loads no script, `withScript` on one that does, unless `withScriptByPage`

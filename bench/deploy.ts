@@ -8,6 +8,9 @@
 // - the build's peak memory: the proportional set size (PSS) of every process under the server but the
 //   server, each shared page counted once in all; the sum of their RSS, which counts a page shared by
 //   gatsby's workers once per worker, is reported beside it.
+// Then a broken push, after four older good releases were planted beside the live one (DEPLOY_KEEP=1): GET /
+// p95, p99 and the slowest answer while that release installs, fails its content check and has its files
+// removed, and while the older releases are pruned, each a tree of about as many files as node_modules.
 // It fails, writing nothing, when the page does not show the new headline or /healthz names another
 // commit. Adds its figures to reports/bench.json (npm run check:budgets judges them).
 import { execFileSync } from "node:child_process";
@@ -17,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { startSite, type RunningSite } from "../e2e/support/server";
-import { listReleases } from "../server/releases/release-store";
+import { listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
 import { addToReport } from "./report";
 
 const root = path.resolve(__dirname, "..");
@@ -27,13 +30,26 @@ const SAMPLE_EVERY_MS = 50;
 const IDLE_SECONDS = 10;
 const DEPLOY_TIMEOUT_MS = 15 * 60_000;
 
+/** GET / while something ran beside the server, one request at a time every SAMPLE_EVERY_MS. */
+export interface Latency {
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly requests: number;
+}
+
 export interface DeployFigures {
   /** From the webhook's POST to the first GET / that shows the pushed headline. */
   readonly webhookToLiveSeconds: number;
   /** The steps as the release's record has them (fetch, install, check, build). */
   readonly stepSeconds: Readonly<Record<string, number>>;
-  readonly idle: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
-  readonly duringBuild: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
+  readonly idle: Latency;
+  readonly duringBuild: Latency;
+  /** From a broken push's webhook until its release has failed and its files are removed. */
+  readonly duringFailedRelease: Latency;
+  /** While the older releases are removed, after that failure. */
+  readonly duringPrune: Latency;
   /** The peak of the build's processes' PSS summed: the memory the build takes from the machine. */
   readonly buildPeakMemoryMb: number;
   /** The peak of their RSS summed, shared pages counted in each process that maps them. */
@@ -101,6 +117,14 @@ const memoryMbOf = (pid: number): ProcessMemory => {
   }
 };
 
+const latencyOf = (samples: readonly number[]): Latency => ({
+  p50Ms: percentile(samples, 0.5),
+  p95Ms: percentile(samples, 0.95),
+  p99Ms: percentile(samples, 0.99),
+  maxMs: Math.round(Math.max(...samples) * 10) / 10,
+  requests: samples.length,
+});
+
 const timedGet = async (url: string): Promise<{ ms: number; html: string }> => {
   const started = performance.now();
   const response = await fetch(url);
@@ -140,6 +164,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       DEPLOY_REPOSITORY: `file://${origin}`,
       DEPLOY_BRANCH: branch,
       DEPLOY_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      DEPLOY_KEEP: "1",
     },
   });
   try {
@@ -150,15 +175,8 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
     }
 
-    const body = JSON.stringify({ ref: `refs/heads/${branch}`, after: commit, deleted: false });
-    const signature = `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(body).digest("hex")}`;
     const sent = performance.now();
-    const answer = await fetch(site.url("/api/deploy/github"), {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "push", "x-hub-signature-256": signature },
-      body,
-    });
-    if (answer.status !== 202) throw new Error(`the webhook answered ${answer.status}: ${await answer.text()}`);
+    await sendPush(site, branch, commit);
 
     const during: number[] = [];
     let peakPssMb = 0;
@@ -184,12 +202,16 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
     if (health.site?.liveCommit !== commit)
       throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
-    const release = listReleases(path.join(work, "releases")).find((record) => record.commit === commit);
+    const deployDir = path.join(work, "releases");
+    const release = listReleases(deployDir).find((record) => record.commit === commit);
+    const { duringFailedRelease, duringPrune } = await measureFailureAndPrune(site, deployDir, editor, branch);
     return {
       webhookToLiveSeconds: Math.round(liveAfterMs / 100) / 10,
       stepSeconds: release?.seconds ?? {},
-      idle: { p50Ms: percentile(idle, 0.5), p95Ms: percentile(idle, 0.95), requests: idle.length },
-      duringBuild: { p50Ms: percentile(during, 0.5), p95Ms: percentile(during, 0.95), requests: during.length },
+      idle: latencyOf(idle),
+      duringBuild: latencyOf(during),
+      duringFailedRelease,
+      duringPrune,
       buildPeakMemoryMb: Math.round(peakPssMb),
       buildPeakRssSumMb: Math.round(peakRssSumMb),
     };
@@ -198,6 +220,73 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
   }
 };
 
+const sendPush = async (site: RunningSite, branch: string, commit: string) => {
+  const body = JSON.stringify({ ref: `refs/heads/${branch}`, after: commit, deleted: false });
+  const signature = `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(body).digest("hex")}`;
+  const answer = await fetch(site.url("/api/deploy/github"), {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-github-event": "push", "x-hub-signature-256": signature },
+    body,
+  });
+  if (answer.status !== 202) throw new Error(`the webhook answered ${answer.status}: ${await answer.text()}`);
+};
+
+/** Older good releases beside the live one, each with a hard-linked copy of its modules, as kept releases have. */
+const plantOlderReleases = (deployDir: string, count: number) => {
+  const [live] = listReleases(deployDir);
+  if (!live) throw new Error("no live release to copy");
+  for (let index = 0; index < count; index += 1) {
+    const id = `20200101T00000${index}.000Z-${"0".repeat(12)}`;
+    const site = siteDirOf(deployDir, id);
+    fs.mkdirSync(site, { recursive: true });
+    execFileSync("cp", [
+      "-al",
+      path.join(siteDirOf(deployDir, live.id), "node_modules"),
+      path.join(site, "node_modules"),
+    ]);
+    writeReleaseRecord(deployDir, { ...live, id, startedAt: `2020-01-01T00:00:0${index}.000Z`, state: "good" });
+  }
+};
+
+/**
+ * A broken push (its headline not text: the content check fails after the modules are linked in), sampled
+ * until the failed release's files are gone, then until the older releases are pruned.
+ */
+const measureFailureAndPrune = async (site: RunningSite, deployDir: string, editor: string, branch: string) => {
+  plantOlderReleases(deployDir, 4);
+  const homeFile = path.join(editor, "content", "home.json");
+  const home = JSON.parse(fs.readFileSync(homeFile, "utf8")) as { hero: { headline: unknown } };
+  home.hero.headline = 42;
+  fs.writeFileSync(homeFile, `${JSON.stringify(home, null, 2)}\n`);
+  git(editor, "commit", "--quiet", "--all", "--message", "A headline that is not text");
+  git(editor, "push", "--quiet", "origin", branch);
+  const broken = git(editor, "rev-parse", "HEAD");
+  const outputBefore = site.output().length;
+  const failing: number[] = [];
+  const pruning: number[] = [];
+  const started = performance.now();
+  await sendPush(site, branch, broken);
+  const failedAndRemoved = () => {
+    const release = listReleases(deployDir).find((record) => record.commit === broken);
+    return release?.state === "failed" && !fs.existsSync(siteDirOf(deployDir, release.id));
+  };
+  for (;;) {
+    if (performance.now() - started > DEPLOY_TIMEOUT_MS)
+      throw new Error("the broken push did not fail within 15 minutes");
+    const pruned = /deploy: removed \d+ older releases?/.test(site.output().slice(outputBefore));
+    const phase = pruned ? null : failedAndRemoved() ? pruning : failing;
+    if (phase === null) break;
+    phase.push((await timedGet(site.url("/"))).ms);
+    await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+  }
+  const reason = listReleases(deployDir).find((record) => record.commit === broken)?.failedStep;
+  if (reason !== "check") throw new Error(`the broken push failed at ${String(reason)}, not at its content check`);
+  return { duringFailedRelease: latencyOf(failing), duringPrune: latencyOf(pruning.length ? pruning : [0]) };
+};
+
+const describeLatency = (what: string, latency: Latency) =>
+  `  GET / ${what}: p50 ${latency.p50Ms} ms, p95 ${latency.p95Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms (${latency.requests} requests)`;
+
 export const printDeploy = (figures: DeployFigures) => {
   console.log(
     [
@@ -205,8 +294,10 @@ export const printDeploy = (figures: DeployFigures) => {
         `(${Object.entries(figures.stepSeconds)
           .map(([step, seconds]) => `${step} ${seconds} s`)
           .join(", ")})`,
-      `  GET / idle: p50 ${figures.idle.p50Ms} ms, p95 ${figures.idle.p95Ms} ms (${figures.idle.requests} requests)`,
-      `  GET / during the build: p50 ${figures.duringBuild.p50Ms} ms, p95 ${figures.duringBuild.p95Ms} ms (${figures.duringBuild.requests} requests)`,
+      describeLatency("idle", figures.idle),
+      describeLatency("during the build", figures.duringBuild),
+      describeLatency("while a release fails and is removed", figures.duringFailedRelease),
+      describeLatency("while older releases are pruned", figures.duringPrune),
       `  build's peak memory: ${figures.buildPeakMemoryMb} MB (PSS; the sum of RSS peaked at ${figures.buildPeakRssSumMb} MB)`,
     ].join("\n"),
   );

@@ -113,7 +113,9 @@ export const sandboxedCommand = (unit: Unit, command: readonly string[], options
   if (setting(unit, "ProtectSystem") !== "strict") throw new Error("the emulation covers ProtectSystem=strict only");
   const bwrap = ["bwrap", "--ro-bind", "/", "/", "--proc", "/proc"];
   bwrap.push(...(on(unit, "PrivateDevices") ? ["--dev", "/dev"] : ["--dev-bind", "/dev", "/dev"]));
-  if (on(unit, "PrivateTmp")) bwrap.push("--tmpfs", "/tmp", "--tmpfs", "/var/tmp");
+  // systemd's private /tmp is a fresh folder with /tmp's own mode: anyone may write, only the owner remove.
+  if (on(unit, "PrivateTmp"))
+    bwrap.push("--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/var/tmp");
   if (on(unit, "ProtectHome")) {
     for (const home of ["/home", "/root", "/run/user"]) if (fs.existsSync(home)) bwrap.push("--tmpfs", home);
   }
