@@ -147,7 +147,7 @@ const pushChange = async (
   change: (checkout: string) => void,
 ): Promise<{ commit: string; sentAt: number }> => {
   const editor = path.join(work, "editor");
-  if (!fs.existsSync(editor)) git(work, "clone", "--quiet", ORIGIN, editor);
+  if (!fs.existsSync(editor)) git(work, "clone", "--quiet", "--no-local", ORIGIN, editor);
   change(editor);
   git(editor, "commit", "--quiet", "--all", "--message", message);
   git(editor, "push", "--quiet", "origin", "HEAD");
@@ -213,7 +213,8 @@ beforeAll(async () => {
   uid = Number(execFileSync("id", ["-u", USER], { encoding: "utf8" }));
   gid = Number(execFileSync("id", ["-g", USER], { encoding: "utf8" }));
   // GitHub's place: this commit, in a bare repository the service user can fetch from.
-  git(root, "clone", "--quiet", "--bare", root, ORIGIN);
+  // --no-local: hard links into this checkout's objects would change their owner with the chown below.
+  git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
   made.push(() => fs.rmSync(ORIGIN, { recursive: true, force: true }));
   execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
   fs.mkdirSync(CHECKOUT);
@@ -283,8 +284,16 @@ afterAll(async () => {
     process.kill(-server.pid, "SIGKILL");
     await new Promise((resolve) => server?.once("exit", resolve));
   }
-  memory?.remove();
   for (const undo of made.reverse()) undo();
+  // The cgroup empties once the processes bwrap's death took with it have ended.
+  for (let tries = 0; memory && tries < 50; tries += 1) {
+    try {
+      memory.remove();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   console.info(`The unit's sandbox: ${JSON.stringify(figures)}`);
   fs.mkdirSync(path.join(root, "reports"), { recursive: true });
   fs.writeFileSync(path.join(root, "reports", "unit-sandbox.json"), `${JSON.stringify(figures, null, 2)}\n`);
@@ -398,5 +407,24 @@ describe("the single server under its unit's sandbox", () => {
     process.kill(servicePid(), "SIGTERM");
     expect(await exited).toBe(0);
     expect(serverOutput.join("")).toMatch(/SIGTERM: finishing requests in flight, then stopping\n.*stopped\n/);
+  });
+
+  it("restores a backup with the service stopped, keeping nothing of the database it replaces", () => {
+    const backup = path.join(work, "inquiries-backup.sqlite");
+    expect(onMachine(["cardinal-site", "inquiries", "--backup", backup]).status).toBe(0);
+    fs.writeFileSync(path.join(STATE, "inquiries.sqlite-wal"), "pages of an erased inquiry");
+    const restore = onMachine(["cardinal-site", "restore", backup]);
+    expect([restore.status, restore.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^Restored .* as \/var\/lib\/cardinal-site\/inquiries\.sqlite\./),
+    ]);
+    expect(
+      fs
+        .readdirSync(STATE)
+        .filter((file) => file.startsWith("inquiries"))
+        .sort(),
+    ).toEqual(["inquiries.sqlite"]);
+    expect(fs.statSync(path.join(STATE, "inquiries.sqlite"))).toMatchObject({ uid, gid, mode: 0o100600 });
+    expect(onMachine(["cardinal-site", "inquiries", "--retention"]).status).toBe(0);
   });
 });
