@@ -33,6 +33,7 @@ const CHECKOUT = setting(unit, "WorkingDirectory") ?? "";
 const ENV_FILE = setting(unit, "EnvironmentFile") ?? "";
 const STATE = "/var/lib/cardinal-site";
 const ORIGIN = "/srv/cardinal-site-origin.git";
+const BACKUPS = "/var/backups/cardinal-site";
 const SECRET = "sandbox webhook secret";
 const PUSH_EXAMPLE = (examples.find((definition) => definition.name === "push")?.examples[0] ?? {}) as Record<
   string,
@@ -194,7 +195,7 @@ beforeAll(async () => {
     throw new Error("No build: run npm run build first");
   }
   const granted = grantedDirectories(unit).map((folder) => folder.path);
-  for (const taken of [CHECKOUT, ORIGIN, ENV_FILE, ...granted]) {
+  for (const taken of [CHECKOUT, ORIGIN, ENV_FILE, BACKUPS, ...granted]) {
     if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
   }
   if (spawnSync("id", [USER]).status === 0) throw new Error(`the user ${USER} exists already`);
@@ -258,6 +259,11 @@ beforeAll(async () => {
   made.push(() => fs.rmSync(ENV_FILE, { force: true }));
   execFileSync("chown", [`root:${USER}`, ENV_FILE]);
 
+  // The backups' folder as the guide makes it: the service user's, mode 700.
+  fs.mkdirSync(BACKUPS, { mode: 0o700 });
+  made.push(() => fs.rmSync(BACKUPS, { recursive: true, force: true }));
+  execFileSync("chown", [`${USER}:${USER}`, BACKUPS]);
+
   // What systemd does before it starts the service: the granted directories, owned by its user.
   for (const folder of grantedDirectories(unit)) {
     fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
@@ -300,8 +306,14 @@ afterAll(async () => {
 });
 
 describe("the single server under its unit's sandbox", () => {
-  it("has a unit systemd-analyze verifies, with an exposure score of at most 2.0", () => {
-    const verify = onMachine(["systemd-analyze", "verify", unitFile]);
+  it("has units systemd-analyze verifies, the service's with an exposure score of at most 2.0", () => {
+    const backupUnits = ["cardinal-site-backup.service", "cardinal-site-backup.timer"];
+    const verify = onMachine([
+      "systemd-analyze",
+      "verify",
+      unitFile,
+      ...backupUnits.map((file) => path.join(root, "deploy", file)),
+    ]);
     expect([verify.status, verify.stdout, verify.stderr]).toEqual([0, "", ""]);
     const security = spawnSync("systemd-analyze", ["security", "--offline=true", unitFile], { encoding: "utf8" });
     const exposure = Number(/Overall exposure level for cardinal-site\.service: ([\d.]+)/.exec(security.stdout)?.[1]);
@@ -410,7 +422,7 @@ describe("the single server under its unit's sandbox", () => {
   });
 
   it("restores a backup with the service stopped, keeping nothing of the database it replaces", () => {
-    const backup = path.join(work, "inquiries-backup.sqlite");
+    const backup = path.join(BACKUPS, "inquiries-2026-11-27.sqlite");
     expect(onMachine(["cardinal-site", "inquiries", "--backup", backup]).status).toBe(0);
     fs.writeFileSync(path.join(STATE, "inquiries.sqlite-wal"), "pages of an erased inquiry");
     const restore = onMachine(["cardinal-site", "restore", backup]);
