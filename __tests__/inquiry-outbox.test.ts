@@ -10,8 +10,7 @@ import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
 import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../src/inquiry/server/blobs-store";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { importFileOutbox } from "../src/inquiry/server/file-outbox-import";
-import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
+import { openOutbox } from "../src/inquiry/server/open-outbox";
 import {
   isRetaining,
   UnknownReferenceError,
@@ -338,9 +337,8 @@ describe("the SQLite outbox", () => {
   it("is the single server's default, a database file in INQUIRY_DATA_DIR", () => {
     const outbox = openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }));
     expect(outbox.location).toBe(path.join(dir, DATABASE_FILE));
-    // The folder outbox's earlier name still means the same folder.
-    expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" }).outbox).toBe("sqlite");
-    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "files" })).toThrow(/sqlite or blobs/);
+    expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "SQLite" }).outbox).toBe("sqlite");
+    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" })).toThrow(/sqlite or blobs/);
   });
 
   it("keeps its database readable by the server's user only, in WAL with full syncs", async () => {
@@ -442,98 +440,6 @@ describe("the SQLite outbox", () => {
     rmSync(blocked);
     await new SqliteOutbox(blocked).add(record("CRS-XXXX-0001"));
     await new SqliteOutbox(blocked).probe();
-  });
-});
-
-describe("the import of the file outbox from before the database", () => {
-  /** The three files as the earlier outbox left them: a line per item, the last inquiry torn by a crash. */
-  const writeFileOutbox = () => {
-    const lines = (items: readonly unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join("");
-    writeFileSync(
-      path.join(dir, "inquiries.ndjson"),
-      lines([
-        record("CRS-IMPT-0001"),
-        { ...record("CRS-IMPT-0002"), idempotencyKey: "key-imported-000001" },
-        { ...record("CRS-IMPT-0003"), quarantine: { reason: "honeypot filled" } },
-        { ...record("CRS-IMPT-0004"), quarantine: { reason: "sent too fast" } },
-      ]) + '{"reference":"CRS-IMPT-0005","receivedAt":"2026-11-22T1',
-    );
-    writeFileSync(
-      path.join(dir, "deliveries.ndjson"),
-      lines([
-        { reference: "CRS-IMPT-0001", transport: "email", ok: true, at: "2026-11-22T10:00:01.000Z" },
-        {
-          reference: "CRS-IMPT-0002",
-          transport: "email",
-          ok: false,
-          at: "2026-11-22T10:00:01.000Z",
-          detail: "HTTP 503",
-          retryAt: "2026-11-22T10:01:00.000Z",
-        },
-      ]),
-    );
-    writeFileSync(
-      path.join(dir, "releases.ndjson"),
-      lines([{ reference: "CRS-IMPT-0004", at: "2026-11-22T11:00:00.000Z" }]),
-    );
-  };
-
-  it("imports every whole item once, reports the torn line, and removes the files once verified", async () => {
-    writeFileOutbox();
-    const outbox = new SqliteOutbox(dir);
-    expect(await importFileOutbox(dir, outbox)).toEqual({
-      inquiries: 4,
-      added: 4,
-      attempts: 2,
-      releases: 1,
-      damagedLines: 1,
-    });
-    const { entries } = await outbox.entries(8);
-    expect(entries.map((entry) => [entry.record.reference, entry.state, entry.attempts, entry.dueAt])).toEqual([
-      ["CRS-IMPT-0001", "delivered", 1, null],
-      ["CRS-IMPT-0002", "pending", 1, "2026-11-22T10:01:00.000Z"],
-      ["CRS-IMPT-0003", "quarantined", 0, null],
-      ["CRS-IMPT-0004", "pending", 0, "2026-11-22T10:00:00.000Z"],
-    ]);
-    // What a delivery pass reads, and the idempotency key, come through the database's own columns.
-    const open = await outbox.entries(8, "open");
-    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([
-      ["CRS-IMPT-0002", "CRS-IMPT-0004"],
-      1,
-    ]);
-    expect(await outbox.add({ ...record("CRS-IMPT-0009"), idempotencyKey: "key-imported-000001" })).toEqual({
-      reference: "CRS-IMPT-0002",
-      created: false,
-    });
-    expect(readdirSync(dir).filter((name) => name.endsWith(".ndjson"))).toEqual([]);
-    // Nothing left to import.
-    expect(await importFileOutbox(dir, outbox)).toBeNull();
-  });
-
-  it("adds nothing twice when the files are imported again (a start cut short before they were removed)", async () => {
-    writeFileOutbox();
-    const saved = ["inquiries", "deliveries", "releases"].map((name) => {
-      const file = path.join(dir, `${name}.ndjson`);
-      return [file, readFileSync(file)] as const;
-    });
-    const outbox = new SqliteOutbox(dir);
-    await importFileOutbox(dir, outbox);
-    for (const [file, bytes] of saved) writeFileSync(file, bytes);
-    expect(await importFileOutbox(dir, outbox)).toMatchObject({ inquiries: 4, added: 0, attempts: 2 });
-    const { records, attempts, releases } = await outbox.read();
-    expect([records.length, attempts.length, releases.length]).toEqual([4, 2, 1]);
-  });
-
-  it("is run when the server starts, and the log says how many, never whose", async () => {
-    writeFileOutbox();
-    const logs: string[] = [];
-    await importEarlierOutbox(openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir })), (line) =>
-      logs.push(line),
-    );
-    expect(logs).toEqual([
-      expect.stringMatching(/4 inquiries \(4 new\), 2 delivery attempts, 1 releases; 1 damaged line/),
-    ]);
-    expect(logs.join("\n")).not.toMatch(/CRS-IMPT|example\.gov/);
   });
 });
 

@@ -510,15 +510,14 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
   }
 
   /**
-   * Stores what an earlier outbox held (file-outbox-import.ts). Anything already here is left as it is,
-   * so an import that is run again adds nothing. Resolves to how many inquiries were new.
+   * Stores many inquiries with their attempts in one transaction, for a bench that seeds a
+   * large store. Anything already here is left as it is. Resolves to how many inquiries were new.
    */
   // eslint-disable-next-line @typescript-eslint/require-await
   async absorb({
     records = [],
     attempts = [],
-    releases = [],
-  }: Partial<Omit<OutboxContents, "damagedLines">>): Promise<number> {
+  }: Partial<Pick<OutboxContents, "records" | "attempts">>): Promise<number> {
     const { db, statements } = this.connection();
     return inTransaction(db, () => {
       let added = 0;
@@ -528,18 +527,8 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
         if (!(outcome instanceof DuplicateReferenceError) && outcome.created) added += 1;
       }
       SqliteOutbox.insertAttempts(statements, attempts);
-      for (const release of releases) {
-        statements.release.run(release.at, release.reference);
-        SqliteOutbox.refresh(statements, release.reference);
-      }
       return added;
     });
-  }
-
-  /** Which of `references` the database holds. */
-  holds(references: readonly string[]): Set<string> {
-    const { statements } = this.connection();
-    return new Set(references.filter((reference) => statements.exists.get(reference) !== undefined));
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await
