@@ -446,35 +446,9 @@ describe("the SQLite outbox", () => {
 describe("the Netlify Blobs outbox", () => {
   /** Direct access to the test's store, as another process (or a person with the API) has it. */
   const rawStore = () => new BlobsStore(blobsConfig().blobs);
-  const keysNow = async () => (await rawStore().list("")).map((blob) => blob.key);
   const hash = (text: string) => createHash("sha256").update(text).digest("hex");
   /** The shard's folder of what is filed under `name` (an inquiry's reference, an address's hash). */
   const shardFolder = (prefix: string, name: string) => `${prefix}/${hash(name).slice(0, 2)}/${name}/`;
-  /** Where a key of a store from before the shards (`<prefix>/<name>/<leaf>`) belongs in its shard. */
-  const shardKeyOf = (key: string) => {
-    const [prefix = "", name = "", leaf = ""] = key.split("/");
-    return shardFolder(prefix, name) + leaf;
-  };
-  /** Turns the test's store into what the version before the shards left: a folder per inquiry and per person. */
-  const unshard = async () => {
-    const shardedKey = /^(attempts|releases|senders)\/[0-9a-f]{2}\/(.+)$/;
-    for (const key of await keysNow()) {
-      const [, prefix, rest] = shardedKey.exec(key) ?? [];
-      if (!prefix || !rest) continue;
-      await rawStore().write(`${prefix}/${rest}`, JSON.parse((await rawStore().get(key)) ?? "null"));
-      await rawStore().delete(key);
-    }
-    await rawStore().delete("meta/sharded-layout");
-  };
-  const victim = "victim@example.gov";
-  /** One delivered inquiry from `victim`, in a store as the version before the shards left it; its reference and key names. */
-  const unshardedInquiry = async (reference: string) => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    await outbox.add({ ...record(reference), replyTo: { address: victim } });
-    await outbox.recordAttempt({ reference, transport: "email", ok: true, at: "2026-11-22T10:01:00Z" });
-    await unshard();
-    return (key: string) => key.includes(reference) || key.includes(hash(victim));
-  };
 
   it("stores a repeat under the reference its key was claimed for when the first request died in between", async () => {
     // The first request claimed the key, then its instance ended before the inquiry itself was written.
@@ -531,10 +505,6 @@ describe("the Netlify Blobs outbox", () => {
 
   it("lists only the open marks in a delivery pass, which delivery empties: never the history", async () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    // The first pass on a store gives it its open marks, the first retention run its sharded layout (see
-    // the tests of stores written before them); this one is still empty.
-    await outbox.entries(8, "open");
-    await outbox.removeExpired(new Date(), { deliveredMonths: 24, quarantinedDays: 30 });
     for (const reference of ["CRS-OPEN-0001", "CRS-OPEN-0002", "CRS-OPEN-0003"]) await outbox.add(record(reference));
     await outbox.add({ ...record("CRS-OPEN-0004"), quarantine: { reason: "honeypot filled" } });
     await outbox.recordAttempt({ reference: "CRS-OPEN-0001", transport: "email", ok: true, at: "t1" });
@@ -566,8 +536,6 @@ describe("the Netlify Blobs outbox", () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     const retention = { deliveredMonths: 24, quarantinedDays: 30 };
     const now = new Date("2026-11-22T10:00:00.000Z");
-    // The first run on a store gives it its retention keys (see the next test); this one is still empty.
-    await outbox.removeExpired(now, retention);
     for (let index = 0; index < 30; index += 1) {
       await outbox.add({
         ...record(`CRS-HIST-${String(index).padStart(4, "0")}`),
@@ -594,6 +562,22 @@ describe("the Netlify Blobs outbox", () => {
     }
   });
 
+  it("lists an inquiry's own shards to read it, never a folder per inquiry", async () => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    await outbox.add(record("CRS-SHRD-0001"));
+    await outbox.recordAttempt({ reference: "CRS-SHRD-0001", transport: "email", ok: true, at: "t1" });
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    try {
+      expect((await outbox.entry("CRS-SHRD-0001", 8))?.state).toBe("delivered");
+      expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
+        shardFolder("attempts", "CRS-SHRD-0001"),
+        shardFolder("releases", "CRS-SHRD-0001"),
+      ]);
+    } finally {
+      listed.mockRestore();
+    }
+  });
+
   it("leaves no key that names an erased inquiry or its sender", async () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     await outbox.add({
@@ -613,252 +597,6 @@ describe("the Netlify Blobs outbox", () => {
     expect(after.filter((key) => key.includes("CRS-ERAS-0001") || key.includes("key-erased-0001"))).toEqual([]);
     // The other inquiry from the same address keeps its own key under the sender.
     expect(after.filter((key) => key.includes(sender))).toEqual([expect.stringContaining("CRS-STAY-0001")]);
-  });
-
-  it("moves a store written before the shards into them, and reads it whole before, during and after", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    const now = new Date("2026-11-22T12:00:00.000Z");
-    await outbox.entries(8, "open");
-    await outbox.removeExpired(now, retention);
-    await outbox.recordRetention(now);
-    const attempt = (reference: string, ok: boolean, at: string, retryAt?: string) =>
-      outbox.recordAttempt({ reference, transport: "email", ok, at, ...(retryAt ? { retryAt } : {}) });
-    // Delivered; held and released, its first attempt failed; pending after a failure; past its time; erased.
-    await outbox.add(record("CRS-SHRD-0001"));
-    await attempt("CRS-SHRD-0001", true, "2026-11-22T10:01:00Z");
-    await outbox.add({ ...record("CRS-SHRD-0002"), quarantine: { reason: "sent too fast" } });
-    await outbox.release("CRS-SHRD-0002", new Date("2026-11-22T10:02:00Z"));
-    await attempt("CRS-SHRD-0002", false, "2026-11-22T10:03:00Z", "2026-11-22T10:08:00Z");
-    await outbox.add(record("CRS-SHRD-0003"));
-    await attempt("CRS-SHRD-0003", false, "2026-11-22T10:04:00Z");
-    for (const [reference, address] of [
-      ["CRS-SHRD-0004", "gone@example.gov"],
-      ["CRS-SHRD-0005", "erased@example.gov"],
-    ] as const) {
-      await outbox.add({ ...record(reference), receivedAt: "2024-10-01T09:00:00.000Z", replyTo: { address } });
-      await attempt(reference, true, "2024-10-01T09:01:00Z");
-    }
-    const view = async (reader: BlobsOutbox) => ({
-      all: (await reader.entries(8, "all")).entries.map((entry) => [
-        entry.record.reference,
-        entry.state,
-        entry.attempts,
-      ]),
-      open: (await reader.entries(8, "open")).entries.map((entry) => entry.record.reference),
-      pat: (await reader.inquiriesFrom("pat@example.gov")).map((found) => [found.record.reference, found.releasedAt]),
-      gone: (await reader.inquiriesFrom("gone@example.gov")).map((found) => found.record.reference),
-      // Through the inquiry's own folders (the caught key below is in both of CRS-SHRD-0002's).
-      attempts: (await reader.entry("CRS-SHRD-0002", 8))?.attempts,
-    });
-    // A first pass finds the delivered ones delivered and drops their open marks: each view is then the same.
-    await outbox.entries(8, "open");
-    const sharded = await view(outbox);
-    expect(sharded.all).toHaveLength(5);
-
-    await unshard();
-    const unsharded = (key: string) => /^(attempts|releases|senders)\/(?![0-9a-f]{2}\/)/.test(key);
-    expect((await keysNow()).filter(unsharded)).toHaveLength(11);
-    // A key caught between its two places (written to its shard, not yet removed from the old folder) counts once.
-    const [caught = { key: "" }] = await rawStore().list("attempts/CRS-SHRD-0002/");
-    await rawStore().write(shardKeyOf(caught.key), JSON.parse((await rawStore().get(caught.key)) ?? "null"));
-
-    const before = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await view(before)).toEqual(sharded);
-    // An erasure before the move leaves nothing in either layout.
-    expect(await before.erase(["CRS-SHRD-0005"])).toEqual(["CRS-SHRD-0005"]);
-    const erased = (key: string) => key.includes("CRS-SHRD-0005") || key.includes(hash("erased@example.gov"));
-    expect((await keysNow()).filter(erased)).toEqual([]);
-    const unerased = { ...sharded, all: sharded.all.filter(([reference]) => reference !== "CRS-SHRD-0005") };
-
-    // A run cut short (here after two of the four attempt folders) moves part, and says it is not done.
-    const unshardedAttempts = async () =>
-      (await keysNow()).filter((key) => unsharded(key) && key.startsWith("attempts/"));
-    expect(await unshardedAttempts()).toHaveLength(4);
-    let checks = 0;
-    const during = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await during.removeExpired(now, retention, () => (checks += 1) > 3)).toEqual({
-      inquiries: 0,
-      quarantined: 0,
-      complete: false,
-    });
-    expect(await unshardedAttempts()).toHaveLength(2);
-    expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual(unerased);
-
-    // The next run finishes the move, then retention runs as on any day.
-    const after = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await after.removeExpired(now, retention)).toEqual({ inquiries: 1, quarantined: 0, complete: true });
-    expect((await keysNow()).filter(unsharded)).toEqual([]);
-    expect(await rawStore().get("meta/sharded-layout")).not.toBeNull();
-    expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual({
-      ...unerased,
-      all: unerased.all.filter(([reference]) => reference !== "CRS-SHRD-0004"),
-      gone: [],
-    });
-    // From then on a reader lists an inquiry's shard alone.
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    try {
-      await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).entry("CRS-SHRD-0003", 8);
-      expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
-        shardFolder("attempts", "CRS-SHRD-0003"),
-        shardFolder("releases", "CRS-SHRD-0003"),
-      ]);
-    } finally {
-      listed.mockRestore();
-    }
-  });
-
-  it("leaves no key of an inquiry erased while its keys are being moved to the shards", async () => {
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    const reference = "CRS-RACE-0001";
-    const names = await unshardedInquiry(reference);
-
-    // The erasure runs as the move reads the old sender key: the move's copy comes after the inquiry is gone.
-    const movingStore = rawStore();
-    const get = movingStore.get.bind(movingStore);
-    const during = jest.spyOn(movingStore, "get").mockImplementation(async (key) => {
-      const text = await get(key);
-      if (key.startsWith(`senders/${hash(victim)}/`)) {
-        expect(await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).erase([reference])).toEqual([reference]);
-      }
-      return text;
-    });
-    try {
-      await new BlobsOutbox(movingStore, { attemptTimeoutMs: 20_000 }).removeExpired(new Date(), retention);
-    } finally {
-      during.mockRestore();
-    }
-    expect((await keysNow()).filter(names)).toEqual([]);
-  });
-
-  it("removes a copy a move wrote while the erasure ran, once the inquiry is gone", async () => {
-    const reference = "CRS-RACE-0002";
-    const names = await unshardedInquiry(reference);
-    const oldKeys = (await keysNow()).filter((key) => /^(attempts|senders)\/[^/]+\/[^/]+$/.test(key));
-    expect(oldKeys).toHaveLength(2);
-    // The move copies both keys after the erasure listed them, and saw the inquiry still there.
-    const erasingStore = rawStore();
-    const remove = erasingStore.delete.bind(erasingStore);
-    const erasing = jest.spyOn(erasingStore, "delete").mockImplementation(async (key) => {
-      if (key === `inquiries/${reference}`) {
-        for (const old of oldKeys) await rawStore().write(shardKeyOf(old), {});
-      }
-      return remove(key);
-    });
-    try {
-      await new BlobsOutbox(erasingStore, { attemptTimeoutMs: 20_000 }).erase([reference]);
-    } finally {
-      erasing.mockRestore();
-    }
-    expect((await keysNow()).filter(names)).toEqual([]);
-  });
-
-  it("reads an attempt that was moved to its shard between the listing and the read", async () => {
-    const reference = "CRS-RACE-0003";
-    await unshardedInquiry(reference);
-    const readingStore = rawStore();
-    const list = readingStore.list.bind(readingStore);
-    const shard = shardFolder("attempts", reference);
-    const listing = jest.spyOn(readingStore, "list").mockImplementation(async (prefix) => {
-      const listed = await list(prefix);
-      // Right after the shard's (empty) listing, the move copies the old key there and removes it.
-      if (prefix === shard) {
-        for (const { key } of await list(`attempts/${reference}/`)) {
-          await rawStore().write(shardKeyOf(key), JSON.parse((await rawStore().get(key)) ?? "null"));
-          await rawStore().delete(key);
-        }
-      }
-      return listed;
-    });
-    try {
-      const entry = await new BlobsOutbox(readingStore, { attemptTimeoutMs: 20_000 }).entry(reference, 8);
-      expect([entry?.state, entry?.attempts]).toEqual(["delivered", 1]);
-    } finally {
-      listing.mockRestore();
-    }
-  });
-
-  it("asks again whether the store is sharded after a look that failed, instead of failing every read after it", async () => {
-    const store = rawStore();
-    const outbox = new BlobsOutbox(store, { attemptTimeoutMs: 20_000 });
-    await outbox.add(record("CRS-LOOK-0001"));
-    const get = store.get.bind(store);
-    const looks: string[] = [];
-    const looked = jest.spyOn(store, "get").mockImplementation((key) => {
-      if (key !== "meta/sharded-layout") return get(key);
-      looks.push(key);
-      return looks.length === 1 ? Promise.reject(new Error("the store did not answer")) : get(key);
-    });
-    try {
-      await expect(outbox.stored("CRS-LOOK-0001")).rejects.toThrow("the store did not answer");
-      expect((await outbox.stored("CRS-LOOK-0001"))?.record.reference).toBe("CRS-LOOK-0001");
-      expect(looks).toHaveLength(2);
-    } finally {
-      looked.mockRestore();
-    }
-  });
-
-  it("gives a store written before the retention keys its keys once, and then removes what is past its time", async () => {
-    const old = { ...record("CRS-RIDX-0001"), receivedAt: "2024-01-01T09:00:00.000Z" };
-    const recent = {
-      ...record("CRS-RIDX-0002"),
-      receivedAt: "2026-11-01T09:00:00.000Z",
-      replyTo: { address: "new@example.gov" },
-    };
-    for (const earlier of [old, recent]) await rawStore().write(`inquiries/${earlier.reference}`, earlier);
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    // Cut short, it does nothing yet, and says so.
-    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention, () => true)).toEqual({
-      inquiries: 0,
-      quarantined: 0,
-      complete: false,
-    });
-    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention)).toEqual({
-      inquiries: 1,
-      quarantined: 0,
-      complete: true,
-    });
-    expect((await outbox.read()).records.map((kept) => kept.reference)).toEqual(["CRS-RIDX-0002"]);
-    expect((await outbox.inquiriesFrom("new@example.gov")).map((found) => found.record.reference)).toEqual([
-      "CRS-RIDX-0002",
-    ]);
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    try {
-      await outbox.removeExpired(new Date("2026-11-23T10:00:00.000Z"), retention);
-      expect(listed.mock.calls.map(([prefix]) => prefix)).not.toContain("inquiries/");
-    } finally {
-      listed.mockRestore();
-    }
-  });
-
-  it("gives a store written before the open marks its marks once, from one listing of everything", async () => {
-    // As the earlier outbox left it: inquiries, one marked delivered, one held, one held and released.
-    for (const reference of ["CRS-OLDS-0001", "CRS-OLDS-0002"]) {
-      await rawStore().write(`inquiries/${reference}`, record(reference));
-    }
-    await rawStore().write("delivered/CRS-OLDS-0001", { at: "t1" });
-    for (const reference of ["CRS-OLDS-0003", "CRS-OLDS-0004"]) {
-      await rawStore().write(`inquiries/${reference}`, {
-        ...record(reference),
-        quarantine: { reason: "sent too fast" },
-      });
-      await rawStore().write(`quarantined/${reference}`, { reason: "sent too fast" });
-    }
-    await rawStore().write("releases/CRS-OLDS-0004/20261122-x", { reference: "CRS-OLDS-0004", at: "t2" });
-    const open = await openOutbox(blobsConfig()).entries(8, "open");
-    expect([open.entries.map((entry) => [entry.record.reference, entry.state]), open.heldUnread]).toEqual([
-      [
-        ["CRS-OLDS-0002", "pending"],
-        ["CRS-OLDS-0004", "pending"],
-      ],
-      1,
-    ]);
-    expect(await rawStore().get("meta/open-index")).not.toBeNull();
-    expect((await rawStore().list("open/")).map((blob) => blob.key).sort()).toEqual([
-      "open/CRS-OLDS-0002",
-      "open/CRS-OLDS-0004",
-    ]);
   });
 
   it("does not deliver while another process holds an unexpired lease, and takes over an expired one", async () => {
