@@ -6,18 +6,23 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
+import { BlobsOutbox, LAYOUT_VERSION as BLOBS_LAYOUT_VERSION } from "../src/inquiry/server/blobs-outbox";
 import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../src/inquiry/server/blobs-store";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import {
   isRetaining,
+  UnknownLayoutError,
   UnknownReferenceError,
   type InquiryOutbox,
   type OutboxRecord,
 } from "../src/inquiry/server/outbox";
-import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import {
+  DATABASE_FILE,
+  LAYOUT_VERSION as SQLITE_LAYOUT_VERSION,
+  SqliteOutbox,
+} from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../src/inquiry/server/reference";
 import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
@@ -432,6 +437,46 @@ describe("the SQLite outbox", () => {
     expect(await outbox.add(person("CRS-ERAS-0003"))).toEqual({ reference: "CRS-ERAS-0003", created: true });
   });
 
+  /** Runs `work` on the database file through a connection of its own, as another program would. */
+  const onDatabase = <T>(work: (db: DatabaseSync) => T): T => {
+    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    try {
+      return work(db);
+    } finally {
+      db.close();
+    }
+  };
+  const versionOnDisk = () =>
+    onDatabase((db) => (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version);
+
+  it("records its layout version in a new database", async () => {
+    await new SqliteOutbox(dir).add(record("CRS-VERS-0001"));
+    expect(SQLITE_LAYOUT_VERSION).toBe(1);
+    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
+  });
+
+  it("reads a database written before the version was recorded as the current layout, and records it", async () => {
+    await new SqliteOutbox(dir).add(record("CRS-VERS-0002"));
+    await new SqliteOutbox(dir).recordAttempt({ reference: "CRS-VERS-0002", transport: "email", ok: true, at: "t1" });
+    forgetProcessState();
+    onDatabase((db) => db.exec("PRAGMA user_version = 0"));
+    const { entries } = await new SqliteOutbox(dir).entries(8);
+    expect(entries.map((entry) => [entry.record.reference, entry.state])).toEqual([["CRS-VERS-0002", "delivered"]]);
+    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
+  });
+
+  it("refuses a database of a layout version it does not know, naming both versions, and leaves it untouched", async () => {
+    onDatabase((db) => db.exec(`PRAGMA user_version = ${SQLITE_LAYOUT_VERSION + 1}`));
+    const refused = new SqliteOutbox(dir).add(record("CRS-VERS-0003"));
+    await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
+    await expect(refused).rejects.toThrow(
+      `${path.join(dir, DATABASE_FILE)} records layout version 2, and this release of the site reads version 1`,
+    );
+    await expect(new SqliteOutbox(dir).read()).rejects.toThrow(/Deploy that later release/);
+    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION + 1);
+    expect(onDatabase((db) => db.prepare("SELECT name FROM sqlite_schema").all())).toEqual([]);
+  });
+
   it("refuses to store when its folder cannot be made, and stores once it can", async () => {
     const blocked = path.join(dir, "not-a-folder");
     writeFileSync(blocked, "");
@@ -450,6 +495,46 @@ describe("the Netlify Blobs outbox", () => {
   /** The shard's folder of what is filed under `name` (an inquiry's reference, an address's hash). */
   const shardFolder = (prefix: string, name: string) => `${prefix}/${hash(name).slice(0, 2)}/${name}/`;
 
+  const layoutOnDisk = async () => JSON.parse((await rawStore().get("meta/layout")) ?? "null") as unknown;
+
+  it("records its layout version with its first write, and not on a look at an empty store", async () => {
+    expect(await openOutbox(blobsConfig()).read()).toMatchObject({ records: [] });
+    expect(await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).holdsAnything()).toBe(false);
+    await openOutbox(blobsConfig()).add(record("CRS-VERS-0001"));
+    expect(BLOBS_LAYOUT_VERSION).toBe(1);
+    expect(await layoutOnDisk()).toEqual({ version: BLOBS_LAYOUT_VERSION });
+  });
+
+  it("reads a store written before the version was recorded as the current layout, and records it at a write", async () => {
+    const outbox = openOutbox(blobsConfig());
+    await outbox.add(record("CRS-VERS-0002"));
+    await rawStore().delete("meta/layout");
+    forgetProcessState();
+    const earlier = openOutbox(blobsConfig());
+    expect((await earlier.entries(8, "open")).entries.map((entry) => entry.record.reference)).toEqual([
+      "CRS-VERS-0002",
+    ]);
+    expect(await layoutOnDisk()).toBeNull();
+    await earlier.recordAttempt({ reference: "CRS-VERS-0002", transport: "email", ok: true, at: "t1" });
+    expect(await layoutOnDisk()).toEqual({ version: BLOBS_LAYOUT_VERSION });
+    expect((await earlier.entry("CRS-VERS-0002", 8))?.state).toBe("delivered");
+  });
+
+  it("refuses a store of a layout version it does not know, naming both versions, before writing anything", async () => {
+    await rawStore().write("meta/layout", { version: 2 });
+    const refused = openOutbox(blobsConfig()).add(record("CRS-VERS-0003"));
+    await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
+    await expect(refused).rejects.toThrow(
+      `Netlify Blobs store "${store}" of site ${blobsServer.siteID} records layout version 2, and this release of the site reads version 1`,
+    );
+    await expect(openOutbox(blobsConfig()).entries(8, "open")).rejects.toThrow(/layout version 2/);
+    expect((await rawStore().list("")).map((blob) => blob.key)).toEqual(["meta/layout"]);
+    // A stamp this code never writes is refused alike.
+    await rawStore().write("meta/layout", "version one");
+    forgetProcessState();
+    await expect(openOutbox(blobsConfig()).read()).rejects.toThrow(/layout version unreadable/);
+  });
+
   it("stores a repeat under the reference its key was claimed for when the first request died in between", async () => {
     // The first request claimed the key, then its instance ended before the inquiry itself was written.
     const first = { ...record("CRS-KKKK-0001"), idempotencyKey: "key-died-in-between-01" };
@@ -461,6 +546,8 @@ describe("the Netlify Blobs outbox", () => {
   });
 
   it("never takes a write the store refused for a stored inquiry", async () => {
+    // The store's layout is known to this process: the add's first request is then its write.
+    await openOutbox(blobsConfig()).probe();
     const config = readInquiryConfig(delivery, { ...blobsServer.env(store), NETLIFY_BLOBS_TOKEN: "not-the-token" });
     const failed = openOutbox(config).add(record("CRS-LLLL-0001"));
     await expect(failed).rejects.toBeInstanceOf(BlobsWriteError);

@@ -22,6 +22,7 @@ import {
   type StoredInquiry,
   retentionCutoffs,
   senderAddressKey,
+  UnknownLayoutError,
   UnknownReferenceError,
 } from "./outbox";
 import type { RetentionPolicy } from "./config";
@@ -47,6 +48,7 @@ import { processWide } from "./process-wide";
  *   senders/<shard>/<sha-256 of the address>/<time>-<reference>   a person's inquiries, for an export or an erasure
  *   kept/<reference>                  marked by an operator: never removed by retention
  *   meta/retention                    when the last whole retention run ended (the scheduled run's daily turn)
+ *   meta/layout                       the layout version of these keys ({ version }), written with the first write
  * A <shard> is two hex digits of the SHA-256 of the folder's name (the reference, or the address's hash):
  * 256 folders, so that a listing of one inquiry's attempts, or of one person's inquiries, never passes over
  * a folder per inquiry or per person ever stored (a store may answer a prefix listing by walking the
@@ -67,6 +69,13 @@ const SENDERS = "senders/";
 const KEPT = "kept/";
 /** Exported for bench/blobs-scale.ts, which removes it to make the day's retention due. */
 export const RETENTION_RUN = "meta/retention";
+/**
+ * The layout of the keys above, recorded under LAYOUT_KEY. A store without the key is new, or was written
+ * before the version was recorded, in this same layout. A later layout's move from this one goes where the
+ * version is checked (checkLayout), before the stamp changes.
+ */
+export const LAYOUT_VERSION = 1;
+const LAYOUT_KEY = "meta/layout";
 const LEASE_KEY = "lease/delivery";
 /** Written by a health check: the store takes a write as an inquiry's would be taken. */
 const PROBE_KEY = "health/probe";
@@ -89,10 +98,16 @@ interface BlobsProcessState {
   readonly adding: Map<string, Promise<AddResult>>;
   /** Stores whose lease a run in this process holds. */
   readonly delivering: Set<string>;
+  /** Stores whose layout this process has checked: "stamped" once it records the current version. */
+  readonly layouts: Map<string, "stamped" | "unstamped">;
 }
 
 const processState = () =>
-  processWide<BlobsProcessState>("inquiry-blobs-outbox", () => ({ adding: new Map(), delivering: new Set() }));
+  processWide<BlobsProcessState>("inquiry-blobs-outbox", () => ({
+    adding: new Map(),
+    delivering: new Set(),
+    layouts: new Map(),
+  }));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -175,6 +190,17 @@ export const deliveredBlobsOf = (
   })),
 ];
 
+/** What LAYOUT_KEY holds, as the version it names ("unreadable" when it names none). */
+const layoutVersionOf = (text: string): string => {
+  try {
+    const { version } = JSON.parse(text) as { version?: unknown };
+    if (typeof version === "number") return String(version);
+  } catch {
+    // Not JSON: not a stamp this code wrote.
+  }
+  return "unreadable";
+};
+
 /** Items handled this many at a time by retention, which checks `stopping` between them. */
 const RETENTION_CHUNK = 64;
 
@@ -211,6 +237,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   async add(record: OutboxRecord): Promise<AddResult> {
     const key = record.idempotencyKey;
     if (!key) {
+      await this.checkLayout(true);
       await this.mark(record);
       const stored = await this.blobs.write(INQUIRIES + record.reference, record, { onlyIfNew: true });
       if (!stored.written) throw new DuplicateReferenceError(record.reference);
@@ -230,6 +257,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   private async addClaimed(record: OutboxRecord, key: string): Promise<AddResult> {
+    await this.checkLayout(true);
     // A reference another inquiry already has must not be claimed for this one.
     if ((await this.blobs.get(INQUIRIES + record.reference)) !== null) {
       throw new DuplicateReferenceError(record.reference);
@@ -267,12 +295,37 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     ]);
   }
 
+  /**
+   * Refuses a store whose recorded layout this code does not know, before anything else is read or written.
+   * A write (`stamp`) records the current version on a store that has none yet. Checked once per process and
+   * store: only a later release, which replaces this code, changes a store's layout.
+   */
+  private async checkLayout(stamp: boolean): Promise<void> {
+    const { layouts } = processState();
+    const known = layouts.get(this.blobs.identity);
+    if (known === "stamped" || (known === "unstamped" && !stamp)) return;
+    let text = await this.blobs.get(LAYOUT_KEY);
+    if (text === null && stamp) {
+      const stamped = await this.blobs.write(LAYOUT_KEY, { version: LAYOUT_VERSION }, { onlyIfNew: true });
+      // Lost to another writer's stamp: that one is checked as found.
+      text = stamped.written ? JSON.stringify({ version: LAYOUT_VERSION }) : await this.blobs.get(LAYOUT_KEY);
+    }
+    if (text === null) {
+      layouts.set(this.blobs.identity, "unstamped");
+      return;
+    }
+    const found = layoutVersionOf(text);
+    if (found !== String(LAYOUT_VERSION)) throw new UnknownLayoutError(this.location, found, LAYOUT_VERSION);
+    layouts.set(this.blobs.identity, "stamped");
+  }
+
   /** Whether the store holds anything: an empty one is, to an operator, most likely the wrong store. */
   async holdsAnything(): Promise<boolean> {
     return this.blobs.holdsAnything();
   }
 
   async probe(): Promise<void> {
+    await this.checkLayout(true);
     await this.blobs.write(PROBE_KEY, { at: new Date().toISOString() });
   }
 
@@ -284,11 +337,13 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+    await this.checkLayout(true);
     await this.append(attemptKeyOf(attempt), attempt);
   }
 
   /** Records the release, then moves the inquiry's mark from held to open, for the next pass to read it. */
   async release(reference: string, at: Date = new Date()): Promise<void> {
+    await this.checkLayout(true);
     const release: QuarantineRelease = { reference, at: at.toISOString() };
     await this.append(`${shardedFolder(RELEASES, reference)}${keyTime(release.at)}`, release);
     await this.blobs.write(OPEN + reference, { at: release.at }, { onlyIfNew: true });
@@ -342,6 +397,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async read(): Promise<OutboxContents> {
+    await this.checkLayout(false);
     const [inquiryKeys, attemptKeys, releaseKeys] = await Promise.all([
       this.keys(INQUIRIES),
       this.keys(ATTEMPTS),
@@ -404,6 +460,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * An inquiry found delivered loses its open mark, so the next pass does not list it at all.
    */
   async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
+    await this.checkLayout(false);
     const contents: OutboxContents & { heldUnread?: number } =
       scope === "open" ? await this.readOpen() : await this.read();
     const entries = entriesOf(contents, maxAttempts);
@@ -419,6 +476,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
+    await this.checkLayout(false);
     const [records, attemptKeys, releaseKeys] = await Promise.all([
       this.readBlobs([INQUIRIES + reference], isRecord),
       this.filedUnder(ATTEMPTS, reference),
@@ -441,6 +499,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * (one entry each), and only the days the page reaches are listed inside.
    */
   async page({ after, limit, maxAttempts, state }: PageRequest): Promise<OutboxPage> {
+    await this.checkLayout(false);
     let startKey = "";
     if (after !== null) {
       const record = await this.recordOf(after);
@@ -481,12 +540,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async keep(reference: string): Promise<boolean> {
+    await this.checkLayout(true);
     if ((await this.blobs.get(INQUIRIES + reference)) === null) return false;
     await this.blobs.write(KEPT + reference, { at: new Date().toISOString() });
     return true;
   }
 
   async stored(reference: string): Promise<StoredInquiry | null> {
+    await this.checkLayout(false);
     const [record, attemptKeys, releaseKeys, kept] = await Promise.all([
       this.recordOf(reference),
       this.filedUnder(ATTEMPTS, reference),
@@ -501,12 +562,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
 
   /** Through the senders/ index: the person's keys only, never a listing of every inquiry. */
   async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
+    await this.checkLayout(false);
     const keys = byTime(await this.filedUnder(SENDERS, senderOf(address)));
     const found = await mapLimited(keys, READ_CONCURRENCY, (key) => this.stored(timedReferenceOf(key)));
     return found.filter((inquiry): inquiry is StoredInquiry => inquiry !== null);
   }
 
   async erase(references: readonly string[]): Promise<string[]> {
+    await this.checkLayout(true);
     const removed: string[] = [];
     for (const reference of references) {
       const record = await this.recordOf(reference);
@@ -547,6 +610,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     retention: RetentionPolicy,
     stopping: () => boolean = () => false,
   ): Promise<RemovedCounts> {
+    await this.checkLayout(true);
     const cutoffs = retentionCutoffs(now, retention);
     const quarantined = await this.drain(HELD, cutoffs.quarantined, stopping, (reference, key) =>
       this.expireHeld(reference, key, cutoffs.quarantined),
@@ -630,6 +694,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async lastRetentionAt(): Promise<Date | null> {
+    await this.checkLayout(false);
     const text = await this.blobs.get(RETENTION_RUN);
     if (text === null) return null;
     try {
@@ -641,6 +706,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async recordRetention(at: Date): Promise<void> {
+    await this.checkLayout(true);
     await this.blobs.write(RETENTION_RUN, { at: at.toISOString() });
   }
 
@@ -653,6 +719,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     waitMs = 0,
     onLost: (error: Error) => void = () => undefined,
   ): Promise<{ value: T } | null> {
+    await this.checkLayout(true);
     const { delivering } = processState();
     const deadline = Date.now() + waitMs;
     while (delivering.has(this.blobs.identity)) {
