@@ -326,8 +326,16 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
   it("lets one delivery run at a time hold its lock", async () => {
     const outbox = open();
     let release: () => void = () => undefined;
-    const holding = outbox.whileDelivering(() => new Promise<string>((resolve) => (release = () => resolve("first"))));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    let holds: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (holds = resolve));
+    const holding = outbox.whileDelivering(
+      () =>
+        new Promise<string>((resolve) => {
+          release = () => resolve("first");
+          holds();
+        }),
+    );
+    await held;
     expect(await open().whileDelivering(() => Promise.resolve("second"))).toBeNull();
     const waiting = open().whileDelivering(() => Promise.resolve("third"), 5_000);
     release();

@@ -719,7 +719,6 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     waitMs = 0,
     onLost: (error: Error) => void = () => undefined,
   ): Promise<{ value: T } | null> {
-    await this.checkLayout(true);
     const { delivering } = processState();
     const deadline = Date.now() + waitMs;
     while (delivering.has(this.blobs.identity)) {
@@ -728,6 +727,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     }
     delivering.add(this.blobs.identity);
     try {
+      // Before the lease is written: a store this code must not touch gets no lease either.
+      await this.checkLayout(true);
       const lease = await BlobsLease.acquire(this.blobs, LEASE_KEY, this.timing, deadline, onLost);
       if (!lease) return null;
       try {
