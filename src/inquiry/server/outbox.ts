@@ -96,7 +96,7 @@ const latest = (times: readonly string[]): string | null =>
 
 /**
  * The transports an inquiry must go through: those configured when it arrived or, for one stored while
- * none was (issue 28's backlog), those a delivery has since tried it through (deliverEntries tries it
+ * none was, those a delivery has since tried it through (deliverEntries tries it
  * through the transports configured then).
  */
 export const transportsOf = (record: OutboxRecord, tried: readonly DeliveryAttempt[]): readonly TransportName[] =>

@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   UNIQUE (reference, transport, at)
 ) STRICT;
 -- How many inquiries are in each phase, kept by triggers in the same transactions: the worker reports how
--- many are held in quarantine after every pass, and counting 100,000 of them each time took milliseconds.
+-- many are held in quarantine after every pass, which must not cost a scan of them.
 CREATE TABLE IF NOT EXISTS phase_counts (
   phase TEXT PRIMARY KEY,
   count INTEGER NOT NULL
@@ -367,7 +367,7 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
 
   /**
    * Stores the inquiry once it is committed. The inquiries that arrive while a commit is under way go in
-   * the next one together (a group commit): 600 at once wait for a few syncs to disk, not 600.
+   * the next one together (a group commit): a burst waits for a few syncs to disk, not one each.
    */
   add(record: OutboxRecord): Promise<AddResult> {
     const state = this.state();
