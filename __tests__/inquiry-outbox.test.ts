@@ -6,19 +6,23 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
+import { BlobsOutbox, LAYOUT_VERSION as BLOBS_LAYOUT_VERSION } from "../src/inquiry/server/blobs-outbox";
 import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../src/inquiry/server/blobs-store";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { importFileOutbox } from "../src/inquiry/server/file-outbox-import";
-import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
+import { openOutbox } from "../src/inquiry/server/open-outbox";
 import {
   isRetaining,
+  UnknownLayoutError,
   UnknownReferenceError,
   type InquiryOutbox,
   type OutboxRecord,
 } from "../src/inquiry/server/outbox";
-import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import {
+  DATABASE_FILE,
+  LAYOUT_VERSION as SQLITE_LAYOUT_VERSION,
+  SqliteOutbox,
+} from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../src/inquiry/server/reference";
 import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
@@ -322,8 +326,16 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
   it("lets one delivery run at a time hold its lock", async () => {
     const outbox = open();
     let release: () => void = () => undefined;
-    const holding = outbox.whileDelivering(() => new Promise<string>((resolve) => (release = () => resolve("first"))));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    let holds: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (holds = resolve));
+    const holding = outbox.whileDelivering(
+      () =>
+        new Promise<string>((resolve) => {
+          release = () => resolve("first");
+          holds();
+        }),
+    );
+    await held;
     expect(await open().whileDelivering(() => Promise.resolve("second"))).toBeNull();
     const waiting = open().whileDelivering(() => Promise.resolve("third"), 5_000);
     release();
@@ -338,9 +350,8 @@ describe("the SQLite outbox", () => {
   it("is the single server's default, a database file in INQUIRY_DATA_DIR", () => {
     const outbox = openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }));
     expect(outbox.location).toBe(path.join(dir, DATABASE_FILE));
-    // The folder outbox's earlier name still means the same folder.
-    expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" }).outbox).toBe("sqlite");
-    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "files" })).toThrow(/sqlite or blobs/);
+    expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "SQLite" }).outbox).toBe("sqlite");
+    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" })).toThrow(/sqlite or blobs/);
   });
 
   it("keeps its database readable by the server's user only, in WAL with full syncs", async () => {
@@ -434,6 +445,46 @@ describe("the SQLite outbox", () => {
     expect(await outbox.add(person("CRS-ERAS-0003"))).toEqual({ reference: "CRS-ERAS-0003", created: true });
   });
 
+  /** Runs `work` on the database file through a connection of its own, as another program would. */
+  const onDatabase = <T>(work: (db: DatabaseSync) => T): T => {
+    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    try {
+      return work(db);
+    } finally {
+      db.close();
+    }
+  };
+  const versionOnDisk = () =>
+    onDatabase((db) => (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version);
+
+  it("records its layout version in a new database", async () => {
+    await new SqliteOutbox(dir).add(record("CRS-VERS-0001"));
+    expect(SQLITE_LAYOUT_VERSION).toBe(1);
+    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
+  });
+
+  it("reads a database written before the version was recorded as the current layout, and records it", async () => {
+    await new SqliteOutbox(dir).add(record("CRS-VERS-0002"));
+    await new SqliteOutbox(dir).recordAttempt({ reference: "CRS-VERS-0002", transport: "email", ok: true, at: "t1" });
+    forgetProcessState();
+    onDatabase((db) => db.exec("PRAGMA user_version = 0"));
+    const { entries } = await new SqliteOutbox(dir).entries(8);
+    expect(entries.map((entry) => [entry.record.reference, entry.state])).toEqual([["CRS-VERS-0002", "delivered"]]);
+    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
+  });
+
+  it("refuses a database of a layout version it does not know, naming both versions, and leaves it untouched", async () => {
+    onDatabase((db) => db.exec(`PRAGMA user_version = ${SQLITE_LAYOUT_VERSION + 1}`));
+    const refused = new SqliteOutbox(dir).add(record("CRS-VERS-0003"));
+    await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
+    await expect(refused).rejects.toThrow(
+      `${path.join(dir, DATABASE_FILE)} records layout version 2, and this release of the site reads version 1`,
+    );
+    await expect(new SqliteOutbox(dir).read()).rejects.toThrow(/Deploy that later release/);
+    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION + 1);
+    expect(onDatabase((db) => db.prepare("SELECT name FROM sqlite_schema").all())).toEqual([]);
+  });
+
   it("refuses to store when its folder cannot be made, and stores once it can", async () => {
     const blocked = path.join(dir, "not-a-folder");
     writeFileSync(blocked, "");
@@ -445,130 +496,52 @@ describe("the SQLite outbox", () => {
   });
 });
 
-describe("the import of the file outbox from before the database", () => {
-  /** The three files as the earlier outbox left them: a line per item, the last inquiry torn by a crash. */
-  const writeFileOutbox = () => {
-    const lines = (items: readonly unknown[]) => items.map((item) => `${JSON.stringify(item)}\n`).join("");
-    writeFileSync(
-      path.join(dir, "inquiries.ndjson"),
-      lines([
-        record("CRS-IMPT-0001"),
-        { ...record("CRS-IMPT-0002"), idempotencyKey: "key-imported-000001" },
-        { ...record("CRS-IMPT-0003"), quarantine: { reason: "honeypot filled" } },
-        { ...record("CRS-IMPT-0004"), quarantine: { reason: "sent too fast" } },
-      ]) + '{"reference":"CRS-IMPT-0005","receivedAt":"2026-11-22T1',
-    );
-    writeFileSync(
-      path.join(dir, "deliveries.ndjson"),
-      lines([
-        { reference: "CRS-IMPT-0001", transport: "email", ok: true, at: "2026-11-22T10:00:01.000Z" },
-        {
-          reference: "CRS-IMPT-0002",
-          transport: "email",
-          ok: false,
-          at: "2026-11-22T10:00:01.000Z",
-          detail: "HTTP 503",
-          retryAt: "2026-11-22T10:01:00.000Z",
-        },
-      ]),
-    );
-    writeFileSync(
-      path.join(dir, "releases.ndjson"),
-      lines([{ reference: "CRS-IMPT-0004", at: "2026-11-22T11:00:00.000Z" }]),
-    );
-  };
-
-  it("imports every whole item once, reports the torn line, and removes the files once verified", async () => {
-    writeFileOutbox();
-    const outbox = new SqliteOutbox(dir);
-    expect(await importFileOutbox(dir, outbox)).toEqual({
-      inquiries: 4,
-      added: 4,
-      attempts: 2,
-      releases: 1,
-      damagedLines: 1,
-    });
-    const { entries } = await outbox.entries(8);
-    expect(entries.map((entry) => [entry.record.reference, entry.state, entry.attempts, entry.dueAt])).toEqual([
-      ["CRS-IMPT-0001", "delivered", 1, null],
-      ["CRS-IMPT-0002", "pending", 1, "2026-11-22T10:01:00.000Z"],
-      ["CRS-IMPT-0003", "quarantined", 0, null],
-      ["CRS-IMPT-0004", "pending", 0, "2026-11-22T10:00:00.000Z"],
-    ]);
-    // What a delivery pass reads, and the idempotency key, come through the database's own columns.
-    const open = await outbox.entries(8, "open");
-    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([
-      ["CRS-IMPT-0002", "CRS-IMPT-0004"],
-      1,
-    ]);
-    expect(await outbox.add({ ...record("CRS-IMPT-0009"), idempotencyKey: "key-imported-000001" })).toEqual({
-      reference: "CRS-IMPT-0002",
-      created: false,
-    });
-    expect(readdirSync(dir).filter((name) => name.endsWith(".ndjson"))).toEqual([]);
-    // Nothing left to import.
-    expect(await importFileOutbox(dir, outbox)).toBeNull();
-  });
-
-  it("adds nothing twice when the files are imported again (a start cut short before they were removed)", async () => {
-    writeFileOutbox();
-    const saved = ["inquiries", "deliveries", "releases"].map((name) => {
-      const file = path.join(dir, `${name}.ndjson`);
-      return [file, readFileSync(file)] as const;
-    });
-    const outbox = new SqliteOutbox(dir);
-    await importFileOutbox(dir, outbox);
-    for (const [file, bytes] of saved) writeFileSync(file, bytes);
-    expect(await importFileOutbox(dir, outbox)).toMatchObject({ inquiries: 4, added: 0, attempts: 2 });
-    const { records, attempts, releases } = await outbox.read();
-    expect([records.length, attempts.length, releases.length]).toEqual([4, 2, 1]);
-  });
-
-  it("is run when the server starts, and the log says how many, never whose", async () => {
-    writeFileOutbox();
-    const logs: string[] = [];
-    await importEarlierOutbox(openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir })), (line) =>
-      logs.push(line),
-    );
-    expect(logs).toEqual([
-      expect.stringMatching(/4 inquiries \(4 new\), 2 delivery attempts, 1 releases; 1 damaged line/),
-    ]);
-    expect(logs.join("\n")).not.toMatch(/CRS-IMPT|example\.gov/);
-  });
-});
-
 describe("the Netlify Blobs outbox", () => {
   /** Direct access to the test's store, as another process (or a person with the API) has it. */
   const rawStore = () => new BlobsStore(blobsConfig().blobs);
-  const keysNow = async () => (await rawStore().list("")).map((blob) => blob.key);
   const hash = (text: string) => createHash("sha256").update(text).digest("hex");
   /** The shard's folder of what is filed under `name` (an inquiry's reference, an address's hash). */
   const shardFolder = (prefix: string, name: string) => `${prefix}/${hash(name).slice(0, 2)}/${name}/`;
-  /** Where a key of a store from before the shards (`<prefix>/<name>/<leaf>`) belongs in its shard. */
-  const shardKeyOf = (key: string) => {
-    const [prefix = "", name = "", leaf = ""] = key.split("/");
-    return shardFolder(prefix, name) + leaf;
-  };
-  /** Turns the test's store into what the version before the shards left: a folder per inquiry and per person. */
-  const unshard = async () => {
-    const shardedKey = /^(attempts|releases|senders)\/[0-9a-f]{2}\/(.+)$/;
-    for (const key of await keysNow()) {
-      const [, prefix, rest] = shardedKey.exec(key) ?? [];
-      if (!prefix || !rest) continue;
-      await rawStore().write(`${prefix}/${rest}`, JSON.parse((await rawStore().get(key)) ?? "null"));
-      await rawStore().delete(key);
-    }
-    await rawStore().delete("meta/sharded-layout");
-  };
-  const victim = "victim@example.gov";
-  /** One delivered inquiry from `victim`, in a store as the version before the shards left it; its reference and key names. */
-  const unshardedInquiry = async (reference: string) => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    await outbox.add({ ...record(reference), replyTo: { address: victim } });
-    await outbox.recordAttempt({ reference, transport: "email", ok: true, at: "2026-11-22T10:01:00Z" });
-    await unshard();
-    return (key: string) => key.includes(reference) || key.includes(hash(victim));
-  };
+
+  const layoutOnDisk = async () => JSON.parse((await rawStore().get("meta/layout")) ?? "null") as unknown;
+
+  it("records its layout version with its first write, and not on a look at an empty store", async () => {
+    expect(await openOutbox(blobsConfig()).read()).toMatchObject({ records: [] });
+    expect(await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).holdsAnything()).toBe(false);
+    await openOutbox(blobsConfig()).add(record("CRS-VERS-0001"));
+    expect(BLOBS_LAYOUT_VERSION).toBe(1);
+    expect(await layoutOnDisk()).toEqual({ version: BLOBS_LAYOUT_VERSION });
+  });
+
+  it("reads a store written before the version was recorded as the current layout, and records it at a write", async () => {
+    const outbox = openOutbox(blobsConfig());
+    await outbox.add(record("CRS-VERS-0002"));
+    await rawStore().delete("meta/layout");
+    forgetProcessState();
+    const earlier = openOutbox(blobsConfig());
+    expect((await earlier.entries(8, "open")).entries.map((entry) => entry.record.reference)).toEqual([
+      "CRS-VERS-0002",
+    ]);
+    expect(await layoutOnDisk()).toBeNull();
+    await earlier.recordAttempt({ reference: "CRS-VERS-0002", transport: "email", ok: true, at: "t1" });
+    expect(await layoutOnDisk()).toEqual({ version: BLOBS_LAYOUT_VERSION });
+    expect((await earlier.entry("CRS-VERS-0002", 8))?.state).toBe("delivered");
+  });
+
+  it("refuses a store of a layout version it does not know, naming both versions, before writing anything", async () => {
+    await rawStore().write("meta/layout", { version: 2 });
+    const refused = openOutbox(blobsConfig()).add(record("CRS-VERS-0003"));
+    await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
+    await expect(refused).rejects.toThrow(
+      `Netlify Blobs store "${store}" of site ${blobsServer.siteID} records layout version 2, and this release of the site reads version 1`,
+    );
+    await expect(openOutbox(blobsConfig()).entries(8, "open")).rejects.toThrow(/layout version 2/);
+    expect((await rawStore().list("")).map((blob) => blob.key)).toEqual(["meta/layout"]);
+    // A stamp this code never writes is refused alike.
+    await rawStore().write("meta/layout", "version one");
+    forgetProcessState();
+    await expect(openOutbox(blobsConfig()).read()).rejects.toThrow(/layout version unreadable/);
+  });
 
   it("stores a repeat under the reference its key was claimed for when the first request died in between", async () => {
     // The first request claimed the key, then its instance ended before the inquiry itself was written.
@@ -581,6 +554,8 @@ describe("the Netlify Blobs outbox", () => {
   });
 
   it("never takes a write the store refused for a stored inquiry", async () => {
+    // The store's layout is known to this process: the add's first request is then its write.
+    await openOutbox(blobsConfig()).probe();
     const config = readInquiryConfig(delivery, { ...blobsServer.env(store), NETLIFY_BLOBS_TOKEN: "not-the-token" });
     const failed = openOutbox(config).add(record("CRS-LLLL-0001"));
     await expect(failed).rejects.toBeInstanceOf(BlobsWriteError);
@@ -625,10 +600,6 @@ describe("the Netlify Blobs outbox", () => {
 
   it("lists only the open marks in a delivery pass, which delivery empties: never the history", async () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    // The first pass on a store gives it its open marks, the first retention run its sharded layout (see
-    // the tests of stores written before them); this one is still empty.
-    await outbox.entries(8, "open");
-    await outbox.removeExpired(new Date(), { deliveredMonths: 24, quarantinedDays: 30 });
     for (const reference of ["CRS-OPEN-0001", "CRS-OPEN-0002", "CRS-OPEN-0003"]) await outbox.add(record(reference));
     await outbox.add({ ...record("CRS-OPEN-0004"), quarantine: { reason: "honeypot filled" } });
     await outbox.recordAttempt({ reference: "CRS-OPEN-0001", transport: "email", ok: true, at: "t1" });
@@ -660,8 +631,6 @@ describe("the Netlify Blobs outbox", () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     const retention = { deliveredMonths: 24, quarantinedDays: 30 };
     const now = new Date("2026-11-22T10:00:00.000Z");
-    // The first run on a store gives it its retention keys (see the next test); this one is still empty.
-    await outbox.removeExpired(now, retention);
     for (let index = 0; index < 30; index += 1) {
       await outbox.add({
         ...record(`CRS-HIST-${String(index).padStart(4, "0")}`),
@@ -688,6 +657,22 @@ describe("the Netlify Blobs outbox", () => {
     }
   });
 
+  it("lists an inquiry's own shards to read it, never a folder per inquiry", async () => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    await outbox.add(record("CRS-SHRD-0001"));
+    await outbox.recordAttempt({ reference: "CRS-SHRD-0001", transport: "email", ok: true, at: "t1" });
+    const listed = jest.spyOn(BlobsStore.prototype, "list");
+    try {
+      expect((await outbox.entry("CRS-SHRD-0001", 8))?.state).toBe("delivered");
+      expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
+        shardFolder("attempts", "CRS-SHRD-0001"),
+        shardFolder("releases", "CRS-SHRD-0001"),
+      ]);
+    } finally {
+      listed.mockRestore();
+    }
+  });
+
   it("leaves no key that names an erased inquiry or its sender", async () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     await outbox.add({
@@ -707,252 +692,6 @@ describe("the Netlify Blobs outbox", () => {
     expect(after.filter((key) => key.includes("CRS-ERAS-0001") || key.includes("key-erased-0001"))).toEqual([]);
     // The other inquiry from the same address keeps its own key under the sender.
     expect(after.filter((key) => key.includes(sender))).toEqual([expect.stringContaining("CRS-STAY-0001")]);
-  });
-
-  it("moves a store written before the shards into them, and reads it whole before, during and after", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    const now = new Date("2026-11-22T12:00:00.000Z");
-    await outbox.entries(8, "open");
-    await outbox.removeExpired(now, retention);
-    await outbox.recordRetention(now);
-    const attempt = (reference: string, ok: boolean, at: string, retryAt?: string) =>
-      outbox.recordAttempt({ reference, transport: "email", ok, at, ...(retryAt ? { retryAt } : {}) });
-    // Delivered; held and released, its first attempt failed; pending after a failure; past its time; erased.
-    await outbox.add(record("CRS-SHRD-0001"));
-    await attempt("CRS-SHRD-0001", true, "2026-11-22T10:01:00Z");
-    await outbox.add({ ...record("CRS-SHRD-0002"), quarantine: { reason: "sent too fast" } });
-    await outbox.release("CRS-SHRD-0002", new Date("2026-11-22T10:02:00Z"));
-    await attempt("CRS-SHRD-0002", false, "2026-11-22T10:03:00Z", "2026-11-22T10:08:00Z");
-    await outbox.add(record("CRS-SHRD-0003"));
-    await attempt("CRS-SHRD-0003", false, "2026-11-22T10:04:00Z");
-    for (const [reference, address] of [
-      ["CRS-SHRD-0004", "gone@example.gov"],
-      ["CRS-SHRD-0005", "erased@example.gov"],
-    ] as const) {
-      await outbox.add({ ...record(reference), receivedAt: "2024-10-01T09:00:00.000Z", replyTo: { address } });
-      await attempt(reference, true, "2024-10-01T09:01:00Z");
-    }
-    const view = async (reader: BlobsOutbox) => ({
-      all: (await reader.entries(8, "all")).entries.map((entry) => [
-        entry.record.reference,
-        entry.state,
-        entry.attempts,
-      ]),
-      open: (await reader.entries(8, "open")).entries.map((entry) => entry.record.reference),
-      pat: (await reader.inquiriesFrom("pat@example.gov")).map((found) => [found.record.reference, found.releasedAt]),
-      gone: (await reader.inquiriesFrom("gone@example.gov")).map((found) => found.record.reference),
-      // Through the inquiry's own folders (the caught key below is in both of CRS-SHRD-0002's).
-      attempts: (await reader.entry("CRS-SHRD-0002", 8))?.attempts,
-    });
-    // A first pass finds the delivered ones delivered and drops their open marks: each view is then the same.
-    await outbox.entries(8, "open");
-    const sharded = await view(outbox);
-    expect(sharded.all).toHaveLength(5);
-
-    await unshard();
-    const unsharded = (key: string) => /^(attempts|releases|senders)\/(?![0-9a-f]{2}\/)/.test(key);
-    expect((await keysNow()).filter(unsharded)).toHaveLength(11);
-    // A key caught between its two places (written to its shard, not yet removed from the old folder) counts once.
-    const [caught = { key: "" }] = await rawStore().list("attempts/CRS-SHRD-0002/");
-    await rawStore().write(shardKeyOf(caught.key), JSON.parse((await rawStore().get(caught.key)) ?? "null"));
-
-    const before = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await view(before)).toEqual(sharded);
-    // An erasure before the move leaves nothing in either layout.
-    expect(await before.erase(["CRS-SHRD-0005"])).toEqual(["CRS-SHRD-0005"]);
-    const erased = (key: string) => key.includes("CRS-SHRD-0005") || key.includes(hash("erased@example.gov"));
-    expect((await keysNow()).filter(erased)).toEqual([]);
-    const unerased = { ...sharded, all: sharded.all.filter(([reference]) => reference !== "CRS-SHRD-0005") };
-
-    // A run cut short (here after two of the four attempt folders) moves part, and says it is not done.
-    const unshardedAttempts = async () =>
-      (await keysNow()).filter((key) => unsharded(key) && key.startsWith("attempts/"));
-    expect(await unshardedAttempts()).toHaveLength(4);
-    let checks = 0;
-    const during = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await during.removeExpired(now, retention, () => (checks += 1) > 3)).toEqual({
-      inquiries: 0,
-      quarantined: 0,
-      complete: false,
-    });
-    expect(await unshardedAttempts()).toHaveLength(2);
-    expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual(unerased);
-
-    // The next run finishes the move, then retention runs as on any day.
-    const after = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    expect(await after.removeExpired(now, retention)).toEqual({ inquiries: 1, quarantined: 0, complete: true });
-    expect((await keysNow()).filter(unsharded)).toEqual([]);
-    expect(await rawStore().get("meta/sharded-layout")).not.toBeNull();
-    expect(await view(new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }))).toEqual({
-      ...unerased,
-      all: unerased.all.filter(([reference]) => reference !== "CRS-SHRD-0004"),
-      gone: [],
-    });
-    // From then on a reader lists an inquiry's shard alone.
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    try {
-      await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).entry("CRS-SHRD-0003", 8);
-      expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
-        shardFolder("attempts", "CRS-SHRD-0003"),
-        shardFolder("releases", "CRS-SHRD-0003"),
-      ]);
-    } finally {
-      listed.mockRestore();
-    }
-  });
-
-  it("leaves no key of an inquiry erased while its keys are being moved to the shards", async () => {
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    const reference = "CRS-RACE-0001";
-    const names = await unshardedInquiry(reference);
-
-    // The erasure runs as the move reads the old sender key: the move's copy comes after the inquiry is gone.
-    const movingStore = rawStore();
-    const get = movingStore.get.bind(movingStore);
-    const during = jest.spyOn(movingStore, "get").mockImplementation(async (key) => {
-      const text = await get(key);
-      if (key.startsWith(`senders/${hash(victim)}/`)) {
-        expect(await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).erase([reference])).toEqual([reference]);
-      }
-      return text;
-    });
-    try {
-      await new BlobsOutbox(movingStore, { attemptTimeoutMs: 20_000 }).removeExpired(new Date(), retention);
-    } finally {
-      during.mockRestore();
-    }
-    expect((await keysNow()).filter(names)).toEqual([]);
-  });
-
-  it("removes a copy a move wrote while the erasure ran, once the inquiry is gone", async () => {
-    const reference = "CRS-RACE-0002";
-    const names = await unshardedInquiry(reference);
-    const oldKeys = (await keysNow()).filter((key) => /^(attempts|senders)\/[^/]+\/[^/]+$/.test(key));
-    expect(oldKeys).toHaveLength(2);
-    // The move copies both keys after the erasure listed them, and saw the inquiry still there.
-    const erasingStore = rawStore();
-    const remove = erasingStore.delete.bind(erasingStore);
-    const erasing = jest.spyOn(erasingStore, "delete").mockImplementation(async (key) => {
-      if (key === `inquiries/${reference}`) {
-        for (const old of oldKeys) await rawStore().write(shardKeyOf(old), {});
-      }
-      return remove(key);
-    });
-    try {
-      await new BlobsOutbox(erasingStore, { attemptTimeoutMs: 20_000 }).erase([reference]);
-    } finally {
-      erasing.mockRestore();
-    }
-    expect((await keysNow()).filter(names)).toEqual([]);
-  });
-
-  it("reads an attempt that was moved to its shard between the listing and the read", async () => {
-    const reference = "CRS-RACE-0003";
-    await unshardedInquiry(reference);
-    const readingStore = rawStore();
-    const list = readingStore.list.bind(readingStore);
-    const shard = shardFolder("attempts", reference);
-    const listing = jest.spyOn(readingStore, "list").mockImplementation(async (prefix) => {
-      const listed = await list(prefix);
-      // Right after the shard's (empty) listing, the move copies the old key there and removes it.
-      if (prefix === shard) {
-        for (const { key } of await list(`attempts/${reference}/`)) {
-          await rawStore().write(shardKeyOf(key), JSON.parse((await rawStore().get(key)) ?? "null"));
-          await rawStore().delete(key);
-        }
-      }
-      return listed;
-    });
-    try {
-      const entry = await new BlobsOutbox(readingStore, { attemptTimeoutMs: 20_000 }).entry(reference, 8);
-      expect([entry?.state, entry?.attempts]).toEqual(["delivered", 1]);
-    } finally {
-      listing.mockRestore();
-    }
-  });
-
-  it("asks again whether the store is sharded after a look that failed, instead of failing every read after it", async () => {
-    const store = rawStore();
-    const outbox = new BlobsOutbox(store, { attemptTimeoutMs: 20_000 });
-    await outbox.add(record("CRS-LOOK-0001"));
-    const get = store.get.bind(store);
-    const looks: string[] = [];
-    const looked = jest.spyOn(store, "get").mockImplementation((key) => {
-      if (key !== "meta/sharded-layout") return get(key);
-      looks.push(key);
-      return looks.length === 1 ? Promise.reject(new Error("the store did not answer")) : get(key);
-    });
-    try {
-      await expect(outbox.stored("CRS-LOOK-0001")).rejects.toThrow("the store did not answer");
-      expect((await outbox.stored("CRS-LOOK-0001"))?.record.reference).toBe("CRS-LOOK-0001");
-      expect(looks).toHaveLength(2);
-    } finally {
-      looked.mockRestore();
-    }
-  });
-
-  it("gives a store written before the retention keys its keys once, and then removes what is past its time", async () => {
-    const old = { ...record("CRS-RIDX-0001"), receivedAt: "2024-01-01T09:00:00.000Z" };
-    const recent = {
-      ...record("CRS-RIDX-0002"),
-      receivedAt: "2026-11-01T09:00:00.000Z",
-      replyTo: { address: "new@example.gov" },
-    };
-    for (const earlier of [old, recent]) await rawStore().write(`inquiries/${earlier.reference}`, earlier);
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    // Cut short, it does nothing yet, and says so.
-    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention, () => true)).toEqual({
-      inquiries: 0,
-      quarantined: 0,
-      complete: false,
-    });
-    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention)).toEqual({
-      inquiries: 1,
-      quarantined: 0,
-      complete: true,
-    });
-    expect((await outbox.read()).records.map((kept) => kept.reference)).toEqual(["CRS-RIDX-0002"]);
-    expect((await outbox.inquiriesFrom("new@example.gov")).map((found) => found.record.reference)).toEqual([
-      "CRS-RIDX-0002",
-    ]);
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    try {
-      await outbox.removeExpired(new Date("2026-11-23T10:00:00.000Z"), retention);
-      expect(listed.mock.calls.map(([prefix]) => prefix)).not.toContain("inquiries/");
-    } finally {
-      listed.mockRestore();
-    }
-  });
-
-  it("gives a store written before the open marks its marks once, from one listing of everything", async () => {
-    // As the earlier outbox left it: inquiries, one marked delivered, one held, one held and released.
-    for (const reference of ["CRS-OLDS-0001", "CRS-OLDS-0002"]) {
-      await rawStore().write(`inquiries/${reference}`, record(reference));
-    }
-    await rawStore().write("delivered/CRS-OLDS-0001", { at: "t1" });
-    for (const reference of ["CRS-OLDS-0003", "CRS-OLDS-0004"]) {
-      await rawStore().write(`inquiries/${reference}`, {
-        ...record(reference),
-        quarantine: { reason: "sent too fast" },
-      });
-      await rawStore().write(`quarantined/${reference}`, { reason: "sent too fast" });
-    }
-    await rawStore().write("releases/CRS-OLDS-0004/20261122-x", { reference: "CRS-OLDS-0004", at: "t2" });
-    const open = await openOutbox(blobsConfig()).entries(8, "open");
-    expect([open.entries.map((entry) => [entry.record.reference, entry.state]), open.heldUnread]).toEqual([
-      [
-        ["CRS-OLDS-0002", "pending"],
-        ["CRS-OLDS-0004", "pending"],
-      ],
-      1,
-    ]);
-    expect(await rawStore().get("meta/open-index")).not.toBeNull();
-    expect((await rawStore().list("open/")).map((blob) => blob.key).sort()).toEqual([
-      "open/CRS-OLDS-0002",
-      "open/CRS-OLDS-0004",
-    ]);
   });
 
   it("does not deliver while another process holds an unexpired lease, and takes over an expired one", async () => {

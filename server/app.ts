@@ -18,7 +18,7 @@ import type { InquiryContent } from "../src/inquiry/server/content";
 import { preloadEmailTransport } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
-import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
+import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
@@ -544,7 +544,6 @@ export const createSiteServer = async (options: ServerOptions): Promise<SiteServ
   });
 
   if (startConfig.email) preloadEmailTransport();
-  await importEarlierOutbox(openOutbox(startConfig), log);
   worker.start();
   return {
     app,

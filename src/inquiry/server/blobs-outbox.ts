@@ -22,6 +22,7 @@ import {
   type StoredInquiry,
   retentionCutoffs,
   senderAddressKey,
+  UnknownLayoutError,
   UnknownReferenceError,
 } from "./outbox";
 import type { RetentionPolicy } from "./config";
@@ -29,15 +30,13 @@ import { processWide } from "./process-wide";
 
 /*
  * The keys of the store, each blob written once and never changed (the lease aside):
- *   inquiries/<reference>             the inquiry, exactly as the file outbox keeps it
+ *   inquiries/<reference>             the inquiry
  *   keys/<idempotency key>            the inquiry that claimed the key (the whole record: see add)
  *   attempts/<shard>/<reference>/<time>-...   one delivery attempt
  *   releases/<shard>/<reference>/<time>-...   a quarantined inquiry let through
  *   open/<reference>                  a mark that it may still need delivering: the only inquiries a delivery
  *                                     pass reads. Written before the inquiry itself, removed once delivered.
  *   quarantined/<reference>           a mark that it is held in quarantine: counted, unread, until released
- *   meta/open-index                   written once every open inquiry has its open/ mark (see ensureOpenIndex)
- *   delivered/<reference>             (stores from before open/) a mark that every transport has it
  *   lease/delivery                    the delivery lock (blobs-lease.ts)
  *   health/probe                      the time of the last health check (rewritten by each)
  * and, written with the open or held mark, before the inquiry, so that none is ever stored without them:
@@ -49,23 +48,18 @@ import { processWide } from "./process-wide";
  *   senders/<shard>/<sha-256 of the address>/<time>-<reference>   a person's inquiries, for an export or an erasure
  *   kept/<reference>                  marked by an operator: never removed by retention
  *   meta/retention                    when the last whole retention run ended (the scheduled run's daily turn)
- *   meta/retention-index              written once every inquiry has the keys above (see ensureRetentionIndex)
- *   meta/sharded-layout               written once no attempt, release or sender folder is left unsharded
- *                                     (see ensureShardedLayout)
+ *   meta/layout                       the layout version of these keys ({ version }), written with the first write
  * A <shard> is two hex digits of the SHA-256 of the folder's name (the reference, or the address's hash):
- * 256 folders, so that a listing of one inquiry's attempts, or of one person's inquiries, never has to pass
- * over a folder per inquiry or per person ever stored. Netlify answers a prefix listing from an index, but
- * the local Blobs server (what the tests and the bench measure) walks the folders beside the prefix, and
- * under attempts/<reference>/ a store of 100,000 inquiries made every pass read 100,000 folders.
+ * 256 folders, so that a listing of one inquiry's attempts, or of one person's inquiries, never passes over
+ * a folder per inquiry or per person ever stored (a store may answer a prefix listing by walking the
+ * folders beside it, as the local Blobs server does).
  */
 const INQUIRIES = "inquiries/";
 const KEYS = "keys/";
 const ATTEMPTS = "attempts/";
 const RELEASES = "releases/";
-const DELIVERED = "delivered/";
 const QUARANTINED = "quarantined/";
 const OPEN = "open/";
-const OPEN_INDEX = "meta/open-index";
 /** An open mark whose inquiry is still missing after this long belongs to a write that died: it is removed. */
 const ORPHAN_MARK_MS = 60 * 60 * 1000;
 const RECEIVED = "received/";
@@ -75,10 +69,13 @@ const SENDERS = "senders/";
 const KEPT = "kept/";
 /** Exported for bench/blobs-scale.ts, which removes it to make the day's retention due. */
 export const RETENTION_RUN = "meta/retention";
-const RETENTION_INDEX = "meta/retention-index";
-const SHARDED_LAYOUT = "meta/sharded-layout";
-/** A shard's folder name (see the list of keys above), told apart from an unsharded folder's reference or hash. */
-const SHARD_NAME = /^[0-9a-f]{2}$/;
+/**
+ * The layout of the keys above, recorded under LAYOUT_KEY. A store without the key is new, or was written
+ * before the version was recorded, in this same layout. A later layout's move from this one goes where the
+ * version is checked (checkLayout), before the stamp changes.
+ */
+export const LAYOUT_VERSION = 1;
+const LAYOUT_KEY = "meta/layout";
 const LEASE_KEY = "lease/delivery";
 /** Written by a health check: the store takes a write as an inquiry's would be taken. */
 const PROBE_KEY = "health/probe";
@@ -101,10 +98,16 @@ interface BlobsProcessState {
   readonly adding: Map<string, Promise<AddResult>>;
   /** Stores whose lease a run in this process holds. */
   readonly delivering: Set<string>;
+  /** Stores whose layout this process has checked: "stamped" once it records the current version. */
+  readonly layouts: Map<string, "stamped" | "unstamped">;
 }
 
 const processState = () =>
-  processWide<BlobsProcessState>("inquiry-blobs-outbox", () => ({ adding: new Map(), delivering: new Set() }));
+  processWide<BlobsProcessState>("inquiry-blobs-outbox", () => ({
+    adding: new Map(),
+    delivering: new Set(),
+    layouts: new Map(),
+  }));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -138,40 +141,9 @@ const timedReferenceOf = (key: string) => {
   const last = lastSegment(key);
   return last.slice(last.indexOf("-") + 1);
 };
-/** The folder a key is filed in, by name: the reference of an attempt or a release, the hash of a sender. */
-const folderNameOf = (key: string) => key.split("/").slice(-2)[0] ?? "";
-/** Whether an attempt, release or sender key is in its shard's folder (`<prefix>/<shard>/<name>/<leaf>`). */
-const isShardedKey = (key: string) => {
-  const segments = key.split("/");
-  return segments.length === 4 && SHARD_NAME.test(segments[1] ?? "");
-};
-/** What a key stands for in either layout: its folder's name and its own. */
-const identityOf = (key: string) => `${folderNameOf(key)}/${lastSegment(key)}`;
-/**
- * Attempt or release keys, each once, in the order given: one being moved to its shard shows in both
- * places for a moment, and the shard's copy (the one that stays) is kept.
- */
-const onceEach = (keys: readonly string[]): string[] => {
-  const sharded = new Set(keys.filter(isShardedKey).map(identityOf));
-  const seen = new Set<string>();
-  return keys.filter((key) => {
-    const identity = identityOf(key);
-    if (seen.has(identity) || (!isShardedKey(key) && sharded.has(identity))) return false;
-    seen.add(identity);
-    return true;
-  });
-};
-/** Keys by their last segment, which starts with the time: oldest first in either layout. */
+/** Keys by their last segment, which starts with the time: oldest first (the store lists them in no such order). */
 const byTime = (keys: readonly string[]) =>
   [...keys].sort((a, b) => (lastSegment(a) < lastSegment(b) ? -1 : lastSegment(a) > lastSegment(b) ? 1 : 0));
-/** A blob's text as it is to be written again: JSON as its value, anything else (damaged) as a string. */
-const asStored = (text: string): unknown => {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-};
 /** The time part of a `<time>-<reference>` key. */
 const timeOfTimedKey = (key: string) => {
   const last = lastSegment(key);
@@ -185,18 +157,9 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 const senderOf = (address: string) => sha256(senderAddressKey(address));
 /** The folder under `prefix` that holds what is filed under `name` (a reference, an address's hash). */
 const shardedFolder = (prefix: string, name: string) => `${prefix}${sha256(name).slice(0, 2)}/${name}/`;
-/** The same folder as stores from before the shards have it. */
-const unshardedFolder = (prefix: string, name: string) => `${prefix}${name}/`;
-/** Where an unsharded key goes in its shard's folder. */
-const shardedKeyOf = (key: string) =>
-  shardedFolder(`${key.slice(0, key.indexOf("/"))}/`, folderNameOf(key)) + lastSegment(key);
 /** An attempt's key, but for the random part that append adds (see the list of keys above). */
 const attemptKeyOf = (attempt: DeliveryAttempt) =>
   `${shardedFolder(ATTEMPTS, attempt.reference)}${keyTime(attempt.at)}-${attempt.transport}`;
-
-/** The key that files an inquiry under its sender: in its shard, or where a store from before the shards has it. */
-const senderKeyOf = (record: OutboxRecord, folderOf = shardedFolder) =>
-  `${folderOf(SENDERS, senderOf(record.replyTo.address))}${keyTime(record.receivedAt)}-${record.reference}`;
 
 /** The keys that index an inquiry (see the list of keys above): written before it, removed with it. */
 const indexKeysOf = (record: OutboxRecord): string[] => {
@@ -205,7 +168,7 @@ const indexKeysOf = (record: OutboxRecord): string[] => {
   return [
     `${RECEIVED}${day}/${at}-${record.reference}`,
     `${EXPIRY}${day}/${record.reference}`,
-    senderKeyOf(record),
+    `${shardedFolder(SENDERS, senderOf(record.replyTo.address))}${at}-${record.reference}`,
     ...(record.quarantine ? [`${HELD}${day}/${record.reference}`] : []),
   ];
 };
@@ -227,8 +190,16 @@ export const deliveredBlobsOf = (
   })),
 ];
 
-/** The keys that say a store has its open/ and retention keys and its shards (see ensureOpenIndex and after). */
-export const INDEX_MARKERS: readonly string[] = [OPEN_INDEX, RETENTION_INDEX, SHARDED_LAYOUT];
+/** What LAYOUT_KEY holds, as the version it names ("unreadable" when it names none). */
+const layoutVersionOf = (text: string): string => {
+  try {
+    const { version } = JSON.parse(text) as { version?: unknown };
+    if (typeof version === "number") return String(version);
+  } catch {
+    // Not JSON: not a stamp this code wrote.
+  }
+  return "unreadable";
+};
 
 /** Items handled this many at a time by retention, which checks `stopping` between them. */
 const RETENTION_CHUNK = 64;
@@ -242,8 +213,6 @@ const RETENTION_CHUNK = 64;
 export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord {
   readonly location: string;
   private readonly timing: LeaseTiming;
-  /** Whether the store's folders are all sharded (see ensureShardedLayout): asked once, then remembered. */
-  private shardedOnly: Promise<boolean> | null = null;
 
   constructor(
     private readonly blobs: BlobsStore,
@@ -268,6 +237,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   async add(record: OutboxRecord): Promise<AddResult> {
     const key = record.idempotencyKey;
     if (!key) {
+      await this.checkLayout(true);
       await this.mark(record);
       const stored = await this.blobs.write(INQUIRIES + record.reference, record, { onlyIfNew: true });
       if (!stored.written) throw new DuplicateReferenceError(record.reference);
@@ -287,6 +257,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   private async addClaimed(record: OutboxRecord, key: string): Promise<AddResult> {
+    await this.checkLayout(true);
     // A reference another inquiry already has must not be claimed for this one.
     if ((await this.blobs.get(INQUIRIES + record.reference)) !== null) {
       throw new DuplicateReferenceError(record.reference);
@@ -324,12 +295,37 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     ]);
   }
 
+  /**
+   * Refuses a store whose recorded layout this code does not know, before anything else is read or written.
+   * A write (`stamp`) records the current version on a store that has none yet. Checked once per process and
+   * store: only a later release, which replaces this code, changes a store's layout.
+   */
+  private async checkLayout(stamp: boolean): Promise<void> {
+    const { layouts } = processState();
+    const known = layouts.get(this.blobs.identity);
+    if (known === "stamped" || (known === "unstamped" && !stamp)) return;
+    let text = await this.blobs.get(LAYOUT_KEY);
+    if (text === null && stamp) {
+      const stamped = await this.blobs.write(LAYOUT_KEY, { version: LAYOUT_VERSION }, { onlyIfNew: true });
+      // Lost to another writer's stamp: that one is checked as found.
+      text = stamped.written ? JSON.stringify({ version: LAYOUT_VERSION }) : await this.blobs.get(LAYOUT_KEY);
+    }
+    if (text === null) {
+      layouts.set(this.blobs.identity, "unstamped");
+      return;
+    }
+    const found = layoutVersionOf(text);
+    if (found !== String(LAYOUT_VERSION)) throw new UnknownLayoutError(this.location, found, LAYOUT_VERSION);
+    layouts.set(this.blobs.identity, "stamped");
+  }
+
   /** Whether the store holds anything: an empty one is, to an operator, most likely the wrong store. */
   async holdsAnything(): Promise<boolean> {
     return this.blobs.holdsAnything();
   }
 
   async probe(): Promise<void> {
+    await this.checkLayout(true);
     await this.blobs.write(PROBE_KEY, { at: new Date().toISOString() });
   }
 
@@ -341,11 +337,13 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async recordAttempt(attempt: DeliveryAttempt): Promise<void> {
+    await this.checkLayout(true);
     await this.append(attemptKeyOf(attempt), attempt);
   }
 
   /** Records the release, then moves the inquiry's mark from held to open, for the next pass to read it. */
   async release(reference: string, at: Date = new Date()): Promise<void> {
+    await this.checkLayout(true);
     const release: QuarantineRelease = { reference, at: at.toISOString() };
     await this.append(`${shardedFolder(RELEASES, reference)}${keyTime(release.at)}`, release);
     await this.blobs.write(OPEN + reference, { at: release.at }, { onlyIfNew: true });
@@ -362,21 +360,6 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     isWhole: (value: T) => boolean,
   ): Promise<{ items: T[]; damaged: number }> {
     return BlobsOutbox.parsed(await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.get(key)), isWhole);
-  }
-
-  /**
-   * Attempts or releases, as readBlobs reads them, each once (onceEach). One listed in its unsharded folder
-   * and moved to its shard before it was read (ensureShardedLayout) is read in its shard.
-   */
-  private async readFiled<T>(
-    keys: readonly string[],
-    isWhole: (value: T) => boolean,
-  ): Promise<{ items: T[]; damaged: number }> {
-    const texts = await mapLimited(onceEach(keys), READ_CONCURRENCY, async (key) => {
-      const text = await this.blobs.get(key);
-      return text === null && !isShardedKey(key) ? this.blobs.get(shardedKeyOf(key)) : text;
-    });
-    return BlobsOutbox.parsed(texts, isWhole);
   }
 
   /** Blobs' texts parsed: a text that is null (the blob gone) is skipped, one not of the shape counted as damaged. */
@@ -403,88 +386,26 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     return (await this.blobs.list(prefix)).map((blob) => blob.key);
   }
 
-  private isSharded(): Promise<boolean> {
-    this.shardedOnly ??= this.blobs.get(SHARDED_LAYOUT).then(
-      (marker) => marker !== null,
-      (error: unknown) => {
-        // A failed look is not an answer: the next read asks again.
-        this.shardedOnly = null;
-        throw error;
-      },
-    );
-    return this.shardedOnly;
-  }
-
-  /**
-   * The keys filed under `name` in `prefix`'s folders (an inquiry's attempts or releases, a person's
-   * inquiries): its shard's folder and, until the store is sharded whole, its unsharded folder too. The
-   * old folder is listed first: a key being moved is written to its shard before it leaves the old folder,
-   * so it shows in one listing or both, never in neither. Both copies are returned (an erasure removes
-   * both); readers count each once (onceEach), and readFiled reads one moved after it was listed.
-   */
+  /** The keys filed under `name` in `prefix`'s shards: an inquiry's attempts or releases, a person's inquiries. */
   private async filedUnder(prefix: string, name: string): Promise<string[]> {
-    if (await this.isSharded()) return this.keys(shardedFolder(prefix, name));
-    const unsharded = await this.keys(unshardedFolder(prefix, name));
-    return [...(await this.keys(shardedFolder(prefix, name))), ...unsharded];
+    return this.keys(shardedFolder(prefix, name));
   }
 
-  /**
-   * Moves one key to its shard's folder: written there, then removed from the old folder. An erasure may
-   * remove the inquiry while its key is being moved: a copy written after the inquiry is gone is removed
-   * again (and remove() looks once more after removing the inquiry), so that no key outlives its inquiry.
-   */
-  private async moveToShard(prefix: string, key: string): Promise<void> {
-    const text = await this.blobs.get(key);
-    if (text !== null) {
-      const copy = shardedKeyOf(key);
-      const { written } = await this.blobs.write(copy, asStored(text), { onlyIfNew: true });
-      const reference = prefix === SENDERS ? timedReferenceOf(key) : folderNameOf(key);
-      if (written && (await this.blobs.get(INQUIRIES + reference)) === null) await this.blobs.delete(copy);
-    }
-    await this.blobs.delete(key);
-  }
-
-  /**
-   * Moves a store written before the shards to them, once: every key in an unsharded attempts/, releases/
-   * or senders/ folder is moved to its shard's folder (moveToShard). Until it is done, readers look in
-   * both (filedUnder). Cut short by `stopping`, it goes on from what is left at the next run (the
-   * scheduled delivery retries every five minutes until a retention run completes); false until no
-   * unsharded folder is left. Each run lists the folders under the three prefixes: on a store that was
-   * sharded from the start, three short listings, once.
-   */
-  private async ensureShardedLayout(stopping: () => boolean = () => false): Promise<boolean> {
-    if (await this.isSharded()) return true;
-    for (const prefix of [ATTEMPTS, RELEASES, SENDERS]) {
-      const unsharded = (await this.folderNames(prefix)).filter((name) => !SHARD_NAME.test(name));
-      for (let from = 0; from < unsharded.length; from += RETENTION_CHUNK) {
-        if (stopping()) return false;
-        await mapLimited(unsharded.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, async (name) => {
-          // Checked per folder too: a sender's folder can hold many keys.
-          if (stopping()) return;
-          for (const key of await this.keys(unshardedFolder(prefix, name))) await this.moveToShard(prefix, key);
-        });
-        if (stopping()) return false;
-      }
-    }
-    await this.blobs.write(SHARDED_LAYOUT, { at: new Date().toISOString() }, { onlyIfNew: true });
-    this.shardedOnly = Promise.resolve(true);
-    return true;
-  }
-
-  /** Oldest first, as the file outbox lists them; the store lists keys in no such order. */
+  /** Oldest first; the store lists keys in no such order. */
   private static byArrival(records: OutboxRecord[]): OutboxRecord[] {
     return records.sort((a, b) => a.receivedAt.localeCompare(b.receivedAt) || a.reference.localeCompare(b.reference));
   }
 
   async read(): Promise<OutboxContents> {
+    await this.checkLayout(false);
     const [inquiryKeys, attemptKeys, releaseKeys] = await Promise.all([
       this.keys(INQUIRIES),
       this.keys(ATTEMPTS),
       this.keys(RELEASES),
     ]);
     const records = await this.readBlobs(inquiryKeys, isRecord);
-    const attempts = await this.readFiled(attemptKeys, isAttempt);
-    const releases = await this.readFiled(releaseKeys, isRelease);
+    const attempts = await this.readBlobs(attemptKeys, isAttempt);
+    const releases = await this.readBlobs(releaseKeys, isRelease);
     return {
       records: BlobsOutbox.byArrival(records.items),
       attempts: attempts.items,
@@ -494,36 +415,11 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   /**
-   * A store written before the open/ marks existed gets them once, from a listing of everything (the
-   * last time a pass reads the history): every inquiry neither marked delivered nor held unreleased.
-   */
-  private async ensureOpenIndex(): Promise<void> {
-    if ((await this.blobs.get(OPEN_INDEX)) !== null) return;
-    const [inquiryKeys, deliveredKeys, heldKeys, releaseKeys] = await Promise.all(
-      [INQUIRIES, DELIVERED, QUARANTINED, RELEASES].map((prefix) => this.keys(prefix)),
-    );
-    const released = new Set((releaseKeys ?? []).map(folderNameOf));
-    const closed = new Set([
-      ...(deliveredKeys ?? []).map((key) => referenceOf(key, DELIVERED)),
-      ...(heldKeys ?? []).map((key) => referenceOf(key, QUARANTINED)).filter((reference) => !released.has(reference)),
-    ]);
-    const open = (inquiryKeys ?? [])
-      .map((key) => referenceOf(key, INQUIRIES))
-      .filter((reference) => !closed.has(reference));
-    const at = new Date().toISOString();
-    await mapLimited(open, READ_CONCURRENCY, (reference) =>
-      this.blobs.write(OPEN + reference, { at }, { onlyIfNew: true }),
-    );
-    await this.blobs.write(OPEN_INDEX, { at }, { onlyIfNew: true });
-  }
-
-  /**
    * The inquiries marked open, with what happened to them: what a delivery pass needs, listed from a
    * prefix that delivery empties, so that it costs the open work and not the history. Also how many are
    * held in quarantine (counted from their marks, unread).
    */
   private async readOpen(): Promise<OutboxContents & { heldUnread: number }> {
-    await this.ensureOpenIndex();
     const [openMarks, heldKeys] = await Promise.all([this.blobs.list(OPEN), this.keys(QUARANTINED)]);
     const open = openMarks.map((mark) => referenceOf(mark.key, OPEN));
     const [attemptKeys, releaseKeys] = await Promise.all(
@@ -535,8 +431,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     await this.removeOrphanMarks(open.filter((_reference, index) => texts[index] === null));
     // Each inquiry read once: the texts that told the orphans apart are the records.
     const records = BlobsOutbox.parsed(texts, isRecord);
-    const attempts = await this.readFiled(attemptKeys ?? [], isAttempt);
-    const releases = await this.readFiled(releaseKeys ?? [], isRelease);
+    const attempts = await this.readBlobs(attemptKeys ?? [], isAttempt);
+    const releases = await this.readBlobs(releaseKeys ?? [], isRelease);
     const openSet = new Set(open);
     return {
       records: BlobsOutbox.byArrival(records.items),
@@ -564,6 +460,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * An inquiry found delivered loses its open mark, so the next pass does not list it at all.
    */
   async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
+    await this.checkLayout(false);
     const contents: OutboxContents & { heldUnread?: number } =
       scope === "open" ? await this.readOpen() : await this.read();
     const entries = entriesOf(contents, maxAttempts);
@@ -579,13 +476,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
+    await this.checkLayout(false);
     const [records, attemptKeys, releaseKeys] = await Promise.all([
       this.readBlobs([INQUIRIES + reference], isRecord),
       this.filedUnder(ATTEMPTS, reference),
       this.filedUnder(RELEASES, reference),
     ]);
-    const attempts = await this.readFiled(attemptKeys, isAttempt);
-    const releases = await this.readFiled(releaseKeys, isRelease);
+    const attempts = await this.readBlobs(attemptKeys, isAttempt);
+    const releases = await this.readBlobs(releaseKeys, isRelease);
     const contents = { records: records.items, attempts: attempts.items, releases: releases.items };
     return entriesOf(contents, maxAttempts)[0] ?? null;
   }
@@ -601,7 +499,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * (one entry each), and only the days the page reaches are listed inside.
    */
   async page({ after, limit, maxAttempts, state }: PageRequest): Promise<OutboxPage> {
-    await this.ensureRetentionIndex();
+    await this.checkLayout(false);
     let startKey = "";
     if (after !== null) {
       const record = await this.recordOf(after);
@@ -642,12 +540,14 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async keep(reference: string): Promise<boolean> {
+    await this.checkLayout(true);
     if ((await this.blobs.get(INQUIRIES + reference)) === null) return false;
     await this.blobs.write(KEPT + reference, { at: new Date().toISOString() });
     return true;
   }
 
   async stored(reference: string): Promise<StoredInquiry | null> {
+    await this.checkLayout(false);
     const [record, attemptKeys, releaseKeys, kept] = await Promise.all([
       this.recordOf(reference),
       this.filedUnder(ATTEMPTS, reference),
@@ -655,20 +555,21 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       this.blobs.get(KEPT + reference),
     ]);
     if (!record) return null;
-    const attempts = await this.readFiled(byTime(attemptKeys), isAttempt);
-    const releases = await this.readFiled(byTime(releaseKeys), isRelease);
+    const attempts = await this.readBlobs(byTime(attemptKeys), isAttempt);
+    const releases = await this.readBlobs(byTime(releaseKeys), isRelease);
     return { record, attempts: attempts.items, releasedAt: releases.items[0]?.at ?? null, kept: kept !== null };
   }
 
   /** Through the senders/ index: the person's keys only, never a listing of every inquiry. */
   async inquiriesFrom(address: string): Promise<StoredInquiry[]> {
-    await this.ensureRetentionIndex();
-    const keys = byTime(onceEach(await this.filedUnder(SENDERS, senderOf(address))));
+    await this.checkLayout(false);
+    const keys = byTime(await this.filedUnder(SENDERS, senderOf(address)));
     const found = await mapLimited(keys, READ_CONCURRENCY, (key) => this.stored(timedReferenceOf(key)));
     return found.filter((inquiry): inquiry is StoredInquiry => inquiry !== null);
   }
 
   async erase(references: readonly string[]): Promise<string[]> {
+    await this.checkLayout(true);
     const removed: string[] = [];
     for (const reference of references) {
       const record = await this.recordOf(reference);
@@ -685,26 +586,19 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
    * An expiry key moved to a later day is left: it names no one, and retention drops it when it gets there.
    */
   private async remove(reference: string, record: OutboxRecord): Promise<void> {
-    const [attemptKeys, releaseKeys, sharded] = await Promise.all([
+    const [attemptKeys, releaseKeys] = await Promise.all([
       this.filedUnder(ATTEMPTS, reference),
       this.filedUnder(RELEASES, reference),
-      this.isSharded(),
     ]);
     const keys = [
       ...(record.idempotencyKey ? [KEYS + encodeURIComponent(record.idempotencyKey)] : []),
       ...indexKeysOf(record),
-      ...(sharded ? [] : [senderKeyOf(record, unshardedFolder)]),
       ...attemptKeys,
       ...releaseKeys,
-      ...[OPEN, QUARANTINED, DELIVERED, KEPT].map((prefix) => prefix + reference),
+      ...[OPEN, QUARANTINED, KEPT].map((prefix) => prefix + reference),
     ];
     await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.delete(key));
     await this.blobs.delete(INQUIRIES + reference);
-    if (sharded) return;
-    // A move to the shards under way may have copied a key after it was listed above: once more, now that
-    // the inquiry is gone (moveToShard removes a copy it writes after this).
-    const moved = await Promise.all([this.filedUnder(ATTEMPTS, reference), this.filedUnder(RELEASES, reference)]);
-    await mapLimited([...moved.flat(), senderKeyOf(record)], READ_CONCURRENCY, (key) => this.blobs.delete(key));
   }
 
   /**
@@ -716,9 +610,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     retention: RetentionPolicy,
     stopping: () => boolean = () => false,
   ): Promise<RemovedCounts> {
-    if (!((await this.ensureRetentionIndex(stopping)) && (await this.ensureShardedLayout(stopping)))) {
-      return { inquiries: 0, quarantined: 0, complete: false };
-    }
+    await this.checkLayout(true);
     const cutoffs = retentionCutoffs(now, retention);
     const quarantined = await this.drain(HELD, cutoffs.quarantined, stopping, (reference, key) =>
       this.expireHeld(reference, key, cutoffs.quarantined),
@@ -801,31 +693,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     return true;
   }
 
-  /**
-   * A store written before the retention keys existed gets them once: every inquiry without its
-   * received/ key is read and indexed, from one listing of the inquiries (the last time retention reads
-   * the history). Cut short by `stopping`, it resumes from what it did; false until it is done.
-   */
-  private async ensureRetentionIndex(stopping: () => boolean = () => false): Promise<boolean> {
-    if ((await this.blobs.get(RETENTION_INDEX)) !== null) return true;
-    const [inquiryKeys, receivedKeys] = await Promise.all([this.keys(INQUIRIES), this.keys(RECEIVED)]);
-    const indexed = new Set(receivedKeys.map(timedReferenceOf));
-    const missing = inquiryKeys
-      .map((key) => referenceOf(key, INQUIRIES))
-      .filter((reference) => !indexed.has(reference));
-    for (let from = 0; from < missing.length; from += RETENTION_CHUNK) {
-      if (stopping()) return false;
-      await mapLimited(missing.slice(from, from + RETENTION_CHUNK), READ_CONCURRENCY, async (reference) => {
-        const record = await this.recordOf(reference);
-        if (!record) return;
-        await Promise.all(indexKeysOf(record).map((key) => this.blobs.write(key, {}, { onlyIfNew: true })));
-      });
-    }
-    await this.blobs.write(RETENTION_INDEX, { at: new Date().toISOString() }, { onlyIfNew: true });
-    return true;
-  }
-
   async lastRetentionAt(): Promise<Date | null> {
+    await this.checkLayout(false);
     const text = await this.blobs.get(RETENTION_RUN);
     if (text === null) return null;
     try {
@@ -837,6 +706,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
   }
 
   async recordRetention(at: Date): Promise<void> {
+    await this.checkLayout(true);
     await this.blobs.write(RETENTION_RUN, { at: at.toISOString() });
   }
 
@@ -857,6 +727,8 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     }
     delivering.add(this.blobs.identity);
     try {
+      // Before the lease is written: a store this code must not touch gets no lease either.
+      await this.checkLayout(true);
       const lease = await BlobsLease.acquire(this.blobs, LEASE_KEY, this.timing, deadline, onLost);
       if (!lease) return null;
       try {

@@ -125,7 +125,7 @@ export class BlobsStore {
   }
 
   /**
-   * Writes JSON, under a condition if given. @netlify/blobs 10 reports a conditional write that was
+   * Writes JSON, under a condition if given. @netlify/blobs reports a conditional write that was
    * answered with an error (a 401, a 500 after its retries) as `modified: true`, the same as one that
    * was stored; the status of the last response is checked here instead, so a failed write is never
    * taken for a stored inquiry.

@@ -140,11 +140,8 @@ export const readInquiryConfig = (
   const problems: string[] = [];
   const named = settings.INQUIRY_OUTBOX?.toLowerCase() ?? "sqlite";
   // Refused rather than defaulted: a typo must not send inquiries to a folder that vanishes with the instance.
-  // "file" is the name the folder's outbox had before it became a database, still meaning INQUIRY_DATA_DIR.
-  if (named !== "sqlite" && named !== "file" && named !== "blobs") {
-    throw new Error(`INQUIRY_OUTBOX must be sqlite or blobs: ${named}`);
-  }
-  const outbox: OutboxKind = named === "blobs" ? "blobs" : "sqlite";
+  if (named !== "sqlite" && named !== "blobs") throw new Error(`INQUIRY_OUTBOX must be sqlite or blobs: ${named}`);
+  const outbox: OutboxKind = named;
   const store = settings.INQUIRY_BLOBS_STORE ?? "inquiries";
   if (store.includes("/") || Buffer.byteLength(store) > 64) {
     throw new Error(`INQUIRY_BLOBS_STORE must be at most 64 bytes, without a slash: ${store}`);

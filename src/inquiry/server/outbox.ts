@@ -60,6 +60,21 @@ export interface OutboxEntry {
 
 export class DuplicateReferenceError extends Error {}
 
+/**
+ * A store whose recorded layout version this code does not know: written by a later release, or not an
+ * inquiry store at all. Refused before anything is read or written, so that neither misreads the other.
+ */
+export class UnknownLayoutError extends Error {
+  constructor(location: string, found: string, expected: number) {
+    super(
+      `${location} records layout version ${found}, and this release of the site reads version ${expected}: ` +
+        "it was written by a later release, or is not an inquiry store. Deploy that later release (or point the " +
+        "site at its own store); nothing was read or written.",
+    );
+    this.name = "UnknownLayoutError";
+  }
+}
+
 /** A reference asked for (a page to start after, say) that the outbox does not hold. */
 export class UnknownReferenceError extends Error {
   constructor(readonly reference: string) {
@@ -81,7 +96,7 @@ const latest = (times: readonly string[]): string | null =>
 
 /**
  * The transports an inquiry must go through: those configured when it arrived or, for one stored while
- * none was (issue 28's backlog), those a delivery has since tried it through (deliverEntries tries it
+ * none was, those a delivery has since tried it through (deliverEntries tries it
  * through the transports configured then).
  */
 export const transportsOf = (record: OutboxRecord, tried: readonly DeliveryAttempt[]): readonly TransportName[] =>

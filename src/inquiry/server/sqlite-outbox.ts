@@ -25,6 +25,7 @@ import {
   type StoredInquiry,
   retentionCutoffs,
   senderAddressKey,
+  UnknownLayoutError,
   UnknownReferenceError,
 } from "./outbox";
 import { processWide } from "./process-wide";
@@ -79,7 +80,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   UNIQUE (reference, transport, at)
 ) STRICT;
 -- How many inquiries are in each phase, kept by triggers in the same transactions: the worker reports how
--- many are held in quarantine after every pass, and counting 100,000 of them each time took milliseconds.
+-- many are held in quarantine after every pass, which must not cost a scan of them.
 CREATE TABLE IF NOT EXISTS phase_counts (
   phase TEXT PRIMARY KEY,
   count INTEGER NOT NULL
@@ -107,6 +108,16 @@ CREATE TABLE IF NOT EXISTS health (
   room BLOB NOT NULL
 ) STRICT;
 `;
+
+/**
+ * The steps that bring the database from each layout version to the next, the index being the version a step
+ * starts from, so the current version is their count. Version 0 is a new database, or one written before the
+ * version was recorded, whose tables are this layout's: SCHEMA creates only what is missing. A change of layout
+ * appends its step here.
+ */
+const MIGRATIONS: readonly string[] = [SCHEMA];
+/** The layout this code reads and writes, recorded in the database's `PRAGMA user_version`. */
+export const LAYOUT_VERSION = MIGRATIONS.length;
 
 interface InquiryRow {
   readonly record: string;
@@ -232,6 +243,39 @@ const syncFolder = (dir: string) => {
   }
 };
 
+/** Runs `work` in an immediate transaction (it takes the write lock at once, or waits the busy timeout). */
+export const inTransaction = <T>(db: DatabaseSync, work: () => T): T => {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const value = work();
+    db.exec("COMMIT");
+    return value;
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+};
+
+const userVersion = (db: DatabaseSync): number =>
+  (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+
+/**
+ * Brings the database to LAYOUT_VERSION in one transaction, or refuses, before writing anything, a version
+ * this code has no steps from (a later release's, or not this site's).
+ */
+const settleLayout = (db: DatabaseSync, file: string): void => {
+  const stepsFrom = (found: number): readonly string[] => {
+    if (found < 0 || found > LAYOUT_VERSION) throw new UnknownLayoutError(file, String(found), LAYOUT_VERSION);
+    return MIGRATIONS.slice(found);
+  };
+  if (stepsFrom(userVersion(db)).length === 0) return;
+  inTransaction(db, () => {
+    // Read again under the write lock: another process may have brought it up meanwhile.
+    for (const step of stepsFrom(userVersion(db))) db.exec(step);
+    db.exec(`PRAGMA user_version = ${LAYOUT_VERSION}`);
+  });
+};
+
 /**
  * Opens (creating if need be) the database: WAL, so readers never wait for the writer; synchronous=FULL,
  * so a commit is on disk before the call returns (an inquiry is durable before its 201); secure_delete,
@@ -249,26 +293,13 @@ const openDatabase = (file: string): Connection => {
   }
   const db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
   try {
+    settleLayout(db, file);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA secure_delete = ON");
-    db.exec(SCHEMA);
     return { db, statements: prepare(db) };
   } catch (error) {
     db.close();
-    throw error;
-  }
-};
-
-/** Runs `work` in an immediate transaction (it takes the write lock at once, or waits the busy timeout). */
-export const inTransaction = <T>(db: DatabaseSync, work: () => T): T => {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const value = work();
-    db.exec("COMMIT");
-    return value;
-  } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
     throw error;
   }
 };
@@ -336,7 +367,7 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
 
   /**
    * Stores the inquiry once it is committed. The inquiries that arrive while a commit is under way go in
-   * the next one together (a group commit): 600 at once wait for a few syncs to disk, not 600.
+   * the next one together (a group commit): a burst waits for a few syncs to disk, not one each.
    */
   add(record: OutboxRecord): Promise<AddResult> {
     const state = this.state();
@@ -510,15 +541,14 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
   }
 
   /**
-   * Stores what an earlier outbox held (file-outbox-import.ts). Anything already here is left as it is,
-   * so an import that is run again adds nothing. Resolves to how many inquiries were new.
+   * Stores many inquiries with their attempts in one transaction, for a bench that seeds a
+   * large store. Anything already here is left as it is. Resolves to how many inquiries were new.
    */
   // eslint-disable-next-line @typescript-eslint/require-await
   async absorb({
     records = [],
     attempts = [],
-    releases = [],
-  }: Partial<Omit<OutboxContents, "damagedLines">>): Promise<number> {
+  }: Partial<Pick<OutboxContents, "records" | "attempts">>): Promise<number> {
     const { db, statements } = this.connection();
     return inTransaction(db, () => {
       let added = 0;
@@ -528,18 +558,8 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
         if (!(outcome instanceof DuplicateReferenceError) && outcome.created) added += 1;
       }
       SqliteOutbox.insertAttempts(statements, attempts);
-      for (const release of releases) {
-        statements.release.run(release.at, release.reference);
-        SqliteOutbox.refresh(statements, release.reference);
-      }
       return added;
     });
-  }
-
-  /** Which of `references` the database holds. */
-  holds(references: readonly string[]): Set<string> {
-    const { statements } = this.connection();
-    return new Set(references.filter((reference) => statements.exists.get(reference) !== undefined));
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await
