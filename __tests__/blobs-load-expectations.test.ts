@@ -3,7 +3,8 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { blobsLoadExpectations, type BlobsLoadFigures } from "../bench/blobs-load";
+import { blobsLoadExpectations } from "../bench/budget-checks";
+import type { BlobsLoadFigures } from "../bench/report";
 import { measuredBenchReport } from "./fixtures/bench-report";
 
 // The gate npm run check:budgets applies to the Blobs figures of reports/bench.json.

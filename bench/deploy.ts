@@ -15,10 +15,10 @@ import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { enterRunTempRoot } from "../e2e/support/run-temp-root";
-import { startSite, type RunningSite } from "../e2e/support/server";
+import { enterRunTempRoot } from "../testing/run-temp-root";
+import { startSite, type RunningSite } from "../testing/site-server";
 import { listReleases } from "../server/releases/release-store";
-import { addToReport } from "./report";
+import { addToReport, type DeployFigures } from "./report";
 
 const root = path.resolve(__dirname, "..");
 const WEBHOOK_SECRET = "bench webhook secret";
@@ -26,19 +26,6 @@ const HEADLINE = "Uniforms and office furniture, on contract";
 const SAMPLE_EVERY_MS = 50;
 const IDLE_SECONDS = 10;
 const DEPLOY_TIMEOUT_MS = 15 * 60_000;
-
-export interface DeployFigures {
-  /** From the webhook's POST to the first GET / that shows the pushed headline. */
-  readonly webhookToLiveSeconds: number;
-  /** The steps as the release's record has them (fetch, install, check, build). */
-  readonly stepSeconds: Readonly<Record<string, number>>;
-  readonly idle: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
-  readonly duringBuild: { readonly p50Ms: number; readonly p95Ms: number; readonly requests: number };
-  /** The peak of the build's processes' PSS summed: the memory the build takes from the machine. */
-  readonly buildPeakMemoryMb: number;
-  /** The peak of their RSS summed, shared pages counted in each process that maps them. */
-  readonly buildPeakRssSumMb: number;
-}
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {

@@ -10,8 +10,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { processUsage, startSite } from "../e2e/support/server";
-import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { processUsage, startSite } from "../testing/site-server";
+import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";

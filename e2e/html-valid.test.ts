@@ -4,7 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import * as z from "zod";
 import { expect, test } from "./support/fixtures";
-import { sitePaths } from "./support/server";
+import { sitePaths } from "../testing/site-server";
 
 // The Nu Html Checker (the W3C's validator, from the vnu-jar package) over every page of the build, errors
 // only: no page may hold markup or inline CSS that the HTML standard calls an error. It needs Java 11 or

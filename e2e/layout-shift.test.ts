@@ -1,4 +1,4 @@
-import { WIDTHS } from "./support/browser";
+import { WIDTHS } from "../testing/browser";
 import { atWidth, expect, test } from "./support/fixtures";
 import { startHtmlInPartsRelay } from "./support/html-in-parts";
 

@@ -1,4 +1,4 @@
-import { enterRunTempRoot } from "../../e2e/support/run-temp-root";
+import { enterRunTempRoot } from "../../testing/run-temp-root";
 
 /** Jest's global setup: the run's temporary folders in one place, removed as the run ends. */
 export default (): void => enterRunTempRoot("site-jest-");
