@@ -12,7 +12,7 @@ const { blobsLoad } = JSON.parse(readFileSync(path.resolve("budgets.json"), "utf
   blobsLoad: { inquiries: number };
 };
 
-// The figures of npm run bench:blobs on 2026-11-23 (this 2-core machine).
+// A real run's figures, which pass.
 const measured: BlobsLoadFigures = measuredBenchReport.blobs!;
 
 const failing = (figures: BlobsLoadFigures) =>

@@ -1,4 +1,4 @@
-// The CDN deploy's scheduled delivery over years of inquiries (issue 30): a Netlify Blobs store holding
+// The CDN deploy's scheduled delivery over years of inquiries: a Netlify Blobs store holding
 // BLOBS_SCALE_STORED delivered inquiries (budgets.json's blobsScale.stored by default), as the outbox leaves them (the inquiry, its
 // idempotency claim, its attempt, its received/, expiry/ and senders/ keys), spread over the last 24
 // months and a day, and one pending inquiry stored through the outbox; then a scheduled run as Netlify
@@ -8,8 +8,8 @@
 // retention), not of the history.
 //
 // The history is written straight into the local Blobs server's folder, in the server's own layout (one
-// file per key, under entries/<site>/<store>/): through its HTTP API the 600,000 keys of 100,000 inquiries
-// took about 11 minutes (880 writes a second with 64 at once on this machine).
+// file per key, under entries/<site>/<store>/): through its HTTP API, hundreds of thousands of keys would
+// take many minutes.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startBlobsServer } from "../testing/blobs-server";

@@ -1,5 +1,5 @@
 // The bytes each built page costs a visitor, against the same page with every script removed, measured in
-// the same run (issue 32): every page of the sitemap is loaded in Chromium at a phone's width twice, once
+// the same run: every page of the sitemap is loaded in Chromium at a phone's width twice, once
 // as it is and once with every script request refused, and the transfer sizes (bodies as sent, compressed,
 // and headers) of all its requests are summed.
 //
