@@ -175,8 +175,8 @@ export const onCreateWebpackConfig: GatsbyNode["onCreateWebpackConfig"] = ({ sta
  * Then, for the production server, a brotli and a gzip copy of each compressible file
  * (build/precompressed-files.ts). Not for a Netlify build: its CDN compresses by itself and would publish
  * the copies as files, so those an earlier build left in public/ are removed. Not for the editing screen,
- * whose Decap bundle (about 6 MB, read by editors only) took 9 of the 11 s that compressing everything
- * took; the server compresses it as it sends it.
+ * whose Decap bundle is large, read by editors only and would take most of the compressing time; the
+ * server compresses it as it sends it.
  */
 export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
   const publicDir = path.resolve("public");
