@@ -1,5 +1,5 @@
-// reports/bench.json: what npm run bench writes, npm run check:budgets judges and npm run bench:readme
-// copies into docs/performance.md.
+// reports/bench.json: its shape, which each bench imports from here to fill its part, and its reading and
+// writing. npm run check:budgets judges it and npm run bench:readme copies it into docs/performance.md.
 import fs from "node:fs";
 import path from "node:path";
 
