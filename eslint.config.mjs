@@ -111,7 +111,8 @@ export default defineConfig(
     languageOptions: { globals: globals.browser },
   },
   {
-    // Run by node: build hooks, the Gatsby Function and its server code, scripts, bench, browser tests, config.
+    // Run by node: build hooks, the Gatsby Function and its server code, scripts, bench, browser tests, their shared
+    // support, config.
     files: [
       "gatsby-*.{ts,tsx}",
       "src/api/**/*",
@@ -121,6 +122,7 @@ export default defineConfig(
       "scripts/**/*",
       "bench/**/*",
       "e2e/**/*",
+      "testing/**/*",
       "*.{js,mjs,cjs,ts}",
     ],
     languageOptions: { globals: globals.node },
@@ -128,7 +130,7 @@ export default defineConfig(
   {
     // Tests: `screen.getByRole(...).closest("section")!` states what the test expects, and if it is wrong the
     // test fails on the next line with a clear TypeError; a guard per lookup would only hide the assertion.
-    files: ["__tests__/**/*", "e2e/**/*"],
+    files: ["__tests__/**/*", "e2e/**/*", "testing/**/*"],
     rules: { "@typescript-eslint/no-non-null-assertion": "off" },
   },
   {

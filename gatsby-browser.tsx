@@ -24,10 +24,8 @@ const renderInTransition = (element: ReactElement, container: Element) => {
 };
 
 /**
- * Renders inside a transition, which React renders in slices that yield to
- * the browser every few milliseconds, instead of one task of a few hundred
- * milliseconds on a slow phone during which a tap or a keypress waits
- * (Lighthouse mobile: total blocking time 250-390 ms before, 110-190 ms after).
+ * Renders inside a transition, which React renders in slices that yield to the browser every few
+ * milliseconds, instead of one long task on a slow phone during which a tap or a keypress waits.
  * Gatsby's Renderer type still describes React 17's render(), hence the cast.
  */
 export const replaceHydrateFunction: GatsbyBrowser["replaceHydrateFunction"] = () =>
@@ -37,8 +35,8 @@ export const replaceHydrateFunction: GatsbyBrowser["replaceHydrateFunction"] = (
  * Gatsby waits for a promise from onClientEntry before it asks for the page and its data: its browser
  * runtime chains this API's returns (apiRunnerAsync, gatsbyjs/gatsby#1735), though GatsbyBrowser types
  * the return as void, hence no annotation with that type. Resolving it from a new task ends the task
- * that evaluated the app's modules before the page's data is requested, so the two are separate tasks
- * (home page, 12 loads each, medians: the longest of them 18.4 -> 12.1 ms).
+ * that evaluated the app's modules before the page's data is requested, so the two are separate, shorter
+ * tasks.
  */
 export const onClientEntry = (): Promise<void> =>
   new Promise((resolve) => {

@@ -145,10 +145,8 @@ export const createPages: GatsbyNode["createPages"] = async (args) => {
  * compiles each function on the main thread the first time it runs, and
  * nearly every function of React, Gatsby's runtime and a page's sections runs
  * while the page starts. With it, V8 compiles them on the thread that already
- * streams the script in. Home page, 8 loads each in Chromium 156 on this
- * machine: main-thread compiling 111 ms -> 34 ms (medians); Lighthouse's total
- * blocking time (mobile, medians of 5) went from 115-226 ms to 36-136 ms
- * (budgets.json). Other browsers read a comment.
+ * streams the script in, off the main thread and out of the total blocking
+ * time (budgets.json). Other browsers read a comment.
  *
  * The lazily loaded chunks get it too: the slider and the form's checks run
  * as soon as they arrive. The comment goes in after minification (which would
@@ -177,8 +175,8 @@ export const onCreateWebpackConfig: GatsbyNode["onCreateWebpackConfig"] = ({ sta
  * Then, for the production server, a brotli and a gzip copy of each compressible file
  * (build/precompressed-files.ts). Not for a Netlify build: its CDN compresses by itself and would publish
  * the copies as files, so those an earlier build left in public/ are removed. Not for the editing screen,
- * whose Decap bundle (about 6 MB, read by editors only) took 9 of the 11 s that compressing everything
- * took; the server compresses it as it sends it.
+ * whose Decap bundle is large, read by editors only and would take most of the compressing time; the
+ * server compresses it as it sends it.
  */
 export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
   const publicDir = path.resolve("public");
@@ -201,9 +199,7 @@ export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
 /**
  * Emotion's own Babel plugin (what gatsby-plugin-emotion installs): each css`` without interpolations is
  * serialized and hashed at build time instead of in the visitor's browser as its module loads, and the
- * plugin minifies the CSS it writes. Home page, 12 loads each on this machine (medians): the page chunk's
- * evaluation 3.3 -> 0.8 ms, the longest hydration slice 8.2 -> 7.1 ms, all scripting until the page is
- * hydrated 144 -> 121 ms. No labels and no source maps: class names stay short in production.
+ * plugin minifies the CSS it writes. No labels and no source maps: class names stay short in production.
  */
 export const onCreateBabelConfig: GatsbyNode["onCreateBabelConfig"] = ({ actions }) => {
   actions.setBabelPlugin({ name: "@emotion/babel-plugin", options: { sourceMap: false, autoLabel: "never" } });

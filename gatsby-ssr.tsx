@@ -12,15 +12,9 @@ import { BrowserNeedsRecorder, recordBrowserNeeds } from "./src/components/brows
 export { wrapPageElement } from "./src/wrap-page-element";
 
 /**
- * HTML's render-blocking "expect" link: the browser paints nothing until the parser has reached the
- * start of <main>, so the first paint never holds part of the header. Sent in pieces, as a slow
- * connection delivers it, a page was otherwise painted with some of its navigation links (1280 px)
- * or the menu button's icon without its label (375 px), and the header moved as the rest arrived
- * (e2e/layout-shift.test.ts). Browsers without it paint as before.
- * `blocking` is allowed here: the HTML standard gives it to links of rel "stylesheet" and "expect"
- * (https://html.spec.whatwg.org/multipage/semantics.html#attr-link-blocking). The Nu Html Checker
- * (vnu-jar 26.9.27) lags the standard and allows it with "stylesheet" only, so e2e/html-valid.test.ts
- * ignores that one message, on this link only.
+ * The browser paints nothing until the parser reaches <main>, so a page that arrives in pieces never shows
+ * half a header that then moves. The HTML standard allows `blocking` on rel="expect"; the Nu Html Checker
+ * does not yet, so e2e/html-valid.test.ts ignores that one message on this link.
  */
 const renderBlockingUntilMain = { rel: "expect", href: `#${MAIN_CONTENT_ID}`, blocking: "render" };
 
@@ -30,19 +24,12 @@ export const onRenderBody: GatsbySSR["onRenderBody"] = ({ setHtmlAttributes, set
   setHeadComponents([<link key="expect-main" {...renderBlockingUntilMain} />]);
 };
 
-/**
- * What each page rendered in this process declared it needs script for (src/components/browser/needs-browser.tsx),
- * by path: written while replaceRenderer renders the page's body, read by onPreRenderHTML just after, for the same
- * page, to leave the scripts out of a page that declared nothing.
- */
+/** What each page declared it needs script for, by path: replaceRenderer writes it, onPreRenderHTML reads it. */
 const browserNeedsByPath = new Map<string, readonly string[]>();
 
 /**
- * Puts each page's emotion CSS in <head> instead of <style> tags beside the
- * elements. Emotion's client moves those inline tags into <head> as its
- * scripts start, and on a slow phone the page visibly re-lays out while it
- * does (measured: CLS 0.02 at 800 px with the CPU slowed 8x). With the CSS
- * in <head> from the start, emotion's client adopts it as is.
+ * Puts each page's emotion CSS in <head>: emotion's client would otherwise move inline <style> tags there as
+ * it starts, and the page would re-lay out on a slow phone. CSS already in <head> is adopted as is.
  */
 export const replaceRenderer: GatsbySSR["replaceRenderer"] = ({
   bodyComponent,
@@ -78,11 +65,9 @@ const scriptsSlice = "_gatsby-scripts";
 const appScriptsId = "gatsby-app-scripts";
 
 /**
- * The same on every page: it takes Gatsby's scripts out of their inert <template> once the first frame
- * has been presented, as the browser's first paint entry reports it. A frame that the main thread has
- * drawn (requestAnimationFrame) can reach the screen much later: on the 2-core CI machine 50 to 900 ms
- * later (traces of /, 2026-11-23), and scripts requested in that gap delayed the paint and counted
- * before it in Lighthouse's simulation. Without paint timing it falls back to the next frame.
+ * Takes Gatsby's scripts out of their inert <template> once the browser reports its first paint: a frame
+ * drawn by requestAnimationFrame can reach the screen much later, and scripts requested in that gap delay
+ * the paint. Without paint timing it falls back to the next frame.
  */
 const startAppAfterFirstPaint =
   `(function(){var started=false;function start(){if(started)return;started=true;` +
@@ -109,27 +94,16 @@ const isScriptHint = (component: ReactNode) =>
     (component.props.rel === "preload" && (component.props.as === "script" || component.props.as === "fetch")));
 
 /**
- * A page on which no component declared that it needs the browser (needs-browser.tsx) works as HTML and CSS
- * alone, and ships no script at all: not Gatsby's runtime, React or the app (the scripts slice), not
- * Gatsby's page path, not a plugin's inline script, not a hint to fetch any of them. Its links are plain
- * links, and its Content-Security-Policy (build/security-headers.ts) then allows no script.
+ * A page on which no component declared that it needs the browser works as HTML and CSS alone, so it ships
+ * no script, inline or fetched, nor a hint to fetch one; its Content-Security-Policy then allows none.
  *
- * Every other page starts the app just after the first paint instead of as soon as its scripts
- * arrive. On a fast connection Gatsby's async scripts otherwise run before the
- * browser has painted anything, and the hero, the largest paint, waits for
- * React and the app to evaluate; the page is complete HTML, so nothing is
- * missing meanwhile. Gatsby's own script markup is kept as it is, inside a
- * <template> (inert: nothing in it is fetched or run) that a small loader
- * puts in place once the first paint has reached the screen. (Preloading the scripts was measured
- * and made things worse: on a slow connection they compete with the hero
- * image and the first paint for bandwidth.)
+ * Every other page keeps Gatsby's script markup in an inert <template> until the first paint, so that the
+ * hero is painted before React and the app evaluate; the page is complete HTML meanwhile. Preloading the
+ * scripts would compete with the hero image for bandwidth on a slow connection.
  *
- * Gatsby fills the slice in after rendering, so its markup is not visible
- * here; if the slice itself goes missing (a Gatsby release that renders its
- * scripts differently), the build stops instead of shipping pages whose app
- * starts as before or not at all; so it does if a page was not rendered by replaceRenderer above, whose
- * record of the page's needs this reads. `gatsby develop` adds its scripts after
- * this hook, so there is nothing to move there.
+ * The build stops if the scripts slice is missing (Gatsby renders its scripts differently) or the page was
+ * not rendered by replaceRenderer, rather than ship pages whose app starts wrongly. `gatsby develop` adds
+ * its scripts after this hook, so there is nothing to move there.
  */
 export const onPreRenderHTML: GatsbySSR["onPreRenderHTML"] = ({
   getHeadComponents,

@@ -43,14 +43,10 @@ module.exports = {
         chromeFlags: [
           // For a machine with no GPU, a small /dev/shm and no user namespaces.
           "--no-sandbox --headless=new --disable-gpu --disable-dev-shm-usage",
-          // The desktop browser's own window, which is not the emulated phone's page and which, with no
-          // GPU and 2 cores, took CPU from the page while it loaded (traces of /, 2026-11-23): without a
-          // toolbar (--kiosk), no install chip animating for a site with a web app manifest; without
-          // the WebUI omnibox popup, which Chromium 156 preloads at start, no renderer of its own using
-          // most of a core for the first seconds; without scrollbars (chrome-launcher's
-          // chrome-flags-for-tools.md lists it with the commonly unwanted browser features), no overlay
-          // scrollbar fading in and out on a long page. Viz compositor CPU per load of /: about 300 ->
-          // 42 ms; the page's own main-thread work is unchanged.
+          // The desktop browser's own window is not the emulated phone's page, and on a machine with no
+          // GPU it takes CPU from the page while it loads: without a toolbar (--kiosk) no install chip
+          // animates, without the WebUI omnibox popup no renderer is preloaded for it, and without
+          // scrollbars none fades in and out. The page's own work is unchanged.
           "--kiosk --hide-scrollbars",
           `--disable-features=${[
             ...launcherDisabledFeatures(),

@@ -4,9 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
-import { chromiumUse } from "./e2e/support/browser";
-import { enterRunTempRoot } from "./e2e/support/run-temp-root";
-import { freePortNow, requireBuild, testServerEnv } from "./e2e/support/server";
+import { chromiumUse } from "./testing/browser";
+import { enterRunTempRoot } from "./testing/run-temp-root";
+import { freePortNow, requireBuild, testServerEnv } from "./testing/site-server";
 
 requireBuild();
 

@@ -11,8 +11,8 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { isRetaining } from "../src/inquiry/server/outbox";
 import { createScheduledDelivery, runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
-import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
-import { startMailServer } from "./support/loopback-servers";
+import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
+import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 

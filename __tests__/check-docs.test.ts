@@ -144,6 +144,24 @@ describe("npm run check:docs", () => {
     expectFailure(dir, 'refusedCpuMsPerRequest has no one-line reason in "$comment"');
   });
 
+  it("fails when docs/performance-log.md's table misstates a budget's value, leaves one out or names none", () => {
+    const dir = repositoryCopy();
+    edit(dir, "docs/performance-log.md", (text) =>
+      text
+        .replace(/(\| `deploy\.buildPeakMemoryMb` +\| )≤ 3500 MB/, "$1≤ 3000 MB")
+        .replace(/\n\| `blobsScale\.requests` [^\n]*/, "")
+        .replace("`inquiryScale.startupSeconds`", "`inquiryScale.startSeconds`"),
+    );
+    const result = checkDocs(dir);
+    expect(result.stderr).toContain('deploy.buildPeakMemoryMb is 3500 in budgets.json, but its row says "≤ 3000 MB"');
+    expect(result.stderr).toContain("blobsScale.requests of budgets.json has no row in the table");
+    // The renamed row: a budget without its row, and a row without its budget.
+    expect(result.stderr).toContain("inquiryScale.startupSeconds of budgets.json has no row in the table");
+    expect(result.stderr).toContain("inquiryScale.startSeconds is not a budget of budgets.json");
+    expect(result.stderr).toContain("Docs check failed: 4 problems");
+    expect(result.status).toBe(1);
+  });
+
   it("fails when .ci/run stops running README's test command", () => {
     const dir = repositoryCopy();
     edit(dir, ".ci/run", (text) => text.replace(/^npm test$/m, "npm run test:unit"));

@@ -13,7 +13,7 @@ import { backoffMs } from "../src/inquiry/server/deliver";
 import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
 import type { OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
-import { startMailServer } from "./support/loopback-servers";
+import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 

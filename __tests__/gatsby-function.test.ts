@@ -11,9 +11,9 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createGatsbyFunction, NETLIFY_CLIENT_IP_HEADER } from "../src/inquiry/server/gatsby-function";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
-import { startBlobsServer } from "./support/blobs-server";
-import { callFunction as call } from "./support/gatsby-function-call";
-import { startWebhookReceiver } from "./support/loopback-servers";
+import { startBlobsServer } from "../testing/blobs-server";
+import { callFunction as call } from "../testing/gatsby-function-call";
+import { startWebhookReceiver } from "../testing/loopback-servers";
 import { validInquiry } from "./support/inquiry-posts";
 
 const content = readInquiryContent(path.resolve("content"));

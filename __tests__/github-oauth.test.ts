@@ -16,7 +16,7 @@ import {
   GOOD_CODE,
   startFakeGithub,
   type FakeGithub,
-} from "./support/fake-github";
+} from "../testing/fake-github";
 import { startInquiryApp } from "./support/inquiry-app";
 
 const site = "https://www.example.com";

@@ -12,7 +12,7 @@ import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { referencePattern } from "../src/inquiry/server/reference";
 import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
 import { postForm, postJson, quoteInquiry, validInquiry } from "./support/inquiry-posts";
-import { startMailServer, startWebhookReceiver } from "./support/loopback-servers";
+import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { storedRecordsIn } from "./support/outbox-fixtures";
 
 const content = readInquiryContent(path.resolve("content"));

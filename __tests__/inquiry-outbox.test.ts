@@ -25,7 +25,7 @@ import {
 } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../src/inquiry/server/reference";
-import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
+import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;
 

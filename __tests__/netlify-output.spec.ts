@@ -28,7 +28,7 @@ import { pagePathOf } from "../src/serving/headers-file";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
-import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGithub } from "./support/fake-github";
+import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGithub } from "../testing/fake-github";
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { storedRecordsIn } from "./support/outbox-fixtures";

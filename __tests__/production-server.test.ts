@@ -22,7 +22,7 @@ import { DATABASE_FILE } from "../src/inquiry/server/sqlite-outbox";
 import { makePublicDir } from "./support/inquiry-app";
 import { postJson, validInquiry } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
-import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
+import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { storedRecordsIn } from "./support/outbox-fixtures";
 import { startSiteProcess, type SiteProcess } from "./support/site-process";
 

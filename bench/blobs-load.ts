@@ -6,45 +6,18 @@
 // was stored and delivered, and adds the figures to reports/bench.json under "blobs"; then one scheduled
 // run over a store holding years of inquiries (bench/blobs-scale.ts), under "blobsScale".
 import path from "node:path";
-import { enterRunTempRoot } from "../e2e/support/run-temp-root";
+import { enterRunTempRoot } from "../testing/run-temp-root";
 import { commonHeaders } from "../src/serving/common-headers";
-import { startBlobsServer } from "../__tests__/support/blobs-server";
-import { callFunction } from "../__tests__/support/gatsby-function-call";
-import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { startBlobsServer } from "../testing/blobs-server";
+import { callFunction } from "../testing/gatsby-function-call";
+import { startWebhookReceiver } from "../testing/loopback-servers";
 import { readInquiryConfig } from "../src/inquiry/server/config";
 import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import { createGatsbyFunction } from "../src/inquiry/server/gatsby-function";
 import { openOutbox } from "../src/inquiry/server/open-outbox";
 import { runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
-import { addToReport, type ReadBack } from "./report";
-
-export interface BlobsLoadFigures {
-  /** Different inquiries sent at once, and how many of them were sent a second time alongside. */
-  invocations: number;
-  repeats: number;
-  /** Answers by status, repeats included. */
-  answers: Record<string, number>;
-  seconds: number;
-  p50Ms: number;
-  p95Ms: number;
-  maxMs: number;
-  /** Inquiries in the store, and references among them. */
-  records: number;
-  uniqueReferences: number;
-  /** Inquiries answered 201 whose reference has no record (any other answer is in `answers`); inquiries stored more than once. */
-  lost: number;
-  duplicated: number;
-  /** Repeats answered with the reference of the first. */
-  repeatsWithFirstReference: number;
-  /** Webhook deliveries made by the invocations themselves, and by the scheduled runs after them. */
-  deliveredByInvocations: number;
-  deliveredByScheduledRuns: number;
-  scheduledRuns: number;
-  /** Inquiries the webhook received exactly once, and its deliveries in all. */
-  deliveredExactlyOnce: number;
-  webhookDeliveries: number;
-}
+import { addToReport, type BlobsLoadFigures } from "./report";
 
 const root = path.resolve(__dirname, "..");
 const percentile = (sorted: readonly number[], share: number) =>
@@ -161,41 +134,6 @@ export const measureBlobsLoad = async (invocations = 200, repeats = 20): Promise
     await blobs.close();
   }
 };
-
-/**
- * A figure that must be exactly what it should be, for npm run check:budgets to judge: either may be
- * missing or NaN (null in the report) where the bench did not measure it, which never matches.
- */
-export interface ExactFigure {
-  readonly what: string;
-  readonly actual: number | null | undefined;
-  readonly expected: number;
-}
-
-/**
- * What the Blobs load must show, to the unit: every one of the `inquiries` sent (budgets.json), answered
- * 201 with its repeats, stored once under a reference of its own, none lost, each repeat answered with
- * the first one's reference, each inquiry delivered exactly once.
- */
-export const blobsLoadExpectations = (figures: ReadBack<BlobsLoadFigures>, inquiries: number): ExactFigure[] => [
-  { what: "Blobs load: inquiries sent", actual: figures.invocations, expected: inquiries },
-  {
-    what: "Blobs load: answered 201",
-    actual: figures.answers?.["201"] ?? 0,
-    expected: inquiries + (figures.repeats ?? Number.NaN),
-  },
-  { what: "Blobs load: records in the store", actual: figures.records, expected: inquiries },
-  { what: "Blobs load: unique references", actual: figures.uniqueReferences, expected: inquiries },
-  { what: "Blobs load: answered 201 but not stored", actual: figures.lost, expected: 0 },
-  { what: "Blobs load: stored more than once", actual: figures.duplicated, expected: 0 },
-  {
-    what: "Blobs load: repeats answered with the first reference",
-    actual: figures.repeatsWithFirstReference,
-    expected: figures.repeats ?? Number.NaN,
-  },
-  { what: "Blobs load: delivered exactly once", actual: figures.deliveredExactlyOnce, expected: inquiries },
-  { what: "Blobs load: webhook deliveries", actual: figures.webhookDeliveries, expected: inquiries },
-];
 
 export const printBlobsLoad = (figures: BlobsLoadFigures) => {
   const answers = Object.entries(figures.answers)

@@ -12,8 +12,8 @@
 // many minutes to write.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startBlobsServer } from "../__tests__/support/blobs-server";
-import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { startBlobsServer } from "../testing/blobs-server";
+import { startWebhookReceiver } from "../testing/loopback-servers";
 import { deliveredBlobsOf, RETENTION_RUN } from "../src/inquiry/server/blobs-outbox";
 import { BlobsStore } from "../src/inquiry/server/blobs-store";
 import { readInquiryConfig } from "../src/inquiry/server/config";
@@ -23,25 +23,7 @@ import type { OutboxRecord } from "../src/inquiry/server/outbox";
 import { runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
 import { emptyInquiry } from "../src/inquiry/values";
 import { readBudgets } from "./budgets";
-
-export interface BlobsScaleFigures {
-  /** Delivered inquiries in the store before the runs. */
-  stored: number;
-  seedSeconds: number;
-  /** A scheduled run with retention not due (as on all but one run a day): its seconds, requests to the store and the keys (and folders) its listings returned. */
-  runSeconds: number;
-  requests: number;
-  keysListed: number;
-  /** From that run's start until the webhook received the pending inquiry; null if it never did. */
-  deliveredAfterSeconds: number | null;
-  /** The day's run, with retention due: the same figures, and what retention removed (about one day's worth of the history is past its 24 months). */
-  retentionRunSeconds: number;
-  retentionRequests: number;
-  retentionKeysListed: number;
-  removedByRetention: number;
-  /** False when the run's time ran out first (the next run finishes it). */
-  retentionComplete: boolean;
-}
+import type { BlobsScaleFigures } from "./report";
 
 const root = path.resolve(__dirname, "..");
 const DAY_MS = 86_400_000;

@@ -4,9 +4,43 @@
 // NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
 // a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
 // write, a /proc entry without its line) sums to, and 0 is under every budget.
-import { blobsLoadExpectations } from "./blobs-load";
 import type { Budgets } from "./budgets";
-import type { BenchReport, ReadBack } from "./report";
+import type { BenchReport, BlobsLoadFigures, ReadBack } from "./report";
+
+/**
+ * A figure that must be exactly what it should be, for npm run check:budgets to judge: either may be
+ * missing or NaN (null in the report) where the bench did not measure it, which never matches.
+ */
+export interface ExactFigure {
+  readonly what: string;
+  readonly actual: number | null | undefined;
+  readonly expected: number;
+}
+
+/**
+ * What the Blobs load must show, to the unit: every one of the `inquiries` sent (budgets.json), answered
+ * 201 with its repeats, stored once under a reference of its own, none lost, each repeat answered with
+ * the first one's reference, each inquiry delivered exactly once.
+ */
+export const blobsLoadExpectations = (figures: ReadBack<BlobsLoadFigures>, inquiries: number): ExactFigure[] => [
+  { what: "Blobs load: inquiries sent", actual: figures.invocations, expected: inquiries },
+  {
+    what: "Blobs load: answered 201",
+    actual: figures.answers?.["201"] ?? 0,
+    expected: inquiries + (figures.repeats ?? Number.NaN),
+  },
+  { what: "Blobs load: records in the store", actual: figures.records, expected: inquiries },
+  { what: "Blobs load: unique references", actual: figures.uniqueReferences, expected: inquiries },
+  { what: "Blobs load: answered 201 but not stored", actual: figures.lost, expected: 0 },
+  { what: "Blobs load: stored more than once", actual: figures.duplicated, expected: 0 },
+  {
+    what: "Blobs load: repeats answered with the first reference",
+    actual: figures.repeatsWithFirstReference,
+    expected: figures.repeats ?? Number.NaN,
+  },
+  { what: "Blobs load: delivered exactly once", actual: figures.deliveredExactlyOnce, expected: inquiries },
+  { what: "Blobs load: webhook deliveries", actual: figures.webhookDeliveries, expected: inquiries },
+];
 
 /** One gate's judgement. `actual` as printed: the figure, or why it does not count as one. */
 export interface BudgetCheck {

@@ -18,10 +18,10 @@ import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { enterRunTempRoot } from "../e2e/support/run-temp-root";
-import { startSite, type RunningSite } from "../e2e/support/server";
+import { enterRunTempRoot } from "../testing/run-temp-root";
+import { startSite, type RunningSite } from "../testing/site-server";
 import { listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
-import { addToReport } from "./report";
+import { addToReport, type DeployFigures, type Latency } from "./report";
 
 const root = path.resolve(__dirname, "..");
 const WEBHOOK_SECRET = "bench webhook secret";
@@ -29,32 +29,6 @@ const HEADLINE = "Uniforms and office furniture, on contract";
 const SAMPLE_EVERY_MS = 50;
 const IDLE_SECONDS = 10;
 const DEPLOY_TIMEOUT_MS = 15 * 60_000;
-
-/** GET / while something ran beside the server, one request at a time every SAMPLE_EVERY_MS. */
-export interface Latency {
-  readonly p50Ms: number;
-  readonly p95Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  readonly requests: number;
-}
-
-export interface DeployFigures {
-  /** From the webhook's POST to the first GET / that shows the pushed headline. */
-  readonly webhookToLiveSeconds: number;
-  /** The steps as the release's record has them (fetch, install, check, build). */
-  readonly stepSeconds: Readonly<Record<string, number>>;
-  readonly idle: Latency;
-  readonly duringBuild: Latency;
-  /** From a broken push's webhook until its release has failed and its files are removed. */
-  readonly duringFailedRelease: Latency;
-  /** While the older releases are removed, after that failure. */
-  readonly duringPrune: Latency;
-  /** The peak of the build's processes' PSS summed: the memory the build takes from the machine. */
-  readonly buildPeakMemoryMb: number;
-  /** The peak of their RSS summed, shared pages counted in each process that maps them. */
-  readonly buildPeakRssSumMb: number;
-}
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {

@@ -6,71 +6,12 @@
 // the figures.
 import fs from "node:fs";
 import path from "node:path";
-import { enterRunTempRoot } from "../e2e/support/run-temp-root";
-import { processUsage, readContent, startSite, type RunningSite } from "../e2e/support/server";
-import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { enterRunTempRoot } from "../testing/run-temp-root";
+import { processUsage, readContent, startSite, type RunningSite } from "../testing/site-server";
+import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { readBudgets } from "./budgets";
-
-export interface InquiryLoadFigures {
-  concurrent: {
-    submissions: number;
-    accepted: number;
-    seconds: number;
-    requestsPerSecond: number;
-    p50Ms: number;
-    p95Ms: number;
-    maxMs: number;
-    /** Whole records in the outbox, lines that are not valid JSON, and submissions found in it exactly once. */
-    recordsStored: number;
-    damagedLines: number;
-    storedExactlyOnce: number;
-    uniqueReferences: number;
-    /** Deliveries the sinks received, and references each sink received exactly once. */
-    webhookDeliveries: number;
-    emailDeliveries: number;
-    deliveredOnceBoth: number;
-    /** From the first submission until the worker had delivered every inquiry. */
-    allDeliveredSeconds: number;
-  };
-  refused: {
-    requests: number;
-    /** Answers by status: 405 for GETs, 422/415/400 for invalid posts. */
-    statuses: Record<string, number>;
-    /**
-     * Resident memory of the server in MB: after warming up, after the first round of requests and after
-     * a second, equal round. It follows how much heap V8 keeps reserved after the last load as much as what
-     * the server holds, so it is reported, not judged.
-     */
-    rssBeforeMb: number;
-    rssAfterFirstMb: number;
-    rssAfterMb: number;
-    /**
-     * The memory the server still holds after a full garbage collection (bench/server-live-memory.ts), in
-     * MB, at the same three moments. The first round loads and compiles what refusing needs; a leak shows
-     * as growth over the second.
-     */
-    liveBeforeMb: number;
-    liveAfterFirstMb: number;
-    liveAfterMb: number;
-    liveGrowthMb: number;
-    /** CPU time the server spent per refused request, user + system. */
-    cpuMsPerRequest: number;
-    /** A visitor loading the home page during the burst. */
-    homeDuringBurstP50Ms: number;
-    homeDuringBurstSamples: number;
-    recordsStored: number;
-  };
-  flood: {
-    limit: number;
-    windowSeconds: number;
-    submissions: number;
-    accepted: number;
-    refused: number;
-    retryAfterSeconds: number;
-    recordsStored: number;
-  };
-}
+import type { InquiryLoadFigures } from "./report";
 
 // The counts budgets.json's inquiryLoad holds, which its budgets were set for. LOAD_SUBMISSIONS and
 // LOAD_REFUSED send others for a quick look; npm run check:budgets fails a run made with them.

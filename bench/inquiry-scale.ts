@@ -1,4 +1,4 @@
-// The single server with years of inquiries stored (issue 30): the production server (server/main.ts, as
+// The single server with years of inquiries stored: the production server (server/main.ts, as
 // `npm start` runs it) over an empty outbox and over one holding SCALE_DELIVERED delivered and
 // SCALE_QUARANTINED quarantined inquiries (100,000 each by default), in the same run. For each: how long the
 // server takes to answer its first request, then 20 inquiries arriving 100 ms apart while a visitor
@@ -10,8 +10,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { processUsage, startSite } from "../e2e/support/server";
-import { startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { processUsage, startSite } from "../testing/site-server";
+import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
@@ -180,7 +180,7 @@ const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
 };
 
 export interface ScaleBudget {
-  /** GET /'s p95 during the burst, as a multiple of the empty store's (issue 30: 2). */
+  /** GET /'s p95 during the burst, as a multiple of the empty store's. */
   readonly homeP95Ratio: number;
   /** A floor for that allowance in ms: on a 2-core machine a p95 of a few ms doubles on a scheduler hiccup. */
   readonly homeP95FloorMs: number;

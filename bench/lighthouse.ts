@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { pageScripts } from "../build/security-headers";
+import type { LighthouseFigures, PageFigures } from "./report";
 
 const root = path.resolve(__dirname, "..");
 /** lhci keeps its runs in .lighthouseci/ under the folder it runs in; reports/ is ignored by git. */
@@ -23,27 +24,6 @@ export const lhci = (command: "collect" | "assert", args: string[] = [], env: Re
   );
   return status === 0;
 };
-
-export interface PageFigures {
-  path: string;
-  runs: number;
-  performance: number;
-  accessibility: number;
-  bestPractices: number;
-  seo: number;
-  largestContentfulPaintMs: number;
-  cumulativeLayoutShift: number;
-  totalBlockingTimeMs: number;
-  javaScriptGzipBytes: number;
-  cssGzipBytes: number;
-}
-
-export interface LighthouseFigures {
-  lighthouseVersion: string;
-  /** The browser's major version, from its user agent. */
-  chromeVersion: string;
-  pages: PageFigures[];
-}
 
 /** The parts of a Lighthouse result (lhr-<time>.json) the bench reads. */
 export interface LighthouseResult {

@@ -1,5 +1,5 @@
 // The bytes each built page costs a visitor, against the same page with every script removed, measured in
-// the same run (issue 32): every page of the sitemap is loaded in Chromium at a phone's width twice, once
+// the same run: every page of the sitemap is loaded in Chromium at a phone's width twice, once
 // as it is and once with every script request refused, and the transfer sizes (bodies as sent, compressed,
 // and headers) of all its requests are summed.
 //
@@ -10,20 +10,9 @@
 // inline script text of the page's HTML, where there is any: under 2 KB before compression, on pages that
 // need script only.
 import type { Browser, Request } from "playwright-core";
-import { launchBrowser } from "../e2e/support/browser";
-import { sitePaths, startSite } from "../e2e/support/server";
-
-export interface PageBytes {
-  path: string;
-  /** Transfer bytes of the page as built. */
-  bytes: number;
-  /** Of those, the scripts'. */
-  scriptBytes: number;
-  /** Transfer bytes of the same page with every script request refused. */
-  noScriptBytes: number;
-  /** bytes / noScriptBytes. */
-  ratio: number;
-}
+import { launchBrowser } from "../testing/browser";
+import { sitePaths, startSite } from "../testing/site-server";
+import type { PageBytes } from "./report";
 
 /** The width Lighthouse's mobile preset emulates, so the figures describe the same phone. */
 const phone = { width: 412, height: 823 };

@@ -4,9 +4,7 @@
 // links to the guide, when the docs were split by reader.)
 import fs from "node:fs";
 import path from "node:path";
-import type { InquiryLoadFigures } from "./inquiry-load";
-import type { PageFigures } from "./lighthouse";
-import { readReport, type BenchReport } from "./report";
+import { readReport, type BenchReport, type InquiryLoadFigures, type PageFigures } from "./report";
 
 /** Where the latest figures are kept, relative to the repository's root. */
 export const PERFORMANCE_GUIDE = "docs/performance.md";

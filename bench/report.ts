@@ -1,15 +1,174 @@
-// reports/bench.json: what npm run bench writes, npm run check:budgets judges and npm run bench:readme
-// copies into docs/performance.md.
+// reports/bench.json: its shape, which each bench imports from here to fill its part, and its reading and
+// writing. npm run check:budgets judges it and npm run bench:readme copies it into docs/performance.md.
 import fs from "node:fs";
 import path from "node:path";
-import type { BlobsLoadFigures } from "./blobs-load";
-import type { BlobsScaleFigures } from "./blobs-scale";
-import type { DeployFigures } from "./deploy";
-import type { InquiryLoadFigures } from "./inquiry-load";
-import type { LighthouseFigures } from "./lighthouse";
-import type { PageBytes } from "./page-bytes";
 
 export const reportPath = path.resolve(__dirname, "..", "reports", "bench.json");
+
+export interface PageFigures {
+  path: string;
+  runs: number;
+  performance: number;
+  accessibility: number;
+  bestPractices: number;
+  seo: number;
+  largestContentfulPaintMs: number;
+  cumulativeLayoutShift: number;
+  totalBlockingTimeMs: number;
+  javaScriptGzipBytes: number;
+  cssGzipBytes: number;
+}
+
+export interface LighthouseFigures {
+  lighthouseVersion: string;
+  /** The browser's major version, from its user agent. */
+  chromeVersion: string;
+  pages: PageFigures[];
+}
+
+export interface InquiryLoadFigures {
+  concurrent: {
+    submissions: number;
+    accepted: number;
+    seconds: number;
+    requestsPerSecond: number;
+    p50Ms: number;
+    p95Ms: number;
+    maxMs: number;
+    /** Whole records in the outbox, lines that are not valid JSON, and submissions found in it exactly once. */
+    recordsStored: number;
+    damagedLines: number;
+    storedExactlyOnce: number;
+    uniqueReferences: number;
+    /** Deliveries the sinks received, and references each sink received exactly once. */
+    webhookDeliveries: number;
+    emailDeliveries: number;
+    deliveredOnceBoth: number;
+    /** From the first submission until the worker had delivered every inquiry. */
+    allDeliveredSeconds: number;
+  };
+  refused: {
+    requests: number;
+    /** Answers by status: 405 for GETs, 422/415/400 for invalid posts. */
+    statuses: Record<string, number>;
+    /**
+     * Resident memory of the server in MB: after warming up, after the first round of requests and after
+     * a second, equal round. It follows how much heap V8 keeps reserved after the last load as much as what
+     * the server holds, so it is reported, not judged.
+     */
+    rssBeforeMb: number;
+    rssAfterFirstMb: number;
+    rssAfterMb: number;
+    /**
+     * The memory the server still holds after a full garbage collection (bench/server-live-memory.ts), in
+     * MB, at the same three moments. The first round loads and compiles what refusing needs; a leak shows
+     * as growth over the second.
+     */
+    liveBeforeMb: number;
+    liveAfterFirstMb: number;
+    liveAfterMb: number;
+    liveGrowthMb: number;
+    /** CPU time the server spent per refused request, user + system. */
+    cpuMsPerRequest: number;
+    /** A visitor loading the home page during the burst. */
+    homeDuringBurstP50Ms: number;
+    homeDuringBurstSamples: number;
+    recordsStored: number;
+  };
+  flood: {
+    limit: number;
+    windowSeconds: number;
+    submissions: number;
+    accepted: number;
+    refused: number;
+    retryAfterSeconds: number;
+    recordsStored: number;
+  };
+}
+
+export interface PageBytes {
+  path: string;
+  /** Transfer bytes of the page as built. */
+  bytes: number;
+  /** Of those, the scripts'. */
+  scriptBytes: number;
+  /** Transfer bytes of the same page with every script request refused. */
+  noScriptBytes: number;
+  /** bytes / noScriptBytes. */
+  ratio: number;
+}
+
+export interface BlobsLoadFigures {
+  /** Different inquiries sent at once, and how many of them were sent a second time alongside. */
+  invocations: number;
+  repeats: number;
+  /** Answers by status, repeats included. */
+  answers: Record<string, number>;
+  seconds: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+  /** Inquiries in the store, and references among them. */
+  records: number;
+  uniqueReferences: number;
+  /** Inquiries answered 201 whose reference has no record (any other answer is in `answers`); inquiries stored more than once. */
+  lost: number;
+  duplicated: number;
+  /** Repeats answered with the reference of the first. */
+  repeatsWithFirstReference: number;
+  /** Webhook deliveries made by the invocations themselves, and by the scheduled runs after them. */
+  deliveredByInvocations: number;
+  deliveredByScheduledRuns: number;
+  scheduledRuns: number;
+  /** Inquiries the webhook received exactly once, and its deliveries in all. */
+  deliveredExactlyOnce: number;
+  webhookDeliveries: number;
+}
+
+export interface BlobsScaleFigures {
+  /** Delivered inquiries in the store before the runs. */
+  stored: number;
+  seedSeconds: number;
+  /** A scheduled run with retention not due (as on all but one run a day): its seconds, requests to the store and the keys (and folders) its listings returned. */
+  runSeconds: number;
+  requests: number;
+  keysListed: number;
+  /** From that run's start until the webhook received the pending inquiry; null if it never did. */
+  deliveredAfterSeconds: number | null;
+  /** The day's run, with retention due: the same figures, and what retention removed (about one day's worth of the history is past its 24 months). */
+  retentionRunSeconds: number;
+  retentionRequests: number;
+  retentionKeysListed: number;
+  removedByRetention: number;
+  /** False when the run's time ran out first (the next run finishes it). */
+  retentionComplete: boolean;
+}
+
+/** GET / while something ran beside the server, one request at a time every 50 ms. */
+export interface Latency {
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly requests: number;
+}
+
+export interface DeployFigures {
+  /** From the webhook's POST to the first GET / that shows the pushed headline. */
+  readonly webhookToLiveSeconds: number;
+  /** The steps as the release's record has them (fetch, install, check, build). */
+  readonly stepSeconds: Readonly<Record<string, number>>;
+  readonly idle: Latency;
+  readonly duringBuild: Latency;
+  /** From a broken push's webhook until its release has failed and its files are removed. */
+  readonly duringFailedRelease: Latency;
+  /** While the older releases are removed, after that failure. */
+  readonly duringPrune: Latency;
+  /** The peak of the build's processes' PSS summed: the memory the build takes from the machine. */
+  readonly buildPeakMemoryMb: number;
+  /** The peak of their RSS summed, shared pages counted in each process that maps them. */
+  readonly buildPeakRssSumMb: number;
+}
 
 export interface BenchReport {
   date: string;

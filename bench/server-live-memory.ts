@@ -2,8 +2,7 @@
 // never by `npm start`. On SIGUSR2 it collects all garbage and prints the memory still held:
 // "live-memory-mb <MB>" on stderr, the JS heap in use plus memory held outside it (Buffers, native
 // objects). A leak grows that figure round after round; the process's RSS grows and shrinks with how
-// much heap V8 chose to reserve under the last load, which is why a second round of requests
-// sometimes added 26 MB of RSS to a server whose live heap had not grown at all.
+// much heap V8 chose to reserve under the last load, so it can grow while the live heap does not.
 const collectGarbage = globalThis.gc;
 if (!collectGarbage) throw new Error("server-live-memory needs node --expose-gc");
 

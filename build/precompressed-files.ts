@@ -34,9 +34,8 @@ export interface PrecompressResult {
 
 /**
  * Writes a brotli (quality 11) and a gzip (level 9) copy beside every compressible file of a build, for the
- * production server to send as they are (server/app.ts). Compressing on the fly at brotli quality 4 was
- * most of the server's CPU per page load (home page, 21 requests over keep-alive: 58-71 ms, 17-29 ms with
- * these copies) and sent more bytes (the home page's JavaScript as Lighthouse received it: 104 -> 90 KB).
+ * production server to send as they are (server/app.ts): compressing on the fly would be most of the
+ * server's CPU per page load, and at a quality fast enough for that it would send more bytes.
  * Copies from an earlier build are removed first, so no copy outlives or contradicts the file it was made from.
  */
 export const precompressFiles = async (dir: string, options: PrecompressOptions = {}): Promise<PrecompressResult> => {

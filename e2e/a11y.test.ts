@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { atWidth, expect, expectHydratedIfItRuns, test } from "./support/fixtures";
-import { sitePaths } from "./support/server";
+import { sitePaths } from "../testing/site-server";
 
 const paths = [...sitePaths(), "/this-page-does-not-exist/"];
 
@@ -104,7 +104,11 @@ for (const width of [375, 1280]) {
       const controls = await tabbed.evaluate(() => {
         // Indexed within <body>, as above.
         const all = [...document.body.querySelectorAll("*")];
-        return [...document.querySelectorAll<HTMLElement>("a[href], button, summary, input, select, textarea, [tabindex='0']")]
+        return [
+          ...document.querySelectorAll<HTMLElement>(
+            "a[href], button, summary, input, select, textarea, [tabindex='0']",
+          ),
+        ]
           .filter(
             (element) =>
               !element.closest("[inert]") &&

@@ -7,9 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
-import { chromiumUse } from "./support/browser";
-import { enterRunTempRoot } from "./support/run-temp-root";
-import { freePortNow } from "./support/server";
+import { chromiumUse } from "../testing/browser";
+import { enterRunTempRoot } from "../testing/run-temp-root";
+import { freePortNow } from "../testing/site-server";
 
 const root = path.resolve(__dirname, "..");
 

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { changedLines, headingStyle, openSiteFile, previewFrame, publish, textField } from "./admin-support";
-import { chromeFlags, chromiumUse } from "./support/browser";
+import { chromeFlags, chromiumUse } from "../testing/browser";
 import { expect, test } from "./support/fixtures";
-import { freePortNow, startSite, type RunningSite } from "./support/server";
+import { freePortNow, startSite, type RunningSite } from "../testing/site-server";
 import { adminPolicy } from "../build/admin-headers";
 import { readEditingBackend } from "../src/admin/editing-backend";
 import {
@@ -13,11 +13,11 @@ import {
   seedFromFolder,
   startFakeGithub,
   type FakeGithub,
-} from "../__tests__/support/fake-github";
+} from "../testing/fake-github";
 
 // The live editing path on the production build, offline: /admin/ under the build's own live policy →
 // "Login with GitHub" (the popup runs the site's /api/auth handshake against a GitHub stand-in on
-// loopback, __tests__/support/fake-github.ts) → the collections read from the stand-in's REST API →
+// loopback, testing/fake-github.ts) → the collections read from the stand-in's REST API →
 // an edit of the home hero headline → Publish (or, with the editorial workflow, Save as a draft) → the
 // commits the stand-in received.
 //

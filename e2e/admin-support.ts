@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect, type Frame, type Locator, type Page } from "@playwright/test";
 import { LOCAL_BACKEND } from "../build/admin-headers";
 import { test } from "./support/fixtures";
-import { freePort } from "./support/server";
+import { freePort } from "../testing/site-server";
 
 // What the editing screen's browser tests share: decap-server (Decap's local backend, as `npm run edit`
 // starts it) on a temporary copy of the content, and the few steps an editor takes in Decap's screens.

@@ -15,7 +15,7 @@ import {
   useLocalBackend,
 } from "./admin-support";
 import { expect, test } from "./support/fixtures";
-import { sitePaths } from "./support/server";
+import { sitePaths } from "../testing/site-server";
 import { adminPolicy } from "../build/admin-headers";
 
 // The editing screen (/admin/) as the production build serves it, saving through decap-server on a

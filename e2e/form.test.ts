@@ -1,6 +1,6 @@
-import { WIDTHS } from "./support/browser";
+import { WIDTHS } from "../testing/browser";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { readContent } from "./support/server";
+import { readContent } from "../testing/site-server";
 
 const form = readContent("inquiry.json");
 const fields = form.formFields;

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
-import { WIDTHS } from "./support/browser";
+import { WIDTHS } from "../testing/browser";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { readContent } from "./support/server";
+import { readContent } from "../testing/site-server";
 
 const home = readContent("home.json");
 const agencyNames = readContent("agencies.json").agencies.map((agency) => agency.name);

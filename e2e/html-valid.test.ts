@@ -4,7 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import * as z from "zod";
 import { expect, test } from "./support/fixtures";
-import { sitePaths } from "./support/server";
+import { sitePaths } from "../testing/site-server";
 
 // The Nu Html Checker (the W3C's validator, from the vnu-jar package) over every page of the build, errors
 // only: no page may hold markup or inline CSS that the HTML standard calls an error. It needs Java 11 or
@@ -17,8 +17,8 @@ const vnuJar = require.resolve("vnu-jar/build/dist/vnu.jar");
 /**
  * The one message ignored, and only on the link it is about: the checker lags the HTML standard here.
  * The standard allows `blocking` on a link whose rel is "stylesheet" or "expect" ("It is used by link
- * types stylesheet and expect", https://html.spec.whatwg.org/multipage/semantics.html#attr-link-blocking;
- * rel=expect came with whatwg/html#9970), while vnu-jar 26.9.27 still allows it with "stylesheet" only.
+ * types stylesheet and expect", https://html.spec.whatwg.org/multipage/semantics.html#attr-link-blocking),
+ * while the checker still allows it with "stylesheet" only.
  * The expect link is gatsby-ssr.tsx's, on every page.
  */
 const CHECKER_LAG_ON_EXPECT_LINK =

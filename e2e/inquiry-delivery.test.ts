@@ -11,8 +11,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import { atWidth, expect, expectHydrated, test as base } from "./support/fixtures";
-import { freePort, readContent, startSite, type RunningSite } from "./support/server";
-import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
+import { freePort, readContent, startSite, type RunningSite } from "../testing/site-server";
+import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import type { InquiryFieldName } from "../src/inquiry/values";
 

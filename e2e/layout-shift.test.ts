@@ -1,4 +1,4 @@
-import { WIDTHS } from "./support/browser";
+import { WIDTHS } from "../testing/browser";
 import { atWidth, expect, test } from "./support/fixtures";
 import { startHtmlInPartsRelay } from "./support/html-in-parts";
 
@@ -8,15 +8,8 @@ const MAX_CLS = 0.01;
 // The home page, and the quote page opened from a product page: the form's category is chosen after hydration.
 const pages = ["/", "/contact/quote/?category=tactical"];
 
-// Three fresh-clone CI runs (2026-11-22 and 2026-11-24) each measured one shift at 800 px once, then 0 on
-// a retry: 0.0624 on / (what moved was not kept), the hero's text block on / (0.0160, from y 223 to 190) and
-// the header's nav on the quote page (0.0140). The last two match first paints of a page whose HTML had not all
-// been parsed: the hero centred its text in a min-height, so the text moved up as its last lines arrived, and
-// the header right-aligned its links, so they moved left as the rest arrived. The page's HTML sent in two
-// parts reproduced the hero's shift to the pixel; the relay below measured it at 375 and 1280 px (0.1668
-// and 0.0585) and the header's (its nav at 1280 px on the quote page, the menu button at 375 px on /). The hero
-// now sits at a fixed distance from its top and the browser paints nothing before <main> (gatsby-ssr.tsx),
-// so a shift fails the test, with no retry.
+// A page painted before all its HTML is parsed can shift as the rest arrives, which a fast local load
+// hides; hence the relay below. A shift fails the test, with no retry.
 
 // Each page is loaded twice: from the server as it is, and through a relay that sends its HTML in pieces,
 // as a slow connection does, so that the browser paints it while the rest is still arriving.

@@ -1,6 +1,6 @@
 import type { Page, Route } from "@playwright/test";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { readContent, sitePaths } from "./support/server";
+import { readContent, sitePaths } from "../testing/site-server";
 
 // The header's menu at a phone's width: a <details> disclosure that the browser opens and closes
 // itself, so that it works without JavaScript and before the app has started (NavBar.tsx).

@@ -1,5 +1,5 @@
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { readContent } from "./support/server";
+import { readContent } from "../testing/site-server";
 
 const text = readContent("system-pages.json").notFound;
 const consoleLine = (path: string) => text.consoleMessage.replace("{path}", path);
@@ -32,7 +32,9 @@ test.describe(() => {
   }) => {
     await page.goto("/");
     await expectHydrated(page);
-    await page.evaluate(() => (window as unknown as { ___navigate: (to: string) => void }).___navigate("/no-such-page/"));
+    await page.evaluate(() =>
+      (window as unknown as { ___navigate: (to: string) => void }).___navigate("/no-such-page/"),
+    );
     await expect(page.getByText(text.text, { exact: true })).toBeVisible();
     expect(new URL(page.url()).pathname).toBe("/no-such-page/");
     await expect.poll(() => consoleErrors).toContain(consoleLine("/no-such-page/"));

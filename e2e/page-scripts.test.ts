@@ -2,7 +2,7 @@ import type { Request } from "@playwright/test";
 import { pageScripts, policyDirectives } from "../build/security-headers";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { controlsNeedingScript, countPrints, needingTheApp, printsOf, runnableScriptsIn } from "./support/page-scripts";
-import { sitePaths } from "./support/server";
+import { sitePaths } from "../testing/site-server";
 
 // Every built page ships the script it needs and only that: none where nothing on it works by script, only
 // their own few bytes where its controls carry them (Print), the app where something needs it; and its

@@ -1,7 +1,7 @@
-import { WIDTHS } from "./support/browser";
+import { WIDTHS } from "../testing/browser";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { controlsNeedingScript, needingTheApp } from "./support/page-scripts";
-import { readContent, sitePaths } from "./support/server";
+import { readContent, sitePaths } from "../testing/site-server";
 
 const paths = sitePaths();
 const agencyNames = readContent("agencies.json").agencies.map((agency) => agency.name);

@@ -1,6 +1,6 @@
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { countPrints, printsOf } from "./support/page-scripts";
-import { readContent } from "./support/server";
+import { readContent } from "../testing/site-server";
 
 const sheet = readContent("certifications.json").capability;
 

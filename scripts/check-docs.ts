@@ -1,11 +1,12 @@
 // The docs check (`npm run check:docs`, part of `npm test`): fails when the guides say something the repository
-// does not do. Four kinds of claim are held to the code:
+// does not do. Five kinds of claim are held to the code:
 // - every `npm run <script>` (and `npm start`, `npm test`) in README.md, CONTENT.md and docs/**/*.md is a script
 //   of package.json, and every script of package.json is named in docs/development.md;
 // - every environment variable the code reads is a row of docs/configuration.md's table, and every row is read;
 // - every relative link and `#anchor` resolves (anchors by GitHub's own slug rules, github-slugger);
 // - README's first code block, the commands a newcomer runs first, is what .ci/run runs;
-// - every budget in budgets.json keeps its one-line reason, a line `<key>: …` of its object's "$comment".
+// - every budget in budgets.json keeps its one-line reason, a line `<key>: …` of its object's "$comment", and a row
+//   of docs/performance-log.md's table with its value.
 // Usage: npm run check:docs [-- --root <a copy of the repository>]
 import fs from "node:fs";
 import path from "node:path";
@@ -369,16 +370,32 @@ const checkReadmeCommands = (
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
+const BUDGETS_DOC = "docs/performance-log.md";
+
+/** A budget of budgets.json: its path (`deploy.buildPeakMemoryMb`) and the numbers it holds. */
+interface Budget {
+  readonly path: string;
+  readonly values: readonly number[];
+}
+
+/** The numbers written in a cell, thousands separators ignored: "≤ 3,500 MB" holds 3500. */
+const numbersIn = (text: string): number[] =>
+  [...text.replace(/(\d),(?=\d{3}\b)/g, "$1").matchAll(/\d+(?:\.\d+)?/g)].map(([number]) => Number(number));
+
 /**
- * Each budget needs a line starting `<its key>: ` in the "$comment" list of the object that holds it. A budget is a
+ * Each budget needs a line starting `<its key>: ` in the "$comment" list of the object that holds it, and a row of
+ * docs/performance-log.md's table naming its path with its value; every row there names a budget. A budget is a
  * number, or an object of numbers without a "$comment" of its own (an lhci assertion, `{ "minScore": 0.95 }`).
  */
-const checkBudgetReasons = (root: string): DocsProblem[] => {
+const checkBudgets = (root: string, table: ParsedDoc | null): DocsProblem[] => {
   const budgetsPath = path.join(root, "budgets.json");
   if (!fs.existsSync(budgetsPath)) return [];
   const problems: DocsProblem[] = [];
+  const budgets: Budget[] = [];
   const isObject = (value: JsonValue): value is Record<string, JsonValue> =>
     value !== null && typeof value === "object" && !Array.isArray(value);
+  const numbersOf = (value: JsonValue): number[] =>
+    typeof value === "number" ? [value] : isObject(value) ? Object.values(value).flatMap(numbersOf) : [];
   const walk = (value: Record<string, JsonValue>, where: string): void => {
     const comment = value.$comment;
     const lines = Array.isArray(comment) ? comment.filter((line): line is string => typeof line === "string") : [];
@@ -386,7 +403,10 @@ const checkBudgetReasons = (root: string): DocsProblem[] => {
       if (key === "$comment") continue;
       if (isObject(child) && "$comment" in child) {
         walk(child, `${where}${key}.`);
-      } else if (!lines.some((line) => line.startsWith(`${key}: `))) {
+        continue;
+      }
+      budgets.push({ path: `${where}${key}`, values: numbersOf(child) });
+      if (!lines.some((line) => line.startsWith(`${key}: `))) {
         problems.push({
           file: "budgets.json",
           line: 0,
@@ -395,8 +415,40 @@ const checkBudgetReasons = (root: string): DocsProblem[] => {
       }
     }
   };
-  const budgets = JSON.parse(fs.readFileSync(budgetsPath, "utf8")) as JsonValue;
-  if (isObject(budgets)) walk(budgets, "");
+  const parsedBudgets = JSON.parse(fs.readFileSync(budgetsPath, "utf8")) as JsonValue;
+  if (isObject(parsedBudgets)) walk(parsedBudgets, "");
+  if (!table) return [...problems, { file: BUDGETS_DOC, line: 0, message: "is missing" }];
+
+  // The table's rows: the budget's path in code in the first cell, its value in the second.
+  const rows = new Map<string, { line: number; value: string }>();
+  visit(table.tree, "table", (node: Table) => {
+    for (const row of node.children.slice(1)) {
+      const [name, value] = row.children;
+      const code = name?.children.find((child) => child.type === "inlineCode");
+      if (code) rows.set(code.value, { line: lineOf(row), value: value ? textOf(value) : "" });
+    }
+  });
+  for (const { path: budgetPath, values } of budgets) {
+    const row = rows.get(budgetPath);
+    if (!row) {
+      problems.push({ file: BUDGETS_DOC, line: 0, message: `${budgetPath} of budgets.json has no row in the table` });
+      continue;
+    }
+    const written = numbersIn(row.value);
+    const missing = values.filter((value) => !written.includes(value));
+    if (missing.length > 0) {
+      problems.push({
+        file: BUDGETS_DOC,
+        line: row.line,
+        message: `${budgetPath} is ${values.join(", ")} in budgets.json, but its row says "${row.value}"`,
+      });
+    }
+  }
+  const known = new Set(budgets.map((budget) => budget.path));
+  for (const [name, { line }] of rows) {
+    if (!known.has(name))
+      problems.push({ file: BUDGETS_DOC, line, message: `${name} is not a budget of budgets.json` });
+  }
   return problems;
 };
 
@@ -419,7 +471,7 @@ export const checkDocs = (root: string): DocsProblem[] => {
     ...checkScriptsListed(parsed(DEVELOPMENT_DOC), scripts),
     ...checkVariables(root, parsed(CONFIGURATION_DOC)),
     ...checkReadmeCommands(root, parsed("README.md"), scripts),
-    ...checkBudgetReasons(root),
+    ...checkBudgets(root, parsed(BUDGETS_DOC)),
   ];
 };
 

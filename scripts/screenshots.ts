@@ -12,8 +12,8 @@ import fastifyStatic from "@fastify/static";
 import Fastify from "fastify";
 import { chromium, type Page } from "playwright-core";
 import { openEditingScreen, openSiteFile, publish, startLocalBackend, textField } from "../e2e/admin-support";
-import { chromeFlags, chromePath, launchBrowser, openPage, WIDTHS } from "../e2e/support/browser";
-import { freePort } from "../e2e/support/server";
+import { chromeFlags, chromePath, launchBrowser, openPage, WIDTHS } from "../testing/browser";
+import { freePort } from "../testing/site-server";
 import { writeEditingScreen } from "../src/admin/editing-screen";
 
 const siteScreenshots = async (args: readonly string[]) => {

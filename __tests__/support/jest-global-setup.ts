@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { enterRunTempRoot } from "../../e2e/support/run-temp-root";
+import { enterRunTempRoot } from "../../testing/run-temp-root";
 
 /**
  * Jest's global setup: the run's temporary folders in one place, removed as the run ends; and the server

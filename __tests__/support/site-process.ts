@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { freePort, processUsage, serverCommand } from "../../e2e/support/server";
+import { freePort, processUsage, serverCommand } from "../../testing/site-server";
 
 const root = path.resolve(__dirname, "../..");
 

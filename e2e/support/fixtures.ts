@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { test as base, expect, type Page } from "@playwright/test";
 import type { AxeResults } from "axe-core";
-import { recordProblems } from "./browser";
+import { recordProblems } from "../../testing/browser";
 
 export { expect };
 

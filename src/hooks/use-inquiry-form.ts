@@ -18,8 +18,8 @@ import { emptyInquiry, inquiryFieldNames, isQuote, type InquiryValues } from "..
 import { lazyCode, useWhenNear } from "./use-when-near";
 
 /**
- * The code the form needs only once it is used: the checks (zod/mini and the rules) and the sending,
- * about 7 KB gzip. Most visitors of the home page never reach the form, so this is a chunk of its own
+ * The code the form needs only once it is used: the checks (zod/mini and the rules) and the sending.
+ * Most visitors of the home page never reach the form, so this is a chunk of its own
  * (inquiry-submission), fetched when the form comes within a screen of the viewport or is first touched.
  */
 const loadSubmission = async () => {

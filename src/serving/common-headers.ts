@@ -9,10 +9,7 @@
  * (a look-alike form, say) or probe it (count its frames). The pages have no sign-in or session to lose,
  * and what they keep, the inquiry draft in sessionStorage, only this origin can read, with or without
  * COOP. Against that, every value but the default makes the browser put the page in a browsing-context
- * group of its own on each arrival, and measured here that is not free: Chromium's commit of the home
- * page took a median of 37-45 ms with `same-origin` (41 with `same-origin-allow-popups`) against 26-29
- * without (10 fresh browsers each), and Lighthouse's total blocking time of `/` fell from a median of
- * 189 to 61 ms and from 219 to 139 (runs alternated).
+ * group of its own on each arrival, which slows the page's commit and adds to its total blocking time.
  * The editing screen, which does hold a session, has one (admin-headers.ts).
  */
 export const commonHeaders: Readonly<Record<string, string>> = {

@@ -32,11 +32,9 @@ const globalStyles = css`
     background: ${colors.white};
     overflow-wrap: break-word;
   }
-  /* Every control takes the page's font from here. Without it, one that sets no font of its own (as the
-     carousel's arrows and the form's hidden honeypot did) takes the browser's 13.33px Arial, a font nothing
-     else uses. Chromium on Linux looks each new font up by family and by size, waiting on its browser process
-     while it lays out the page: families 6 -> 5 and sizes 9 -> 8 per load of /, 6 -> 5 and 8 -> 7 on
-     /contact/ (2026-11-24). e2e/pages.test.ts checks every page. */
+  /* Every control takes the page's font from here: one that sets no font of its own would take the
+     browser's 13.33px Arial, a font nothing else uses, and each extra font costs a lookup while the page is
+     laid out. e2e/pages.test.ts checks every page. */
   button,
   input,
   select,

@@ -26,8 +26,8 @@ const hiddenUntilReady = css`
 
 /**
  * The button's own script, written into the page right after it and run by the browser as it parses the
- * page, before the first paint: the page needs no app for one button (the capability statement loaded
- * 77.9 KB of script, React and Gatsby's runtime, for it), and its policy allows this text by its hash
+ * page, before the first paint: the page needs no app (React and Gatsby's runtime) for one button, and its
+ * policy allows this text by its hash
  * (build/security-headers.ts reads it from the built page). Plain ES5, as every browser runs it. The click
  * goes to the button's `onclick` property, which React does not use (it listens at its root).
  */

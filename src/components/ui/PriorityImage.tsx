@@ -9,7 +9,7 @@ interface PriorityImageProps {
 /**
  * The largest paint of a page, rendered from gatsby-plugin-image's processed
  * data (AVIF, WebP and JPEG at each width) as a plain <picture>. GatsbyImage
- * would add its lazy-hydration bundle (about 21 KB gzip) and cannot ask for
+ * would add its lazy-hydration bundle and cannot ask for
  * high fetch priority; neither helps an image that must load first anyway.
  */
 export const PriorityImage = ({ image, alt, className }: PriorityImageProps) => {

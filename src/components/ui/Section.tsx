@@ -34,19 +34,12 @@ const headerStyles = css`
 
 /**
  * For a light band usually below the first screen: the browser styles, lays out and paints it only as it
- * nears the viewport, holding its place meanwhile at the height it last had or, before it has ever been
- * shown, at this estimate. Most of its lazy images wait as well: under Lighthouse's emulated phone the home
- * page's agency logos, 2,244 px down at 412 px, were requested with its first paint, and the requests
- * lengthened the tasks around it (total blocking time in budgets.json's notes); one of them (dod.png) still
- * is, for a reason not found.
+ * nears the viewport, holding its place at the height it last had or at this estimate, so that its lazy
+ * images are not requested with the first paint.
  *
  * Only for dark text on white with white after it: until the band is rendered nothing in it can be
- * hit-tested, and axe (Lighthouse's accessibility audit, and the scanners buyers run for Section 508) judged
- * text lying past this estimate against the content after the band. Given to the home page's contact
- * section (1,668 px tall at 412 px), its contact details were judged against the footer's navy; given to the
- * footer as well, the footer's white text against white and light grey (Lighthouse accessibility 100 -> 93
- * at 412 px). With an estimate of 120rem, taller than the contact section at every width measured, it stayed
- * 100 (2026-11-24).
+ * hit-tested, and axe judges text lying past the estimate against the content after the band, which would
+ * fail a band followed by a dark one (the footer) on contrast.
  */
 const renderedNearViewportStyles = css`
   content-visibility: auto;

@@ -6,7 +6,7 @@ import path from "node:path";
  * Gives a test run one temporary folder of its own and points TMPDIR at it, so that os.tmpdir() in the
  * run and in every process it starts (servers, Chromium) makes its folders there; the process that made
  * the folder removes it as it exits. A run makes hundreds of folders (copies of content/, outboxes, built
- * sites, browser profiles), and before this every run left them in the machine's /tmp. Processes the run
+ * sites, browser profiles), which would otherwise be left in the machine's /tmp. Processes the run
  * starts inherit its folder rather than making their own: a test runner's workers, which load its
  * configuration again, or a run started by another.
  */

@@ -3,15 +3,15 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type { SingleFileName } from "../../src/content-contract/content-files";
-import type { SingleFileContent } from "../../src/content-contract/types";
+import type { SingleFileName } from "../src/content-contract/content-files";
+import type { SingleFileContent } from "../src/content-contract/types";
 
 // Servers that the tests, the bench and `npm run bench:inquiries` start themselves. The shared server of a
 // browser-test run is Playwright's webServer (playwright.config.ts); startSite() is for what needs a server
 // of its own: the delivery tests (each with its mail server and webhook receiver in the environment) and
 // the bench, which runs outside Playwright Test.
 
-const root = path.resolve(__dirname, "..", "..");
+const root = path.resolve(__dirname, "..");
 
 /**
  * What every server the tests start needs besides a port and an outbox: inquiries may be sent as fast
