@@ -229,6 +229,24 @@ describe("a deploy", () => {
     expect(fs.existsSync(path.join(settings.dir, "deploy.lock"))).toBe(false);
   });
 
+  it("removes the files of a failed release that a stop kept it from removing, at the next deploy", async () => {
+    const { deployer, settings } = setUp();
+    const id = "20260101T000000.000Z-bbbbbbbbbbbb";
+    fs.mkdirSync(path.join(siteDirOf(settings.dir, id), "node_modules"), { recursive: true });
+    writeReleaseRecord(settings.dir, {
+      id,
+      commit: "b".repeat(40),
+      branch: "main",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      state: "failed",
+      failedStep: "check",
+      reason: "the content check failed (exit code 1)",
+    });
+    expect(await deployer.deployOnce()).toMatchObject({ state: "good" });
+    expect(fs.existsSync(siteDirOf(settings.dir, id))).toBe(false);
+    expect(listReleases(settings.dir).find((release) => release.id === id)).toMatchObject({ state: "failed" });
+  });
+
   it("takes over a lock whose pid now names another process (a restarted server that got the same pid)", async () => {
     const { settings } = setUp();
     fs.mkdirSync(settings.dir, { recursive: true });

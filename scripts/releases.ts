@@ -70,7 +70,7 @@ const main = async (): Promise<number> => {
     const good = releasesOfCommit(settings.dir, options.rollback).filter((release) => release.state === "good");
     const target = good[0];
     if (!target) {
-      console.error(`No good release of ${options.rollback} is kept; npm run releases lists those that are.`);
+      console.error(`No good release of ${options.rollback} is kept; releases (with no option) lists those that are.`);
       return 1;
     }
     if (target.live) {
@@ -80,7 +80,9 @@ const main = async (): Promise<number> => {
     // Not while a deploy runs: it would switch over the rollback, or remove the release being rolled back to.
     const release = await acquireDeployLock(settings.dir, undefined, false);
     if (!release) {
-      console.error("A deploy is running; roll back when it has ended (npm run releases shows its state).");
+      console.error(
+        'A deploy is running (or removing a failed release\'s files); roll back when it has ended: /healthz says "deploying":false.',
+      );
       return 1;
     }
     try {
@@ -111,7 +113,10 @@ const main = async (): Promise<number> => {
   }
 
   const releases = listReleases(settings.dir);
-  if (releases.length === 0) console.info("No release yet: npm run releases -- --deploy builds the first.");
+  if (releases.length === 0)
+    console.info(
+      "No release yet: releases --deploy builds the first (on the server: sudo cardinal-site releases --deploy).",
+    );
   for (const release of releases) console.info(describe(settings.dir, release));
   return 0;
 };

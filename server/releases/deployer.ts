@@ -25,7 +25,7 @@ import type { DeploySettings } from "./settings";
  * priority and with a heap limit, then switch `live` to it in one step. A failure at any point leaves the
  * live release as it was and says why in the release's record. Every install, build and removal of files
  * runs in a child process, so the server's event loop only waits for them. One deploy at a time, across processes
- * (the server's webhook and `npm run releases -- --deploy` take the same lock); requests that arrive
+ * (the server's webhook and `releases --deploy` take the same lock); requests that arrive
  * during a deploy are folded into one more deploy of the newest commit asked for.
  */
 
@@ -309,7 +309,7 @@ export class Deployer {
     // One deadline for the whole deploy (DEPLOY_BUILD_TIMEOUT_MINUTES), from fetch to switch.
     const deadline = Date.now() + this.settings.buildTimeoutMs;
     try {
-      await this.failInterrupted();
+      await this.finishEarlierRuns();
       const commit = await this.fetch(commitWanted, deadline);
       const liveId = liveReleaseId(dir);
       const live = listReleases(dir).find((candidate) => candidate.id === liveId);
@@ -323,8 +323,11 @@ export class Deployer {
     }
   }
 
-  /** A deploy that was under way when its process died is marked failed, so it is never taken for one running. */
-  private async failInterrupted() {
+  /**
+   * What an earlier process left unfinished: a deploy that was under way when it died is marked failed, so it
+   * is never taken for one running, and a failed release's files that a stop kept it from removing go now.
+   */
+  private async finishEarlierRuns() {
     for (const stale of listReleases(this.settings.dir).filter((candidate) => candidate.state === "building")) {
       writeReleaseRecord(this.settings.dir, {
         ...stale,
@@ -333,8 +336,12 @@ export class Deployer {
         failedStep: "interrupted",
         reason: "interrupted: the process running this deploy ended before it finished",
       });
-      await this.remove([siteDirOf(this.settings.dir, stale.id)]);
     }
+    const leftOver = listReleases(this.settings.dir)
+      .filter((release) => release.state === "failed")
+      .map((release) => siteDirOf(this.settings.dir, release.id))
+      .filter((site) => fs.existsSync(site));
+    await this.remove(leftOver);
   }
 
   /**

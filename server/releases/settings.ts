@@ -2,7 +2,7 @@ import path from "node:path";
 
 /**
  * The single server's releases: where they live, where they come from, and what a build may take. Read
- * from the environment once, by the server as it starts and by `npm run releases`; a bad value stops
+ * from the environment once, by the server as it starts and by the releases command; a bad value stops
  * either with its name, never a deploy halfway.
  */
 export interface DeploySettings {
