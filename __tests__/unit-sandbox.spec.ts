@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import examples from "@octokit/webhooks-examples";
-import { memoryLimit, type MemoryLimit } from "../bench/memory-limit";
+import { memoryLimit, type MemoryLimit } from "../testing/memory-limit";
 import {
   execStart,
   grantedDirectories,
@@ -21,7 +21,7 @@ import {
   serviceEnvironment,
   setting,
   type SandboxOptions,
-} from "../e2e/support/unit-sandbox";
+} from "./support/unit-sandbox";
 import type { ListedRelease } from "../server/releases/release-store";
 import { githubDelivery, pushBody } from "./support/deploy-repository";
 

@@ -4,7 +4,7 @@
 // server takes to answer its first request, then 20 inquiries arriving 100 ms apart while a visitor
 // requests GET / every 20 ms, until the worker has delivered all 20 to a webhook; GET /'s p95 meanwhile and
 // the server's memory after. Each server runs under docs/deploy-server.md's unit's memory limit (512 MB, in a memory
-// cgroup of its own where the machine allows: bench/memory-limit.ts), and must answer all 20 with 201,
+// cgroup of its own where the machine allows: testing/memory-limit.ts), and must answer all 20 with 201,
 // deliver them, have nothing killed for memory and still answer after. `npm run bench:scale` runs it against
 // the existing build and judges the figures by budgets.json's inquiryScale.
 import fs from "node:fs";
@@ -15,7 +15,7 @@ import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../src/inquiry/server/outbox";
 import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
-import { memoryLimit } from "./memory-limit";
+import { memoryLimit } from "../testing/memory-limit";
 
 export interface ScaleFigures {
   readonly stored: number;
