@@ -33,7 +33,8 @@ const docFiles = (root: string): string[] => [
 
 /**
  * Where the code that reads the environment lives: the server, the site's and the functions' code, the command-line
- * scripts, the build, the bench (and Lighthouse's configuration, which the bench runs). e2e/ and playwright.config.ts
+ * scripts, the build, the bench (and Lighthouse's configuration, which the bench runs, and the memory limit it shares with
+ * the tests). e2e/, the rest of testing/ and playwright.config.ts
  * are left out: their variables are the test runner's plumbing between its own processes, set by the config itself.
  */
 const CODE_GLOBS = [
@@ -43,6 +44,7 @@ const CODE_GLOBS = [
   "netlify/**/*.{ts,mts}",
   "build/**/*.{ts,mts}",
   "bench/**/*.{ts,mts}",
+  "testing/memory-limit.ts",
   "gatsby-*.{ts,tsx}",
   "lighthouserc.js",
 ];
