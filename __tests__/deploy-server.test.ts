@@ -8,8 +8,8 @@ import examples from "@octokit/webhooks-examples";
 import { DEPLOY_WEBHOOK_PATH, type SiteServer } from "../server/app";
 import { listReleases, makeLive } from "../server/releases/release-store";
 import type { DeploySettings } from "../server/releases/settings";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import {
   deploySettingsFor,
   fakeSteps,

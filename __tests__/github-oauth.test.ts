@@ -6,9 +6,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { JSDOM } from "jsdom";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../src/admin/server/github-oauth";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../server/sign-in/github-oauth";
 import {
   FAKE_CLIENT_ID,
   FAKE_CLIENT_SECRET,

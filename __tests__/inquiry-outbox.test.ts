@@ -6,21 +6,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
-import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../src/inquiry/server/blobs-store";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { importFileOutbox } from "../src/inquiry/server/file-outbox-import";
-import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
-import {
-  isRetaining,
-  UnknownReferenceError,
-  type InquiryOutbox,
-  type OutboxRecord,
-} from "../src/inquiry/server/outbox";
-import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
+import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../server/inquiries/blobs-store";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { importFileOutbox } from "../server/inquiries/file-outbox-import";
+import { importEarlierOutbox, openOutbox } from "../server/inquiries/open-outbox";
+import { isRetaining, UnknownReferenceError, type InquiryOutbox, type OutboxRecord } from "../server/inquiries/outbox";
+import { DATABASE_FILE, SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
-import { newReference, referencePattern } from "../src/inquiry/server/reference";
+import { newReference, referencePattern } from "../server/inquiries/reference";
 import { startBlobsServer, type LocalBlobsServer } from "./support/blobs-server";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;

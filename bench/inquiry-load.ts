@@ -9,7 +9,7 @@ import path from "node:path";
 import { enterRunTempRoot } from "../e2e/support/run-temp-root";
 import { processUsage, readContent, startSite, type RunningSite } from "../e2e/support/server";
 import { startMailServer, startWebhookReceiver } from "../__tests__/support/loopback-servers";
-import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { readBudgets } from "./budgets";
 
 export interface InquiryLoadFigures {

@@ -11,22 +11,22 @@ import {
   createGithubOAuth,
   type GithubOAuthSettings,
   type OAuthAnswer,
-} from "../src/admin/server/github-oauth";
-import { clientKey } from "../src/inquiry/server/client-address";
-import { readInquiryConfig, type InquiryConfig } from "../src/inquiry/server/config";
-import type { InquiryContent } from "../src/inquiry/server/content";
-import { preloadEmailTransport } from "../src/inquiry/server/deliver";
-import { DeliveryWorker } from "../src/inquiry/server/delivery-worker";
-import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "../src/inquiry/server/handler";
-import { importEarlierOutbox, openOutbox } from "../src/inquiry/server/open-outbox";
-import { parseFormBody, parseJsonBody } from "../src/inquiry/server/request-body";
+} from "./sign-in/github-oauth";
+import { clientKey } from "./inquiries/client-address";
+import { readInquiryConfig, type InquiryConfig } from "./inquiries/config";
+import type { InquiryContent } from "./inquiries/content";
+import { preloadEmailTransport } from "./inquiries/deliver";
+import { DeliveryWorker } from "./inquiries/delivery-worker";
+import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "./inquiries/handler";
+import { importEarlierOutbox, openOutbox } from "./inquiries/open-outbox";
+import { parseFormBody, parseJsonBody } from "./inquiries/request-body";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
-import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "../src/serving/compression";
-import { pagePathOf } from "../src/serving/headers-file";
+import { COMPRESSION_THRESHOLD_BYTES, PRECOMPRESSED_SUFFIX } from "./site/compression";
+import { pagePathOf } from "./site/headers-file";
 import { Deployer, type DeploySteps } from "./releases/deployer";
 import { handleGithubWebhook, MAX_WEBHOOK_BODY_BYTES } from "./releases/github-webhook";
 import type { DeploySettings } from "./releases/settings";
-import { SiteSource, type ServedSite } from "./served-site";
+import { SiteSource, type ServedSite } from "./site/served-site";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -6,10 +6,10 @@ import "./require-node";
  * the releases (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_WEBHOOK_SECRET, ...; server/releases/).
  */
 import path from "node:path";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { readInquiryContent } from "./inquiries/content-on-disk";
 import { createSiteServer, type ServerOptions } from "./app";
 import { readDeploySettings } from "./releases/settings";
-import { readGithubOAuthSettings } from "../src/admin/server/github-oauth";
+import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
 
 // How long a stop may take beyond the longest delivery attempt under way when it began.

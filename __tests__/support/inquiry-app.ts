@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSiteServer, type ServerOptions } from "../../server/app";
 import { pagePolicy } from "../../build/security-headers";
-import { commonHeaders } from "../../src/serving/common-headers";
-import { formatHeaderRules } from "../../src/serving/headers-file";
-import type { InquiryConfig } from "../../src/inquiry/server/config";
-import type { InquiryContent } from "../../src/inquiry/server/content";
+import { commonHeaders } from "../../server/site/common-headers";
+import { formatHeaderRules } from "../../server/site/headers-file";
+import type { InquiryConfig } from "../../server/inquiries/config";
+import type { InquiryContent } from "../../server/inquiries/content";
 
 /** A built site of two pages and the `_headers` file a build writes, for a server under test. */
 export const makePublicDir = (): string => {
