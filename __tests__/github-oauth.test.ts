@@ -21,7 +21,7 @@ import { startInquiryApp } from "./support/inquiry-app";
 
 const site = "https://www.example.com";
 let github: FakeGithub;
-let logs: string[];
+let logs: string[] = [];
 
 beforeEach(async () => {
   github = await startFakeGithub();

@@ -22,7 +22,7 @@ const valid = validInquiry;
 const quote = quoteInquiry;
 
 let dataDir: string;
-let logs: string[];
+let logs: string[] = [];
 
 const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions> = {}) =>
   startInquiryApp({

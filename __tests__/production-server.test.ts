@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import zlib from "node:zlib";
-import { createSiteServer, type ServerOptions } from "../server/app";
+import { buildApp, type ServerOptions } from "../server/app";
 import { adminPageHeaders } from "../build/admin-headers";
 import { precompressFiles } from "../build/precompressed-files";
 import { pagePolicy } from "../build/security-headers";
@@ -19,6 +19,7 @@ import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { referencePattern } from "../server/inquiries/reference";
 import { DATABASE_FILE } from "../server/inquiries/sqlite-outbox";
+import { logInto } from "./support/server-log";
 import { makePublicDir } from "./support/inquiry-app";
 import { postJson, validInquiry } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
@@ -76,7 +77,7 @@ interface Started {
 
 let publicDir: string;
 let dataDir: string;
-let logs: string[];
+let logs: string[] = [];
 
 const inquiryEnv =
   (env: NodeJS.ProcessEnv = {}) =>
@@ -88,14 +89,14 @@ const inquiryEnv =
     });
 
 const startServer = async (options: Partial<ServerOptions> = {}): Promise<Started> => {
-  const server = await createSiteServer({
+  const server = await buildApp({
     publicDir,
     content,
     inquiryConfig: inquiryEnv(),
     trustProxy: false,
     hsts: false,
     requestsPerMinute: 0,
-    log: (line) => logs.push(line),
+    logStream: logInto(logs),
     ...options,
   });
   await server.app.listen({ port: 0, host: "127.0.0.1" });

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createSiteServer, type ServerOptions } from "../../server/app";
+import { buildApp, type ServerOptions } from "../../server/app";
 import { pagePolicy } from "../../build/security-headers";
 import { commonHeaders } from "../../server/site/common-headers";
 import { formatHeaderRules } from "../../server/site/headers-file";
@@ -44,14 +44,14 @@ export interface InquiryAppOptions {
 
 /** The production server on a free loopback port, with the inquiry settings the test gives. */
 export const startInquiryApp = async (options: InquiryAppOptions) => {
-  const server = await createSiteServer({
+  const server = await buildApp({
     publicDir: options.publicDir ?? makePublicDir(),
     content: options.content,
     inquiryConfig: options.config,
     trustProxy: options.trustProxy ?? false,
     hsts: false,
     requestsPerMinute: options.requestsPerMinute ?? 0,
-    log: options.log,
+    logStream: { write: (line: string) => options.log((JSON.parse(line) as { msg: string }).msg) },
     ...options.deploy,
     githubOAuth: options.githubOAuth ?? null,
   });
