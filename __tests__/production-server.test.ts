@@ -114,7 +114,11 @@ const startServer = async (options: Partial<ServerOptions> = {}): Promise<Starte
     port,
     request: async (pathname, { method = "GET", headers } = {}) => {
       const answer = await server.app.inject({ method: method as "GET", url: pathname, headers });
-      return { status: answer.statusCode, headers: answer.headers, body: answer.rawPayload };
+      return {
+        status: answer.statusCode,
+        headers: answer.headers as http.IncomingHttpHeaders,
+        body: answer.rawPayload,
+      };
     },
     fetch: injectFetch(server.app),
     close: () => server.close(),

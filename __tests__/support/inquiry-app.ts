@@ -71,7 +71,7 @@ export const injectFetch =
         if (one !== undefined) headers.append(name, String(one));
     }
     const empty = [101, 204, 205, 304].includes(answer.statusCode) || request.method === "HEAD";
-    return new Response(empty ? null : answer.rawPayload, { status: answer.statusCode, headers });
+    return new Response(empty ? null : new Uint8Array(answer.rawPayload), { status: answer.statusCode, headers });
   };
 
 /** The production server on a free loopback port, with the inquiry settings the test gives. */

@@ -13,7 +13,7 @@ export interface InquiriesPluginOptions {
 }
 
 /** A single value from a header that may repeat. */
-export const headerValue = (value: string | string[] | undefined): string | undefined =>
+const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
 const requestOf = (request: FastifyRequest): InquiryRequest => ({

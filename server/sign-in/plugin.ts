@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { headerValue } from "../inquiries/plugin";
 import {
   AUTH_PATH,
   CALLBACK_PATH,
@@ -15,7 +14,7 @@ export interface SignInPluginOptions {
 
 const oauthRequest = (request: FastifyRequest) => ({
   url: request.url,
-  cookie: headerValue(request.headers.cookie),
+  cookie: request.headers.cookie,
   // As the editor's browser reaches this server: behind a trusted proxy, the scheme it was reached by.
   origin: `${request.protocol}://${request.host}`,
 });
