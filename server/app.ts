@@ -1,8 +1,7 @@
 import { constants as zlibConstants } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import fastifyRateLimit from "@fastify/rate-limit";
-import Fastify, { LogController, type FastifyReply, type FastifyServerOptions } from "fastify";
-import type { FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { health } from "./health/plugin";
 import { clientKey } from "./inquiries/client-address";
@@ -96,7 +95,7 @@ const DEFAULT_BODY_LIMIT = 1024;
  * an error is its method and path only, and any body, cookie, authorization or query that a line might
  * carry is redacted.
  */
-export const serverLogger = (stream?: { write(line: string): void }): FastifyServerOptions["logger"] => ({
+const serverLogger = (stream?: { write(line: string): void }): FastifyServerOptions["logger"] => ({
   level: "info",
   ...(stream ? { stream } : {}),
   serializers: {
