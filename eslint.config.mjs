@@ -111,13 +111,13 @@ export default defineConfig(
     languageOptions: { globals: globals.browser },
   },
   {
-    // Run by node: build hooks, the Gatsby Function and its server code, scripts, bench, browser tests, their shared
-    // support, config.
+    // Run by node: build hooks, the functions' entry files, the server, scripts, bench, browser tests, their
+    // shared support, config.
     files: [
       "gatsby-*.{ts,tsx}",
       "src/api/**/*",
-      "src/build/**/*",
-      "src/inquiry/server/**/*",
+      "build/**/*",
+      "netlify/**/*",
       "server/**/*",
       "scripts/**/*",
       "bench/**/*",

@@ -6,7 +6,7 @@ import { CacheProvider } from "@emotion/react";
 import createEmotionServer from "@emotion/server/create-instance";
 
 import { MAIN_CONTENT_ID } from "./src/components/layout/SkipLink";
-import { isRunnableScriptType } from "./src/serving/script-types";
+import { isRunnableScriptType } from "./server/site/script-types";
 import { BrowserNeedsRecorder, recordBrowserNeeds } from "./src/components/browser/needs-browser";
 
 export { wrapPageElement } from "./src/wrap-page-element";

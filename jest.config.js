@@ -15,10 +15,10 @@ module.exports = {
   // A build's .cache holds copies of gatsby's package.json; jest would see two modules named gatsby.
   modulePathIgnorePatterns: ["<rootDir>/.cache", "<rootDir>/public"],
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
-  // gatsby ships untranspiled ES modules that jest must compile, and @fastify/static's content-disposition (3.x) is
-  // ES modules only.
+  // gatsby ships untranspiled ES modules that jest must compile; @fastify/static's content-disposition (3.x) and
+  // light-my-request's cookie (app.inject()) are ES modules only.
   transformIgnorePatterns: [
-    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
+    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|light-my-request/node_modules/cookie|cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
   ],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],

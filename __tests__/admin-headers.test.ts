@@ -16,7 +16,7 @@ import {
   policyAllowingEach,
   writeHeadersFile,
 } from "../build/security-headers";
-import { formatHeaderRules, parseHeaderRules } from "../src/serving/headers-file";
+import { formatHeaderRules, parseHeaderRules } from "../server/site/headers-file";
 
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));

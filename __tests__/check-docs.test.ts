@@ -100,13 +100,13 @@ describe("npm run check:docs", () => {
 
   it("fails on a variable a helper reads by name (setting(env, name)) that is not listed", () => {
     const dir = repositoryCopy();
-    edit(dir, "src/inquiry/server/config.ts", (text) =>
+    edit(dir, "server/inquiries/config.ts", (text) =>
       text.replace(
         'SMTP_URL: setting(env, "SMTP_URL"),',
         'SMTP_URL: setting(env, "SMTP_URL") ?? setting(env, "SMTP_RELAY_URL"),',
       ),
     );
-    expectFailure(dir, "SMTP_RELAY_URL is read by src/inquiry/server/config.ts but not listed in the table");
+    expectFailure(dir, "SMTP_RELAY_URL is read by server/inquiries/config.ts but not listed in the table");
   });
 
   it("fails on a listed variable that nothing reads", () => {

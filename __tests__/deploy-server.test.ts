@@ -5,11 +5,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import examples from "@octokit/webhooks-examples";
-import { DEPLOY_WEBHOOK_PATH, type SiteServer } from "../server/app";
+import type { SiteServer } from "../server/app";
+import { DEPLOY_WEBHOOK_PATH } from "../server/releases/webhook-plugin";
 import { listReleases, makeLive } from "../server/releases/release-store";
 import type { DeploySettings } from "../server/releases/settings";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import {
   deploySettingsFor,
   fakeSteps,
@@ -20,6 +21,7 @@ import {
   type SourceRepository,
 } from "./support/deploy-repository";
 import { startInquiryApp } from "./support/inquiry-app";
+import type { Send } from "./support/inquiry-posts";
 
 const content = readInquiryContent(path.resolve("content"));
 const pushExample = (examples.find((definition) => definition.name === "push")?.examples[0] ?? {}) as Record<
@@ -30,6 +32,8 @@ const pushExample = (examples.find((definition) => definition.name === "push")?.
 interface Running {
   readonly server: SiteServer;
   readonly origin: string;
+  /** fetch's shape over app.inject(): the deploys, not the sockets, are this test's subject. */
+  readonly fetch: Send;
   readonly settings: DeploySettings;
   readonly repository: SourceRepository;
   readonly logs: string[];
@@ -55,13 +59,14 @@ const start = async (overrides: Partial<DeploySettings> = {}): Promise<Running> 
   const logs: string[] = [];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "deploy-data-"));
   // Until the first release goes live, the server answers from its own build (startInquiryApp's).
-  const { server, origin } = await startInquiryApp({
+  const { server, origin, fetch } = await startInquiryApp({
     content,
     config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
     log: (line) => logs.push(line),
     deploy: { deploy: settings, deploySteps: fakeSteps() },
+    listen: false,
   });
-  running = { server, origin, settings, repository, logs };
+  running = { server, origin, fetch, settings, repository, logs };
   return running;
 };
 
@@ -69,7 +74,7 @@ const headlineOf = (html: string) => /<h1>(.*?)<\/h1>/.exec(html)?.[1];
 
 const push = (site: Running, commit: string, secret = site.settings.webhookSecret ?? "") => {
   const body = pushBody(pushExample, "refs/heads/main", commit);
-  return fetch(`${site.origin}${DEPLOY_WEBHOOK_PATH}`, {
+  return site.fetch(`${site.origin}${DEPLOY_WEBHOOK_PATH}`, {
     method: "POST",
     headers: githubDelivery("push", body, secret),
     body,
@@ -77,7 +82,7 @@ const push = (site: Running, commit: string, secret = site.settings.webhookSecre
 };
 
 const health = async (site: Running) =>
-  (await (await fetch(`${site.origin}/healthz`)).json()) as {
+  (await (await site.fetch(`${site.origin}/healthz`)).json()) as {
     status: string;
     site: {
       liveCommit: string | null;
@@ -89,7 +94,7 @@ const health = async (site: Running) =>
 describe("the single server's deploys", () => {
   it("builds a signed push, answers 202 at once, and serves the new headline with its own headers, naming the commit in /healthz", async () => {
     const site = await start();
-    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("Home");
+    expect(headlineOf(await (await site.fetch(site.origin)).text())).toBe("Home");
     const commit = site.repository.commit(
       { "content/home.json": homeJson("Office furniture, delivered") },
       "New headline",
@@ -100,7 +105,7 @@ describe("the single server's deploys", () => {
     // The answer came before the build: it is still under way.
     expect(site.server.deployer?.status().running).toBe(true);
     await site.server.deployer?.idle();
-    const page = await fetch(site.origin);
+    const page = await site.fetch(site.origin);
     expect(headlineOf(await page.text())).toBe("Office furniture, delivered");
     // The release's own policy (fake-site-build.js names the headline in it), not the first build's.
     expect(page.headers.get("content-security-policy")).toContain("sha256-Officefurnituredelivered");
@@ -114,7 +119,7 @@ describe("the single server's deploys", () => {
     const site = await start();
     const commit = site.repository.commit({ "content/home.json": homeJson("Not from GitHub") }, "Forged");
     const body = pushBody(pushExample, "refs/heads/main", commit);
-    const unsigned = await fetch(`${site.origin}${DEPLOY_WEBHOOK_PATH}`, {
+    const unsigned = await site.fetch(`${site.origin}${DEPLOY_WEBHOOK_PATH}`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-github-event": "push" },
       body,
@@ -128,7 +133,7 @@ describe("the single server's deploys", () => {
   it("refuses a body over the limit before a deploy could start", async () => {
     const site = await start();
     const body = JSON.stringify({ ...pushExample, padding: "x".repeat(2 * 1024 * 1024) });
-    const answer = await fetch(`${site.origin}${DEPLOY_WEBHOOK_PATH}`, {
+    const answer = await site.fetch(`${site.origin}${DEPLOY_WEBHOOK_PATH}`, {
       method: "POST",
       headers: githubDelivery("push", body, site.settings.webhookSecret ?? ""),
       body,
@@ -145,7 +150,7 @@ describe("the single server's deploys", () => {
     const broken = site.repository.commit({ "content/home.json": homeJson("BROKEN") }, "Broken");
     await push(site, broken);
     await site.server.deployer?.idle();
-    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("Tactical gear");
+    expect(headlineOf(await (await site.fetch(site.origin)).text())).toBe("Tactical gear");
     const { site: state } = await health(site);
     expect(state.liveCommit).toBe(good);
     expect(state.lastDeploy).toMatchObject({ commit: broken, state: "failed", failedStep: "check" });
@@ -168,7 +173,7 @@ describe("the single server's deploys", () => {
     const answer = await push(site, "f".repeat(40));
     expect(answer.status).toBe(202);
     await site.server.deployer?.idle();
-    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("The real head");
+    expect(headlineOf(await (await site.fetch(site.origin)).text())).toBe("The real head");
     expect(listReleases(site.settings.dir)).toHaveLength(1);
     expect(site.logs).toContain(
       `deploy: ffffffffffff was pushed; the branch is now at ${head.slice(0, 12)}, which is deployed`,
@@ -193,7 +198,7 @@ describe("the single server's deploys", () => {
     );
     expect((await push(site, fixed)).status).toBe(202);
     await site.server.deployer?.idle();
-    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("Fixed");
+    expect(headlineOf(await (await site.fetch(site.origin)).text())).toBe("Fixed");
     expect(
       listReleases(site.settings.dir).map((release) => [release.commit, release.state, release.failedStep]),
     ).toEqual([
@@ -210,11 +215,11 @@ describe("the single server's deploys", () => {
     const second = site.repository.commit({ "content/home.json": homeJson("Second") }, "Second");
     await push(site, second);
     await site.server.deployer?.idle();
-    await fetch(site.origin);
+    await site.fetch(site.origin);
     const [newer, older] = listReleases(site.settings.dir);
     expect(site.logs.filter((line) => line.startsWith("site:"))).toEqual([]);
     makeLive(site.settings.dir, older?.id ?? "");
-    expect(headlineOf(await (await fetch(site.origin)).text())).toBe("First");
+    expect(headlineOf(await (await site.fetch(site.origin)).text())).toBe("First");
     expect(site.logs.filter((line) => line.startsWith("site:"))).toEqual([
       `site: the live release is now ${older?.id} (it was ${newer?.id}), switched outside the server (a rollback, or a deploy, by the releases command)`,
     ]);
@@ -234,7 +239,7 @@ describe("the single server's deploys", () => {
     const answers: { status: number; headline: string | undefined; policy: string | null; whole: boolean }[] = [];
     const load = (async () => {
       while (loading.on) {
-        const page = await fetch(site.origin);
+        const page = await site.fetch(site.origin);
         const html = await page.text();
         answers.push({
           status: page.status,

@@ -44,6 +44,14 @@ const setUp = (overrides: Partial<DeploySettings> = {}) => {
   return { repository, settings, deployer, lines, builds, liveHeadline };
 };
 
+/** The lock a killed deploy left: its folder, not renewed for a minute. */
+const leaveDeadLock = (deployDir: string) => {
+  const lock = path.join(deployDir, "deploy.lock");
+  fs.mkdirSync(lock);
+  const minuteAgo = new Date(Date.now() - 60_000);
+  fs.utimesSync(lock, minuteAgo, minuteAgo);
+};
+
 const editHeadline = (repository: SourceRepository, headline: string, extra: Record<string, string> = {}) =>
   repository.commit({ "content/home.json": homeJson(headline), ...extra }, `Headline: ${headline}`);
 
@@ -219,8 +227,7 @@ describe("a deploy", () => {
       startedAt: "2026-01-01T00:00:00.000Z",
       state: "building",
     });
-    // A pid no process has: the lock of a deploy whose process was killed.
-    fs.writeFileSync(path.join(settings.dir, "deploy.lock"), "2147483646\n");
+    leaveDeadLock(settings.dir);
     expect(await deployer.deployOnce()).toMatchObject({ state: "good" });
     expect(listReleases(settings.dir).find((release) => release.commit === "a".repeat(40))).toMatchObject({
       state: "failed",
@@ -247,11 +254,10 @@ describe("a deploy", () => {
     expect(listReleases(settings.dir).find((release) => release.id === id)).toMatchObject({ state: "failed" });
   });
 
-  it("takes over a lock whose pid now names another process (a restarted server that got the same pid)", async () => {
+  it("takes over a lock its holder stopped renewing, and refuses one that is held when told not to wait", async () => {
     const { settings } = setUp();
     fs.mkdirSync(settings.dir, { recursive: true });
-    // This very process's pid, but started at another time: the process that wrote it is gone.
-    fs.writeFileSync(path.join(settings.dir, "deploy.lock"), `${process.pid} 1\n`);
+    leaveDeadLock(settings.dir);
     const release = await acquireDeployLock(settings.dir, undefined, false);
     expect(release).not.toBeNull();
     expect(await acquireDeployLock(settings.dir, undefined, false)).toBeNull();

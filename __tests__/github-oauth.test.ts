@@ -6,9 +6,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { JSDOM } from "jsdom";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../src/admin/server/github-oauth";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../server/sign-in/github-oauth";
 import {
   FAKE_CLIENT_ID,
   FAKE_CLIENT_SECRET,
@@ -21,7 +21,7 @@ import { startInquiryApp } from "./support/inquiry-app";
 
 const site = "https://www.example.com";
 let github: FakeGithub;
-let logs: string[];
+let logs: string[] = [];
 
 beforeEach(async () => {
   github = await startFakeGithub();
@@ -243,6 +243,7 @@ describe("the editing screen's GitHub sign-in", () => {
 
 describe("the production server's sign-in routes", () => {
   const content = readInquiryContent(path.resolve("content"));
+  const logLines: string[] = [];
   const serve = async (githubOAuth: GithubOAuthSettings | null) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "oauth-data-"));
     return startInquiryApp({
@@ -250,11 +251,13 @@ describe("the production server's sign-in routes", () => {
       githubOAuth,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
       log: (line) => logs.push(line),
+      logLines,
+      listen: false,
     });
   };
 
-  it("run the handshake through /api/auth and /api/auth/callback, with the site's headers", async () => {
-    const { server, origin } = await serve({
+  it("run the handshake through /api/auth and /api/auth/callback, with the site's headers, and log no code or token", async () => {
+    const { server, origin, fetch } = await serve({
       clientId: FAKE_CLIENT_ID,
       clientSecret: FAKE_CLIENT_SECRET,
       githubUrl: github.url,
@@ -282,13 +285,14 @@ describe("the production server's sign-in routes", () => {
       expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; .*script-src 'sha256-/);
       expect(await page.text()).toContain(FAKE_TOKEN);
       expect(github.exchanges[0]).toMatchObject({ redirect_uri: `${origin}/api/auth/callback` });
+      expect(secretsIn(logLines.join("\n"))).toEqual([]);
     } finally {
       await server.close();
     }
   });
 
   it("do not exist when sign-in is not set up", async () => {
-    const { server, origin } = await serve(null);
+    const { server, origin, fetch } = await serve(null);
     try {
       expect((await fetch(`${origin}/api/auth`, { redirect: "manual" })).status).toBe(404);
       expect((await fetch(`${origin}/api/auth/callback?code=x&state=y`)).status).toBe(404);

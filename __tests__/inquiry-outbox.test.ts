@@ -6,25 +6,25 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BlobsOutbox, LAYOUT_VERSION as BLOBS_LAYOUT_VERSION } from "../src/inquiry/server/blobs-outbox";
-import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../src/inquiry/server/blobs-store";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { openOutbox } from "../src/inquiry/server/open-outbox";
+import { BlobsOutbox, LAYOUT_VERSION as BLOBS_LAYOUT_VERSION } from "../server/inquiries/blobs-outbox";
+import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../server/inquiries/blobs-store";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { openOutbox } from "../server/inquiries/open-outbox";
 import {
   isRetaining,
   UnknownLayoutError,
   UnknownReferenceError,
   type InquiryOutbox,
   type OutboxRecord,
-} from "../src/inquiry/server/outbox";
+} from "../server/inquiries/outbox";
 import {
   DATABASE_FILE,
   LAYOUT_VERSION as SQLITE_LAYOUT_VERSION,
   SqliteOutbox,
-} from "../src/inquiry/server/sqlite-outbox";
+} from "../server/inquiries/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
-import { newReference, referencePattern } from "../src/inquiry/server/reference";
+import { newReference, referencePattern } from "../server/inquiries/reference";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { checkInquiry } from "../src/inquiry/validation";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 

@@ -23,10 +23,10 @@ import {
   policyDirectives,
   servedPathsOf,
 } from "../build/security-headers";
-import { commonHeaders } from "../src/serving/common-headers";
-import { pagePathOf } from "../src/serving/headers-file";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
+import { commonHeaders } from "../server/site/common-headers";
+import { pagePathOf } from "../server/site/headers-file";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { honeypotField, idempotencyKeyField } from "../src/inquiry/protocol";
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGithub } from "../testing/fake-github";
 import { startInquiryApp } from "./support/inquiry-app";

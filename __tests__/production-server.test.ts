@@ -8,19 +8,20 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import zlib from "node:zlib";
-import { createSiteServer, type ServerOptions } from "../server/app";
+import { buildApp, type ServerOptions } from "../server/app";
 import { adminPageHeaders } from "../build/admin-headers";
 import { precompressFiles } from "../build/precompressed-files";
 import { pagePolicy } from "../build/security-headers";
-import { commonHeaders } from "../src/serving/common-headers";
-import { formatHeaderRules } from "../src/serving/headers-file";
-import { resultPagePolicy } from "../src/inquiry/server/result-page";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { referencePattern } from "../src/inquiry/server/reference";
-import { DATABASE_FILE } from "../src/inquiry/server/sqlite-outbox";
-import { makePublicDir } from "./support/inquiry-app";
-import { postJson, validInquiry } from "./support/inquiry-posts";
+import { commonHeaders } from "../server/site/common-headers";
+import { formatHeaderRules } from "../server/site/headers-file";
+import { resultPagePolicy } from "../server/inquiries/result-page";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { referencePattern } from "../server/inquiries/reference";
+import { DATABASE_FILE } from "../server/inquiries/sqlite-outbox";
+import { logInto } from "./support/server-log";
+import { injectFetch, makePublicDir } from "./support/inquiry-app";
+import { postJson, validInquiry, type Send } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { storedRecordsIn } from "./support/outbox-fixtures";
@@ -70,13 +71,21 @@ const makeSite = (): string => {
 
 interface Started {
   readonly origin: string;
+  /** For the tests whose subject is the socket: raw bytes, timeouts, a connection closed or kept. */
   readonly port: number;
+  /** A GET (or HEAD) through app.inject(), which neither asks for compression nor undoes it. */
+  readonly request: (
+    pathname: string,
+    options?: { method?: string; headers?: Record<string, string> },
+  ) => Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>;
+  /** fetch's shape through app.inject(). */
+  readonly fetch: Send;
   readonly close: () => Promise<void>;
 }
 
 let publicDir: string;
 let dataDir: string;
-let logs: string[];
+let logs: string[] = [];
 
 const inquiryEnv =
   (env: NodeJS.ProcessEnv = {}) =>
@@ -88,41 +97,33 @@ const inquiryEnv =
     });
 
 const startServer = async (options: Partial<ServerOptions> = {}): Promise<Started> => {
-  const server = await createSiteServer({
+  const server = await buildApp({
     publicDir,
     content,
     inquiryConfig: inquiryEnv(),
     trustProxy: false,
     hsts: false,
     requestsPerMinute: 0,
-    log: (line) => logs.push(line),
+    logStream: logInto(logs),
     ...options,
   });
   await server.app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = server.app.server.address() as net.AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, port, close: () => server.close() };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    request: async (pathname, { method = "GET", headers } = {}) => {
+      const answer = await server.app.inject({ method: method as "GET", url: pathname, headers });
+      return {
+        status: answer.statusCode,
+        headers: answer.headers as http.IncomingHttpHeaders,
+        body: answer.rawPayload,
+      };
+    },
+    fetch: injectFetch(server.app),
+    close: () => server.close(),
+  };
 };
-
-/** A GET (or HEAD) through node:http, which neither asks for compression nor undoes it. */
-const request = (
-  url: string,
-  options: { method?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> =>
-  new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: options.method ?? "GET", headers: options.headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
 
 const storedLines = () => storedRecordsIn(dataDir).map((record) => JSON.stringify(record));
 
@@ -160,7 +161,7 @@ describe("the built site, served as a CDN would", () => {
   afterAll(() => site.close());
 
   it("serves a page with its own Content-Security-Policy and the common headers, and nothing cross-origin", async () => {
-    const response = await request(`${site.origin}/`);
+    const response = await site.request("/");
     expect(response.status).toBe(200);
     expect(response.body.toString()).toBe(readFileSync(path.join(publicDir, "index.html"), "utf8"));
     expect(response.headers["content-security-policy"]).toBe(policies.home);
@@ -176,14 +177,14 @@ describe("the built site, served as a CDN would", () => {
       ["/index.html", policies.home],
       ["/?utm_source=mail", policies.home],
     ] as const) {
-      const response = await request(`${site.origin}${url}`);
+      const response = await site.request(url);
       expect([url, response.status, response.headers["content-security-policy"]]).toEqual([url, 200, policy]);
     }
   });
 
   it("sends every header of a page's rule: the editing screen's opener policy only with it", async () => {
     for (const url of ["/admin/", "/admin/index.html"]) {
-      const admin = await request(`${site.origin}${url}`);
+      const admin = await site.request(url);
       expect([
         url,
         admin.status,
@@ -191,12 +192,12 @@ describe("the built site, served as a CDN would", () => {
         admin.headers["cross-origin-opener-policy"],
       ]).toEqual([url, 200, adminPageHeaders()["Content-Security-Policy"], "same-origin-allow-popups"]);
     }
-    const home = await request(`${site.origin}/`);
+    const home = await site.request("/");
     expect(home.headers["cross-origin-opener-policy"]).toBeUndefined();
   });
 
   it("redirects a folder without its trailing slash to the slash form, keeping the query string", async () => {
-    const response = await request(`${site.origin}/contact?category=tactical&x=1`);
+    const response = await site.request("/contact?category=tactical&x=1");
     expect([301, 302, 308]).toContain(response.status);
     expect(response.headers.location).toBe("/contact/?category=tactical&x=1");
     expectSecurityHeaders(response.headers);
@@ -205,7 +206,7 @@ describe("the built site, served as a CDN would", () => {
   it("answers an unknown path with 404, the 404 page and the 404 page's policy", async () => {
     const notFound = readFileSync(path.join(publicDir, "404.html"), "utf8");
     for (const url of ["/no-such-page/", "/products/nothing", "/api/nothing", "/contact/..%2f_headers"]) {
-      const response = await request(`${site.origin}${url}`);
+      const response = await site.request(url);
       expect([url, response.status, response.body.toString()]).toEqual([url, 404, notFound]);
       expect(response.headers["content-security-policy"]).toBe(policies.missing);
       expectSecurityHeaders(response.headers);
@@ -213,7 +214,7 @@ describe("the built site, served as a CDN would", () => {
   });
 
   it("marks hashed assets immutable, and HTML and page data must-revalidate", async () => {
-    const cacheOf = async (url: string) => (await request(`${site.origin}${url}`)).headers["cache-control"];
+    const cacheOf = async (url: string) => (await site.request(url)).headers["cache-control"];
     expect(await cacheOf(`/${hashedScript}`)).toBe("public, max-age=31536000, immutable");
     expect(await cacheOf("/static/x.png")).toBe("public, max-age=31536000, immutable");
     expect(await cacheOf("/page-data/app-data.json")).toBe("public, max-age=0, must-revalidate");
@@ -221,18 +222,18 @@ describe("the built site, served as a CDN would", () => {
   });
 
   it("compresses with brotli or gzip when the client takes it, and not otherwise", async () => {
-    const brotli = await request(`${site.origin}/${hashedScript}`, { headers: { "Accept-Encoding": "br, gzip" } });
+    const brotli = await site.request(`/${hashedScript}`, { headers: { "Accept-Encoding": "br, gzip" } });
     expect(brotli.headers["content-encoding"]).toBe("br");
     expect(brotli.headers.vary).toMatch(/accept-encoding/i);
     expect(zlib.brotliDecompressSync(brotli.body).toString()).toBe(scriptText);
     expect(brotli.body.length).toBeLessThan(scriptText.length / 2);
 
-    const gzip = await request(`${site.origin}/`, { headers: { "Accept-Encoding": "gzip" } });
+    const gzip = await site.request("/", { headers: { "Accept-Encoding": "gzip" } });
     expect(gzip.headers["content-encoding"]).toBe("gzip");
     expect(zlib.gunzipSync(gzip.body).toString()).toBe(readFileSync(path.join(publicDir, "index.html"), "utf8"));
     expect(gzip.headers["content-security-policy"]).toBe(policies.home);
 
-    const plain = await request(`${site.origin}/${hashedScript}`, { headers: { "Accept-Encoding": "identity" } });
+    const plain = await site.request(`/${hashedScript}`, { headers: { "Accept-Encoding": "identity" } });
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(plain.body.toString()).toBe(scriptText);
   });
@@ -259,13 +260,13 @@ describe("the built site, served as a CDN would", () => {
   });
 
   it("answers HEAD with the headers of GET and no body", async () => {
-    const head = await request(`${site.origin}/`, { method: "HEAD" });
-    const get = await request(`${site.origin}/`);
+    const head = await site.request("/", { method: "HEAD" });
+    const get = await site.request("/");
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     expect(head.headers["content-security-policy"]).toBe(get.headers["content-security-policy"]);
     expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
-    const missing = await request(`${site.origin}/no-such-page/`, { method: "HEAD" });
+    const missing = await site.request("/no-such-page/", { method: "HEAD" });
     expect([missing.status, missing.body.length]).toEqual([404, 0]);
   });
 
@@ -325,7 +326,7 @@ describe("the built site, served as a CDN would", () => {
   });
 
   it("answers GET /healthz with 200 and a writable outbox", async () => {
-    const response = await fetch(`${site.origin}/healthz`);
+    const response = await site.fetch(`${site.origin}/healthz`);
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(await response.json()).toMatchObject({ status: "ok", outboxWritable: true });
@@ -354,7 +355,7 @@ describe("the build's compressed copies", () => {
       ["gzip, deflate, br, zstd", "br", ".br"],
       ["gzip, deflate", "gzip", ".gz"],
     ] as const) {
-      const response = await request(`${site.origin}/contact/`, { headers: { "Accept-Encoding": accept } });
+      const response = await site.request("/contact/", { headers: { "Accept-Encoding": accept } });
       expect([accept, response.status, response.headers["content-encoding"]]).toEqual([accept, 200, encoding]);
       expect(response.body.equals(copy(`contact/index.html${suffix}`))).toBe(true);
       expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
@@ -362,12 +363,12 @@ describe("the build's compressed copies", () => {
       expect(response.headers["content-security-policy"]).toBe(policies.contact);
       expect(response.headers.vary).toMatch(/accept-encoding/i);
     }
-    const plain = await request(`${site.origin}/contact/`, { headers: { "Accept-Encoding": "identity" } });
+    const plain = await site.request("/contact/", { headers: { "Accept-Encoding": "identity" } });
     expect([plain.headers["content-encoding"], plain.body.toString()]).toEqual([undefined, contactPage]);
   });
 
   it("keeps a hashed asset's copy immutable and typed as its original", async () => {
-    const response = await request(`${site.origin}/${hashedScript}`, { headers: { "Accept-Encoding": "br" } });
+    const response = await site.request(`/${hashedScript}`, { headers: { "Accept-Encoding": "br" } });
     expect(response.body.equals(copy(`${hashedScript}.br`))).toBe(true);
     expect(response.headers["content-type"]).toBe("application/javascript; charset=utf-8");
     expect(response.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
@@ -375,7 +376,7 @@ describe("the build's compressed copies", () => {
 
   it("compresses a page that has no copy as it sends it", async () => {
     for (const suffix of [".br", ".gz"]) rmSync(path.join(siteDir, `index.html${suffix}`));
-    const response = await request(`${site.origin}/`, { headers: { "Accept-Encoding": "br" } });
+    const response = await site.request("/", { headers: { "Accept-Encoding": "br" } });
     expect([response.status, response.headers["content-encoding"]]).toEqual([200, "br"]);
     expect(zlib.brotliDecompressSync(response.body).toString()).toBe(
       readFileSync(path.join(siteDir, "index.html"), "utf8"),
@@ -385,7 +386,7 @@ describe("the build's compressed copies", () => {
 
   it("never serves a copy by its own name", async () => {
     for (const url of [`/${hashedScript}.br`, "/contact/index.html.gz"]) {
-      const response = await request(`${site.origin}${url}`, { headers: { "Accept-Encoding": "br, gzip" } });
+      const response = await site.request(url, { headers: { "Accept-Encoding": "br, gzip" } });
       expect([url, response.status]).toEqual([url, 404]);
     }
   });
@@ -396,9 +397,9 @@ describe("HSTS", () => {
     const plain = await startServer();
     const behindTls = await startServer({ hsts: true });
     try {
-      expect((await request(`${plain.origin}/`)).headers["strict-transport-security"]).toBeUndefined();
+      expect((await plain.request("/")).headers["strict-transport-security"]).toBeUndefined();
       for (const url of ["/", "/no-such-page/", "/api/inquiry"]) {
-        const { headers } = await request(`${behindTls.origin}${url}`);
+        const { headers } = await behindTls.request(url);
         expect([url, headers["strict-transport-security"]]).toEqual([url, "max-age=63072000; includeSubDomains"]);
       }
       // A request Node could not parse never reaches Fastify's hooks, and is answered with HSTS all the same.
@@ -495,7 +496,7 @@ describe("request bodies, bounded while they stream in", () => {
 
   it("answers malformed JSON with the handler's 400 in JSON, never the framework's", async () => {
     for (const body of ["{bad", "", '{"fullName": "Pat"', "\u0000"]) {
-      const response = await fetch(`${site.origin}/api/inquiry`, {
+      const response = await site.fetch(`${site.origin}/api/inquiry`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body,
@@ -507,7 +508,7 @@ describe("request bodies, bounded while they stream in", () => {
   });
 
   it("answers a form post it cannot use with a page of what to fix, not an error", async () => {
-    const response = await fetch(`${site.origin}/api/inquiry`, {
+    const response = await site.fetch(`${site.origin}/api/inquiry`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
       body: "%%%&&=&fullName=%E0%A4%A",
@@ -620,13 +621,13 @@ describe("errors become answers, and the server keeps answering", () => {
       },
     });
     try {
-      const posted = await postJson(`${site.origin}/api/inquiry`, valid);
+      const posted = await postJson(`${site.origin}/api/inquiry`, valid, site.fetch);
       expect(posted.status).toBe(503);
       expectOwnJsonError(await posted.text());
-      const health = await fetch(`${site.origin}/healthz`);
+      const health = await site.fetch(`${site.origin}/healthz`);
       expect(health.status).toBeGreaterThanOrEqual(500);
       expectOwnJsonError(await health.text());
-      expect((await fetch(`${site.origin}/`)).status).toBe(200);
+      expect((await site.fetch(`${site.origin}/`)).status).toBe(200);
       expect(logs.join("\n")).toMatch(/not a valid number/);
     } finally {
       await site.close();
@@ -638,14 +639,14 @@ describe("errors become answers, and the server keeps answering", () => {
     writeFileSync(blocked, "");
     const site = await startServer({ inquiryConfig: inquiryEnv({ INQUIRY_DATA_DIR: blocked }) });
     try {
-      const posted = await postJson(`${site.origin}/api/inquiry`, valid);
+      const posted = await postJson(`${site.origin}/api/inquiry`, valid, site.fetch);
       expect(posted.status).toBe(503);
       expectOwnJsonError(await posted.text());
-      const health = await fetch(`${site.origin}/healthz`);
+      const health = await site.fetch(`${site.origin}/healthz`);
       expect(health.status).toBe(503);
       expect(await health.json()).toMatchObject({ outboxWritable: false });
-      expect((await fetch(`${site.origin}/`)).status).toBe(200);
-      const again = await postJson(`${site.origin}/api/inquiry`, valid);
+      expect((await site.fetch(`${site.origin}/`)).status).toBe(200);
+      const again = await postJson(`${site.origin}/api/inquiry`, valid, site.fetch);
       expect(again.status).toBe(503);
     } finally {
       await site.close();
@@ -667,7 +668,7 @@ describe("/healthz with the Netlify Blobs outbox", () => {
     const env = { ...blobsServer.env("health-test"), INQUIRY_DATA_DIR: blocked };
     const site = await startServer({ inquiryConfig: inquiryEnv(env) });
     try {
-      const health = await fetch(`${site.origin}/healthz`);
+      const health = await site.fetch(`${site.origin}/healthz`);
       expect([health.status, await health.json()]).toEqual([200, expect.objectContaining({ outboxWritable: true })]);
     } finally {
       await site.close();
@@ -677,7 +678,7 @@ describe("/healthz with the Netlify Blobs outbox", () => {
       inquiryConfig: inquiryEnv({ ...env, INQUIRY_DATA_DIR: dataDir, NETLIFY_BLOBS_TOKEN: "not-the-token" }),
     });
     try {
-      expect((await fetch(`${refusing.origin}/healthz`)).status).toBe(503);
+      expect((await refusing.fetch(`${refusing.origin}/healthz`)).status).toBe(503);
     } finally {
       await refusing.close();
     }

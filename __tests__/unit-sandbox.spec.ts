@@ -281,7 +281,7 @@ beforeAll(async () => {
   });
   server.stdout?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
   server.stderr?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
-  await until("the server's start", () => (serverOutput.join("").includes(" serving ") ? true : undefined));
+  await until("the server's start", () => (serverOutput.join("").includes('"msg":"serving ') ? true : undefined));
   figures.startSeconds = (performance.now() - started) / 1000;
 }, 10 * 60_000);
 
@@ -418,7 +418,9 @@ describe("the single server under its unit's sandbox", () => {
     const exited = new Promise<number | null>((resolve) => server?.once("exit", (code) => resolve(code)));
     process.kill(servicePid(), "SIGTERM");
     expect(await exited).toBe(0);
-    expect(serverOutput.join("")).toMatch(/SIGTERM: finishing requests in flight, then stopping\n.*stopped\n/);
+    expect(serverOutput.join("")).toMatch(
+      /"msg":"SIGTERM: finishing requests in flight, then stopping"}\n.*"msg":"stopped"}\n/,
+    );
   });
 
   it("restores a backup with the service stopped, keeping nothing of the database it replaces", () => {

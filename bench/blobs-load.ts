@@ -7,15 +7,15 @@
 // run over a store holding years of inquiries (bench/blobs-scale.ts), under "blobsScale".
 import path from "node:path";
 import { enterRunTempRoot } from "../testing/run-temp-root";
-import { commonHeaders } from "../src/serving/common-headers";
+import { commonHeaders } from "../server/site/common-headers";
 import { startBlobsServer } from "../testing/blobs-server";
 import { callFunction } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import { readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { createGatsbyFunction } from "../src/inquiry/server/gatsby-function";
-import { openOutbox } from "../src/inquiry/server/open-outbox";
-import { runScheduledDelivery } from "../src/inquiry/server/scheduled-delivery";
+import { readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { createGatsbyFunction } from "../server/inquiries/gatsby-function";
+import { openOutbox } from "../server/inquiries/open-outbox";
+import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { addToReport, type BlobsLoadFigures } from "./report";
 

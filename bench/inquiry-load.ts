@@ -9,7 +9,7 @@ import path from "node:path";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { processUsage, readContent, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
-import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { readBudgets } from "./budgets";
 import type { InquiryLoadFigures } from "./report";
 

@@ -12,8 +12,8 @@ import os from "node:os";
 import path from "node:path";
 import { processUsage, startSite } from "../testing/site-server";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import type { DeliveryAttempt, OutboxRecord } from "../src/inquiry/server/outbox";
-import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
+import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { memoryLimit } from "../testing/memory-limit";
 

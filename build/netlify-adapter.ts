@@ -1,6 +1,6 @@
 import type { HeaderRoutes, IAdapter, RoutesManifest } from "gatsby";
 import createNetlifyAdapter from "gatsby-adapter-netlify";
-import { commonHeaders } from "../src/serving/common-headers";
+import { commonHeaders } from "../server/site/common-headers";
 
 type AdaptContext = Parameters<IAdapter["adapt"]>[0];
 

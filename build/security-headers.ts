@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse, type DefaultTreeAdapterMap } from "parse5";
-import { commonHeaders } from "../src/serving/common-headers";
-import { isRunnableScriptType } from "../src/serving/script-types";
-import { formatHeaderRules, HEADERS_FILE, pagePathOf, type HeaderRules } from "../src/serving/headers-file";
+import { commonHeaders } from "../server/site/common-headers";
+import { isRunnableScriptType } from "../server/site/script-types";
+import { formatHeaderRules, HEADERS_FILE, pagePathOf, type HeaderRules } from "../server/site/headers-file";
 import { ADMIN_FOLDER, adminFolderHeaders, adminPageHeaders } from "./admin-headers";
 
 /**

@@ -13,7 +13,7 @@ import type { Page } from "@playwright/test";
 import { atWidth, expect, expectHydrated, test as base } from "./support/fixtures";
 import { freePort, readContent, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
-import { SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import type { InquiryFieldName } from "../src/inquiry/values";
 
 const run = promisify(execFile);

@@ -3,19 +3,19 @@ import "../server/require-node";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { configuredTransports, readInquiryConfig } from "../src/inquiry/server/config";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { deliverEntries, retentionLine } from "../src/inquiry/server/delivery-worker";
-import { BlobsOutbox } from "../src/inquiry/server/blobs-outbox";
-import { openOutbox } from "../src/inquiry/server/open-outbox";
+import { configuredTransports, readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { deliverEntries, retentionLine } from "../server/inquiries/delivery-worker";
+import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
+import { openOutbox } from "../server/inquiries/open-outbox";
 import {
   isRetaining,
   UnknownReferenceError,
   type EntryState,
   type OutboxEntry,
   type StoredInquiry,
-} from "../src/inquiry/server/outbox";
-import { DATABASE_FILE, SqliteOutbox } from "../src/inquiry/server/sqlite-outbox";
+} from "../server/inquiries/outbox";
+import { DATABASE_FILE, SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
 

@@ -6,16 +6,14 @@ import "./require-node";
  * the releases (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_WEBHOOK_SECRET, ...; server/releases/).
  */
 import path from "node:path";
-import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
-import { createSiteServer, type ServerOptions } from "./app";
+import { readInquiryContent } from "./inquiries/content-on-disk";
+import { buildApp, type ServerOptions } from "./app";
 import { readDeploySettings } from "./releases/settings";
-import { readGithubOAuthSettings } from "../src/admin/server/github-oauth";
+import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
 
 // How long a stop may take beyond the longest delivery attempt under way when it began.
 const SHUTDOWN_MARGIN_MS = 10_000;
-
-const log = (line: string) => console.info(`${new Date().toISOString()} ${line}`);
 
 /** TRUST_PROXY: unset or 0 (no proxy), a number of proxy hops, or a comma-separated list of addresses and ranges. */
 export const trustProxySetting = (value: string | undefined): ServerOptions["trustProxy"] => {
@@ -58,7 +56,7 @@ const main = async () => {
   // A stop waits for the deliveries under way, each cut at its attempt deadline: give it that long and more.
   const shutdownGraceMs = content.form.delivery.attemptTimeoutSeconds * 1000 + SHUTDOWN_MARGIN_MS;
   const deploy = readDeploySettings();
-  const server = await createSiteServer({
+  const server = await buildApp({
     publicDir: path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
     deploy,
     projectDir: root,
@@ -67,8 +65,8 @@ const main = async () => {
     trustProxy: trustProxySetting(process.env.TRUST_PROXY),
     hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
     requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
-    log,
   });
+  const log = (line: string) => server.app.log.info(line);
   const port = numberSetting("PORT", 9000);
   // Unset or blank: loopback only.
   const hostSetting = process.env.HOST?.trim();
@@ -87,7 +85,7 @@ const main = async () => {
     closing = true;
     log(`${signal}: finishing requests in flight, then stopping`);
     const force = setTimeout(() => {
-      log("stopped before everything in flight had finished");
+      server.app.log.error("stopped before everything in flight had finished");
       process.exit(1);
     }, shutdownGraceMs);
     force.unref();
@@ -97,19 +95,23 @@ const main = async () => {
         process.exit(0);
       },
       (error: unknown) => {
-        log(`stopped with an error: ${(error as Error).message}`);
+        server.app.log.error(`stopped with an error: ${(error as Error).message}`);
         process.exit(1);
       },
     );
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
+  // Node ignores SIGXFSZ, so a write past the file-size limit fails (EFBIG) and the inquiry is answered 503;
+  // the deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens
+  // to, which would end the server instead.
+  process.on("SIGXFSZ", () => undefined);
   // Every request's errors are answered where they happen; anything that still escapes is logged,
   // and the server goes on serving rather than dropping every visitor's connection.
   // The reason's name where it has one (an Error's), else the reason itself.
   process.on("unhandledRejection", (reason: unknown) => {
     const name = (reason as { readonly name?: unknown } | null | undefined)?.name;
-    log(`unhandled rejection: ${String(name ?? reason)}`);
+    server.app.log.error(`unhandled rejection: ${String(name ?? reason)}`);
   });
 };
 

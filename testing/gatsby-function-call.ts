@@ -1,7 +1,7 @@
 import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import type { createGatsbyFunction } from "../src/inquiry/server/gatsby-function";
+import type { createGatsbyFunction } from "../server/inquiries/gatsby-function";
 
 export interface FunctionAnswer {
   status: number;

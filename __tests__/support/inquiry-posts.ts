@@ -23,15 +23,28 @@ export const quoteInquiry = {
   compliance: ["berry", "taa"],
 };
 
+/** What a visitor wrote in a quote request, none of which may reach a log line. */
+export const visitorsAnswers: readonly string[] = [
+  quoteInquiry.fullName,
+  quoteInquiry.email,
+  quoteInquiry.phone,
+  quoteInquiry.organization,
+  quoteInquiry.message,
+  quoteInquiry.quantities,
+];
+
+/** How a test reaches the server: fetch over a socket, or the same shape over app.inject() (inquiry-app.ts). */
+export type Send = (url: string, init?: RequestInit) => Promise<Response>;
+
 /** Posts a JSON body, as the form does with JavaScript. */
-export const postJson = (url: string, body: unknown) =>
-  fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+export const postJson = (url: string, body: unknown, send: Send = fetch) =>
+  send(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 /** Posts a urlencoded body, as the form does without JavaScript; a list repeats its name. */
-export const postForm = (url: string, body: Record<string, string | readonly string[]>) => {
+export const postForm = (url: string, body: Record<string, string | readonly string[]>, send: Send = fetch) => {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(body)) {
     for (const item of typeof value === "string" ? [value] : value) params.append(key, item);
   }
-  return fetch(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: params });
+  return send(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: params });
 };

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
-import type { OutboxRecord } from "../../src/inquiry/server/outbox";
-import { DATABASE_FILE } from "../../src/inquiry/server/sqlite-outbox";
+import type { OutboxRecord } from "../../server/inquiries/outbox";
+import { DATABASE_FILE } from "../../server/inquiries/sqlite-outbox";
 import { emptyInquiry } from "../../src/inquiry/values";
 
 /** An accepted inquiry as the outbox stores it, for tests that put one there directly. */

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { RUNNABLE_SCRIPT_TYPES } from "../../src/serving/script-types";
+import { RUNNABLE_SCRIPT_TYPES } from "../../server/site/script-types";
 
 /**
  * The controls a page shows that work by script, read from the page itself: a `<button type="button">`

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import lockfile from "proper-lockfile";
 import {
   buildLogOf,
   listReleases,
@@ -74,6 +75,8 @@ export interface DeployStatus {
 const LOCK_FILE = "deploy.lock";
 const MIRROR = "mirror.git";
 const LOCK_POLL_MS = 1_000;
+// A lock not renewed for this long is a dead process's (its holder renews it every half of this).
+const LOCK_STALE_MS = 10_000;
 // What a failure's reason keeps of the step's output: enough to see the error, not the whole build.
 const REASON_LINES = 12;
 
@@ -143,33 +146,10 @@ const sha256OfFile = (file: string): string | null => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** When a process started (clock ticks since boot, /proc/<pid>/stat field 22): with its pid, it names one process. */
-const startTimeOf = (pid: number): string | null => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-};
-
-/** This process, as the lock names it: its pid and when it started, so that a reused pid is not taken for it. */
-const lockOwner = (): string => `${process.pid} ${startTimeOf(process.pid) ?? "?"}`;
-
-/** Whether the process a lock names still runs (the same pid, started at the same time). */
-const ownerAlive = (owner: string): boolean => {
-  const [pid, started] = owner.trim().split(" ");
-  const number = Number(pid);
-  if (!Number.isInteger(number) || number <= 0) return false;
-  const now = startTimeOf(number);
-  return now !== null && (started === "?" || now === started);
-};
-
 /**
- * Takes the deploy lock, waiting while another live process holds it (or, with `wait` false, giving up
- * at once with null); a lock left by a process that died, or whose pid now names another process, is
- * taken over. The lock is written whole before it appears (a hard link of a written file), so a reader
- * never finds it empty. Returns the function that gives it back.
+ * Takes the deploy lock (proper-lockfile: a `deploy.lock` folder whose time the holder renews), waiting
+ * while another live process holds it, or, with `wait` false, giving up at once with null. A lock its
+ * holder stopped renewing (a process that died) is taken over. Returns the function that gives it back.
  */
 export async function acquireDeployLock(deployDir: string, signal?: AbortSignal): Promise<() => void>;
 export async function acquireDeployLock(
@@ -182,39 +162,30 @@ export async function acquireDeployLock(
   signal?: AbortSignal,
   wait = true,
 ): Promise<(() => void) | null> {
-  const file = path.join(deployDir, LOCK_FILE);
-  const owner = lockOwner();
-  const written = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(written, `${owner}\n`);
-  try {
-    for (;;) {
-      try {
-        fs.linkSync(written, file);
-        return () => {
-          // Only this process's own lock: never one another process took after it.
-          if (fs.readFileSync(file, "utf8").trim() === owner) fs.rmSync(file, { force: true });
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      let holder: string;
-      try {
-        holder = fs.readFileSync(file, "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-        throw error;
-      }
-      if (!ownerAlive(holder)) {
-        // Taken over only while it is still the dead process's: another waiter may have replaced it already.
-        if (fs.readFileSync(file, "utf8") === holder) fs.rmSync(file, { force: true });
-        continue;
-      }
-      if (!wait) return null;
-      if (signal?.aborted) throw new Error("stopped while waiting for another deploy");
-      await sleep(LOCK_POLL_MS);
+  for (;;) {
+    try {
+      const lockfilePath = path.join(deployDir, LOCK_FILE);
+      await lockfile.lock(deployDir, {
+        lockfilePath,
+        stale: LOCK_STALE_MS,
+        // The default throws from a timer, which would end the server: a lock lost (its folder removed by
+        // hand, the machine asleep past the stale time) only means another deploy may now start.
+        onCompromised: () => undefined,
+      });
+      return () => {
+        try {
+          lockfile.unlockSync(deployDir, { lockfilePath });
+        } catch (error) {
+          // A lock lost meanwhile (see onCompromised) is no longer this process's to remove.
+          if ((error as NodeJS.ErrnoException).code !== "ENOTACQUIRED") throw error;
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
     }
-  } finally {
-    fs.rmSync(written, { force: true });
+    if (!wait) return null;
+    if (signal?.aborted) throw new Error("stopped while waiting for another deploy");
+    await sleep(LOCK_POLL_MS);
   }
 }
 

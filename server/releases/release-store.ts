@@ -12,7 +12,7 @@ import path from "node:path";
  *       build.log               everything the install, the content check and the build printed
  *       site/                   the commit's files, its node_modules, and the built public/
  *     live -> releases/<id>   the release the server answers from
- *     deploy.lock             held by the one deploy under way (the server's or the releases command's)
+ *     deploy.lock/            held by the one deploy under way (the server's or the releases command's)
  *
  * Switching is one rename of a symbolic link over `live`, which POSIX makes atomic: a reader finds the
  * old release or the new one, never neither. The server resolves `live` once per request and answers the

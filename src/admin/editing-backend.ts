@@ -1,9 +1,9 @@
-import { githubApiRoot } from "./server/github-oauth";
+import { githubApiRoot } from "../../server/sign-in/github-oauth";
 
 /**
  * Where the editing screen on the live site reads and commits content, from the build's environment
  * (both deploys build with it): Decap's `github` backend, signed in through the site's own handshake
- * (/api/auth, src/admin/server/github-oauth.ts). Netlify's Git Gateway remains as an opt-in
+ * (/api/auth, server/sign-in/github-oauth.ts). Netlify's Git Gateway remains as an opt-in
  * (CMS_BACKEND=git-gateway) only because sites set up with it still run: Netlify has deprecated it and
  * Identity, and it is never the default. On an editor's own machine the screen uses decap-server
  * instead (admin.js sets `local_backend` there), whatever this says.

@@ -1,9 +1,9 @@
 import certifications from "../../content/certifications.json";
 import company from "../../content/company.json";
 import inquiry from "../../content/inquiry.json";
-import { commonHeaders } from "../serving/common-headers";
-import { inquiryContentFrom } from "../inquiry/server/content";
-import { createGatsbyFunction } from "../inquiry/server/gatsby-function";
+import { commonHeaders } from "../../server/site/common-headers";
+import { inquiryContentFrom } from "../../server/inquiries/content";
+import { createGatsbyFunction } from "../../server/inquiries/gatsby-function";
 
 const productFiles = require.context("../../content/products", false, /\.json$/);
 

@@ -13,8 +13,8 @@ import {
   idempotencyKeyPattern,
   type InquiryFailure,
   type InquiryResponseBody,
-} from "../protocol";
-import { checkInquiry } from "../validation";
+} from "../../src/inquiry/protocol";
+import { checkInquiry } from "../../src/inquiry/validation";
 
 /** What the handler needs to know of a request, whichever server or platform received it. */
 export interface InquiryRequest {

@@ -1,5 +1,5 @@
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../../serving/function-request";
+import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
 import { createGithubOAuth, readGithubOAuthSettings, type OAuthAnswer, type OAuthRequest } from "./github-oauth";
 
 /**
@@ -9,7 +9,7 @@ import { createGithubOAuth, readGithubOAuthSettings, type OAuthAnswer, type OAut
  * by the build.
  */
 export interface SignInFunctionOptions {
-  /** The headers every answer of the site carries (src/serving/common-headers.ts). */
+  /** The headers every answer of the site carries (server/site/common-headers.ts). */
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
 }

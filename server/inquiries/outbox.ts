@@ -1,5 +1,5 @@
 import type { RetentionPolicy, TransportName } from "./config";
-import type { InquiryValues } from "../values";
+import type { InquiryValues } from "../../src/inquiry/values";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
 export interface OutboxRecord {

@@ -1,5 +1,5 @@
 import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../../serving/function-request";
+import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
 import { blobsAccessFromLambdaEvent } from "./blobs-store";
 import { clientKey } from "./client-address";
 import { readInquiryConfig, type InquiryConfig } from "./config";
@@ -12,7 +12,7 @@ import { parseInquiryBody } from "./request-body";
 export interface GatsbyFunctionOptions {
   readonly content: InquiryContent;
   /**
-   * The headers every answer of the site carries (src/serving/common-headers.ts): the platform adds
+   * The headers every answer of the site carries (server/site/common-headers.ts): the platform adds
    * `public/_headers` to files only, so the function sends them itself, as the single server does.
    */
   readonly siteHeaders: Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { inquiryContentFrom, type InquiryContent } from "./content";
-import { inquirySchema } from "../../content-contract/schema";
+import { inquirySchema } from "../../src/content-contract/schema";
 
 /** The inquiry content read from a content folder on disk, for scripts and tests; the form's file is checked on the way. */
 export const readInquiryContent = (contentDir: string): InquiryContent => {

@@ -3,9 +3,9 @@ import type {
   CompanyContent,
   InquiryFormContent,
   ProductCategoryContent,
-} from "../../content-contract/types";
-import { categoryOptions, complianceOptions } from "../displayed-fields";
-import type { LabelledChoices } from "../displayed-fields";
+} from "../../src/content-contract/types";
+import { categoryOptions, complianceOptions } from "../../src/inquiry/displayed-fields";
+import type { LabelledChoices } from "../../src/inquiry/displayed-fields";
 
 /** What the inquiry function needs from content/: the form's rules and copy, and the company's contact details. */
 export interface InquiryContent {

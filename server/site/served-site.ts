@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { liveReleaseId, publicDirOf } from "./releases/release-store";
-import { readHeadersFile, type HeaderRules } from "../src/serving/headers-file";
+import { liveReleaseId, publicDirOf } from "../releases/release-store";
+import { readHeadersFile, type HeaderRules } from "./headers-file";
 
 /**
  * The built site a request is answered from: its folder, the headers its build wrote for it, and its

@@ -2,8 +2,8 @@ import escapeHtml from "escape-html";
 import type { InquiryContent } from "./content";
 import type { TransportName } from "./config";
 import type { OutboxRecord } from "./outbox";
-import { displayedFields, labelOf } from "../displayed-fields";
-import type { InquiryValues } from "../values";
+import { displayedFields, labelOf } from "../../src/inquiry/displayed-fields";
+import type { InquiryValues } from "../../src/inquiry/values";
 
 const MULTILINE = new Set(["quantities", "message"]);
 

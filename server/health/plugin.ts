@@ -1,0 +1,67 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { InquiryConfig } from "../inquiries/config";
+import type { DeliveryWorker } from "../inquiries/delivery-worker";
+import { openOutbox } from "../inquiries/open-outbox";
+import type { Deployer } from "../releases/deployer";
+
+export interface HealthOptions {
+  readonly readConfig: () => InquiryConfig;
+  readonly worker: DeliveryWorker;
+  readonly deployer: Deployer | null;
+}
+
+/**
+ * What /healthz says of the releases: the live commit, and the last deploy's outcome; `degraded` while a
+ * push newer than the live release has failed, so the site serves an older commit than the branch's.
+ */
+const siteHealth = (deployer: Deployer) => {
+  const { live, last, running, queued } = deployer.status();
+  return {
+    degraded: last !== null && last.state === "failed" && (live === null || last.startedAt > live.startedAt),
+    liveCommit: live?.commit ?? null,
+    liveRelease: live?.id ?? null,
+    deploying: running,
+    queuedCommit: queued,
+    lastDeploy: last
+      ? {
+          commit: last.commit,
+          state: last.state,
+          finishedAt: last.finishedAt ?? null,
+          // The first line only: the build's output (npm run releases, the release's build.log) is for the operator.
+          failedStep: last.failedStep ?? null,
+          reason: last.reason?.split("\n")[0] ?? null,
+        }
+      : null,
+  };
+};
+
+/** GET /healthz: whether an inquiry can be stored now, how delivery goes, and the releases' state. */
+// Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
+// eslint-disable-next-line @typescript-eslint/require-await
+export const health: FastifyPluginAsync<HealthOptions> = async (app, { readConfig, worker, deployer }) => {
+  app.get("/healthz", async (_request, reply) => {
+    const outbox = openOutbox(readConfig());
+    const site = deployer ? siteHealth(deployer) : null;
+    let writable = true;
+    // A real write, synced as an inquiry is, to the store in use (the database, or the Blobs store): not
+    // a permission check, since root passes every access() test and a full disk only shows on a write.
+    try {
+      await outbox.probe();
+    } catch {
+      writable = false;
+    }
+    return reply
+      .code(writable ? 200 : 503)
+      .header("Cache-Control", "no-store")
+      .send({
+        status: !writable
+          ? "outbox not writable"
+          : site?.degraded
+            ? "degraded: the newest push failed to deploy"
+            : "ok",
+        outboxWritable: writable,
+        delivery: worker.status(),
+        ...(site ? { site } : {}),
+      });
+  });
+};

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Deployer } from "./deployer";
+import { handleGithubWebhook, MAX_WEBHOOK_BODY_BYTES } from "./github-webhook";
+
+/** GitHub's push webhook (DEPLOY_WEBHOOK_SECRET), which deploys the branch to this server. */
+export const DEPLOY_WEBHOOK_PATH = "/api/deploy/github";
+
+export interface DeployWebhookOptions {
+  readonly deployer: Deployer;
+  readonly secret: string;
+  readonly branch: string;
+  readonly log: (line: string) => void;
+}
+
+/** POST /api/deploy/github: a signed push to the branch starts a deploy (github-webhook.ts checks it). */
+// Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
+// eslint-disable-next-line @typescript-eslint/require-await
+export const deployWebhook: FastifyPluginAsync<DeployWebhookOptions> = async (app, options) => {
+  const { deployer, secret, branch, log } = options;
+  app.removeAllContentTypeParsers();
+  // The exact bytes: the signature is over them, not over a parse of them.
+  app.addContentTypeParser(
+    "application/json",
+    { parseAs: "buffer", bodyLimit: MAX_WEBHOOK_BODY_BYTES },
+    (_req, body, done) => done(null, body),
+  );
+  app.post(DEPLOY_WEBHOOK_PATH, { bodyLimit: MAX_WEBHOOK_BODY_BYTES }, async (request, reply) => {
+    const answer = await handleGithubWebhook(
+      {
+        headers: request.headers as Record<string, string | undefined>,
+        // No body at all arrives as none: refused like any unsigned delivery.
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      },
+      { secret, branch },
+    );
+    if (answer.deploy) {
+      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`);
+      deployer.request(answer.deploy);
+    }
+    return reply.code(answer.status).header("Cache-Control", "no-store").send(answer.body);
+  });
+};
