@@ -804,62 +804,21 @@ describe("the server process (server/main.ts)", () => {
     expect(stored).toEqual(acknowledged);
   }, 60_000);
 
-  it("keeps its memory flat over 2,000 refused and invalid requests and a 20 MB upload", async () => {
-    server = await startSiteProcess({ ...env(), SITE_REQUESTS_PER_MINUTE: "0", INQUIRY_RATE_LIMIT_REQUESTS: "100000" });
+  // Memory over thousands of refused requests is the bench's to judge (npm run bench: refusedLiveGrowthMb, after a
+  // full collection); here, only that a refused upload is never held in memory.
+  it("refuses a 20 MB multipart upload without holding it in memory, and serves on", async () => {
+    server = await startSiteProcess({ ...env(), SITE_REQUESTS_PER_MINUTE: "0" });
     const { origin, port } = server;
-    const requests: (() => Promise<unknown>)[] = [
-      () => fetch(`${origin}/`).then((response) => response.arrayBuffer()),
-      () => fetch(`${origin}/api/inquiry`).then((response) => response.arrayBuffer()),
-      () =>
-        fetch(`${origin}/api/inquiry`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ fullName: "x", fill_ms: 9000 }),
-        }).then((response) => response.arrayBuffer()),
-      () =>
-        fetch(`${origin}/api/inquiry`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: "{bad",
-        }).then((response) => response.arrayBuffer()),
-      () =>
-        fetch(`${origin}/api/inquiry`, {
-          method: "POST",
-          headers: { "Content-Type": "text/plain" },
-          body: "hello",
-        }).then((response) => response.arrayBuffer()),
-      () => fetch(`${origin}/no-such-page/${Math.random()}`).then((response) => response.arrayBuffer()),
-    ];
-    const run = async (count: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < count) {
-            const index = next;
-            next += 1;
-            await requests[index % requests.length]?.();
-          }
-        }),
-      );
-    };
-    await run(1_000); // warm up: compiled code, pools and caches settle
+    expect((await fetch(`${origin}/`)).status).toBe(200);
     const before = server.usage();
-    await run(2_000);
-    const after = server.usage();
     const upload = await offerBody({
       port,
       head: "POST /api/inquiry HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x",
       total: 20 * 1024 * 1024,
     });
     const afterUpload = server.usage();
-    console.info(
-      `2,000 requests: RSS ${Math.round(before.rssMb)} → ${Math.round(after.rssMb)} MB, ` +
-        `CPU ${((after.cpuMs - before.cpuMs) / 2000).toFixed(2)} ms per request; ` +
-        `20 MB multipart: RSS ${Math.round(afterUpload.rssMb)} MB, answered ${upload.answer?.status} after ${Math.round(upload.sentWhenAnswered / 1024)} KB`,
-    );
-    expect(after.rssMb - before.rssMb).toBeLessThan(50);
     expect(upload.answer?.status).toBe(415);
-    expect(afterUpload.rssMb - after.rssMb).toBeLessThan(15);
+    expect(afterUpload.rssMb - before.rssMb).toBeLessThan(15);
     expect((await fetch(`${origin}/`)).status).toBe(200);
     expect(storedLines()).toHaveLength(0);
   }, 60_000);
