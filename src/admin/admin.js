@@ -62,8 +62,12 @@
     });
   };
 
+  // The page's own heading stays, and the reason takes the loading message's place, in the live region
+  // that a screen reader reads out as it changes.
   start().catch((error) => {
-    document.body.textContent = error.message;
+    const status = document.getElementById("editing-screen-status");
+    if (status) status.textContent = error.message;
+    else document.body.textContent = error.message;
     throw error;
   });
 })();
