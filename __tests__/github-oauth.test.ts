@@ -11,6 +11,8 @@ import { readInquiryContent } from "../src/inquiry/server/content-on-disk";
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../src/admin/server/github-oauth";
 import { createSignInFunctions } from "../src/admin/server/gatsby-functions";
+import { blobsSpentStates, SPENT_STATES_STORE } from "../src/admin/server/blobs-spent-states";
+import { BlobsStore } from "../src/inquiry/server/blobs-store";
 import { startBlobsServer } from "./support/blobs-server";
 import { recordingResponse, type FunctionAnswer } from "./support/gatsby-function-call";
 import {
@@ -460,6 +462,21 @@ describe("the CDN deploy's sign-in functions", () => {
     const stored = fs.readdirSync(blobs.directory, { recursive: true }).map(String).join("\n");
     expect(stored).toMatch(/\d+-[\w-]{43}/);
     expect(stored).not.toContain(state.split(".")[1]);
+  });
+
+  it("keep a spent state only until it expires: each spend removes the records past their expiry", async () => {
+    // A store of its own: the test above left a record in the deploy's, which expires in real time.
+    const store = new BlobsStore(
+      { store: `${SPENT_STATES_STORE}-expiry`, siteID: blobs.siteID, token: blobs.token, serverURL: blobs.url },
+      null,
+    );
+    let time = 1_000_000;
+    const spent = blobsSpentStates(store, () => time);
+    expect(await spent.spend("first", time + 600_000)).toBe(true);
+    expect(await spent.spend("first", time + 600_000)).toBe(false);
+    time += 600_001;
+    expect(await spent.spend("second", time + 600_000)).toBe(true);
+    expect((await store.list("")).map((entry) => entry.key)).toEqual([`${time + 600_000}-second`]);
   });
 
   it("refuse on Netlify when the invocation carries no store credentials, rather than accept a state unrecorded", async () => {
