@@ -48,6 +48,8 @@
     await loadScript("preview/preview.js");
     await window.registerSitePreviews();
     window.CMS.registerCustomFormat(config.collections[0].format, "json", window.tidyJson.createFormat(config));
+    // Decap's screens fill the page with their own layout: the page's heading stays for screen readers only.
+    document.body.classList.add("decap-started");
     window.CMS.init({
       config: {
         ...config,
