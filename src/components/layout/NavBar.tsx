@@ -72,8 +72,13 @@ const brandNameStyles = css`
   }
 `;
 
-/** The menu's control, disclosure or button: shown below md only, where the links fold away. */
+/**
+ * The menu's control, disclosure or button: shown below md only, where the links fold away. It keeps its
+ * own width beside a long company name, so that the two forms, shrunk by the bar, do not come out of it a
+ * pixel apart.
+ */
 const menuStyles = css`
+  flex-shrink: 0;
   ${mq.md} {
     display: none;
   }
@@ -112,6 +117,7 @@ const menuButtonStyles = css`
 
 const iconStyles = css`
   display: inline-flex;
+  flex-shrink: 0;
 `;
 
 /**
