@@ -114,12 +114,12 @@ test.describe("with JavaScript on", () => {
     await page.goto("/", { waitUntil: "domcontentloaded" });
     await expect.poll(() => scripts.held.length).toBeGreaterThan(0);
     const served = await menuSummary(page).boundingBox();
-    const servedBar = await page.locator("header").boundingBox();
+    const servedBar = await page.getByRole("banner").boundingBox();
     scripts.release();
     await expectHydrated(page);
     await expect(menuButton(page)).toBeVisible();
     expect(await menuButton(page).boundingBox()).toEqual(served);
-    expect(await page.locator("header").boundingBox()).toEqual(servedBar);
+    expect(await page.getByRole("banner").boundingBox()).toEqual(servedBar);
     expect(await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts)).toEqual([]);
   });
 });

@@ -30,7 +30,7 @@ export const expectHydratedIfItRuns = async (page: Page) => {
 const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
 /** Runs axe-core's default rule set (WCAG 2.x A and AA plus best practices) in the page; returns the violations. */
-export const axeViolations = async (page: Page): Promise<string[]> => {
+const axeViolations = async (page: Page): Promise<string[]> => {
   await page.evaluate(axeSource);
   const results = await page.evaluate(() =>
     (window as unknown as { axe: { run: (context: Document, options: object) => Promise<AxeResults> } }).axe.run(
@@ -119,7 +119,7 @@ export const ibmFindings = async (page: Page): Promise<IbmFinding[]> => {
 const IBM_FAIL_LEVELS: readonly IbmFinding["level"][] = ["violation"];
 
 /** The findings of IBM's engine at the levels that fail a test, one line each. */
-export const ibmViolations = async (page: Page): Promise<string[]> =>
+const ibmViolations = async (page: Page): Promise<string[]> =>
   (await ibmFindings(page))
     .filter((finding) => IBM_FAIL_LEVELS.includes(finding.level))
     .map((finding) => `${finding.ruleId} (${finding.level}): ${finding.message} — ${finding.path}`);

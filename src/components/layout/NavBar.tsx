@@ -227,7 +227,8 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
     setHasButton(true);
   }, []);
   useEffect(() => {
-    if (hasButton && focusButton.current) buttonRef.current?.focus();
+    if (!hasButton) return;
+    if (focusButton.current) buttonRef.current?.focus();
     focusButton.current = false;
   }, [hasButton]);
 
