@@ -43,26 +43,26 @@ describe("AgencyCarousel", () => {
     expect(style(".slick-slide", "display", "float")).toEqual({ display: "block", float: "left" });
   });
 
-  it("is a labelled, focusable carousel region with labelled previous and next buttons", async () => {
+  it("is a labelled carousel region, itself no tab stop, with labelled previous and next buttons", async () => {
     await renderCarousel();
     const region = screen.getByRole("region", { name: "Fixture agencies carousel" });
     expect(region).toHaveAttribute("aria-roledescription", "carousel");
-    expect(region).toHaveAttribute("tabindex", "0");
+    expect(region).not.toHaveAttribute("tabindex");
     expect(within(region).getByRole("button", { name: "Show previous agencies" })).toBeEnabled();
     expect(within(region).getByRole("button", { name: "Show next agencies" })).toBeEnabled();
   });
 
-  it("moves with the arrow keys when it has focus, looping past either end", async () => {
+  it("moves with the arrow keys when either of its buttons has focus, looping past either end", async () => {
     const user = userEvent.setup();
     const { container } = await renderCarousel();
-    const region = screen.getByRole("region", { name: "Fixture agencies carousel" });
     expect(currentSlide(container)).toBe(agencyNames[0]);
 
-    region.focus();
+    screen.getByRole("button", { name: "Show next agencies" }).focus();
     await user.keyboard("{ArrowRight}");
     expect(currentSlide(container)).toBe(agencyNames[1]);
     expect(screen.getByTestId("carousel-position")).toHaveTextContent("Agencies 2 to 2 of 8");
 
+    screen.getByRole("button", { name: "Show previous agencies" }).focus();
     await user.keyboard("{ArrowLeft}");
     await user.keyboard("{ArrowLeft}");
     expect(currentSlide(container)).toBe(agencyNames[7]);

@@ -8,7 +8,13 @@ import path from "node:path";
 import { JSDOM } from "jsdom";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../server/sign-in/github-oauth";
+import { createSignInFunctions } from "../server/sign-in/gatsby-functions";
+import { blobsSpentStates, SPENT_STATES_STORE } from "../server/sign-in/blobs-spent-states";
+import { BlobsStore } from "../server/inquiries/blobs-store";
+import { startBlobsServer } from "../testing/blobs-server";
+import { recordingResponse, type FunctionAnswer } from "../testing/gatsby-function-call";
 import {
   FAKE_CLIENT_ID,
   FAKE_CLIENT_SECRET,
@@ -29,8 +35,9 @@ beforeEach(async () => {
 });
 afterEach(() => github.close());
 
-const oauthFor = (overrides: Partial<GithubOAuthSettings> = {}) =>
+const oauthFor = (overrides: Partial<GithubOAuthSettings> = {}, now: () => number = Date.now) =>
   createGithubOAuth({
+    now,
     settings: {
       clientId: FAKE_CLIENT_ID,
       clientSecret: FAKE_CLIENT_SECRET,
@@ -80,7 +87,8 @@ describe("the editing screen's GitHub sign-in", () => {
     expect(location.searchParams.get("redirect_uri")).toBe(`${site}/api/auth/callback`);
     expect(location.searchParams.get("scope")).toBe("repo");
     const state = location.searchParams.get("state") ?? "";
-    expect(state).toMatch(/^[\w-]{43}$/);
+    // Its issue time, 32 random bytes and a signature.
+    expect(state).toMatch(/^[0-9a-z]+\.[\w-]{43}\.[\w-]{43}$/);
     expect(new URL(second.headers.Location ?? "").searchParams.get("state")).not.toBe(state);
     expect(first.headers["Set-Cookie"]).toBe(
       `cms_oauth_state=${state}; Path=/api/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure`,
@@ -189,6 +197,70 @@ describe("the editing screen's GitHub sign-in", () => {
     },
   );
 
+  it("spends the state on first use: a replayed callback with the same cookie never reaches GitHub again", async () => {
+    const oauth = oauthFor();
+    const { state, answer } = await signIn(oauth, (issued) => `code=${GOOD_CODE}&state=${issued}`);
+    expect(answer.status).toBe(200);
+    const replay = await oauth.callback({
+      url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
+      cookie: `cms_oauth_state=${state}`,
+      origin: site,
+    });
+    expect(github.exchanges).toHaveLength(1);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toMatch(/already used\. Each sign-in works once/);
+    expect(replay.body).not.toContain("<script");
+    expect(replay.headers["Set-Cookie"]).toMatch(/Max-Age=0/);
+    expect(logs).toContain("sign-in: refused, this state was used before");
+  });
+
+  it("spends the state even when GitHub answered with an error, so the same answer cannot be replayed with a code", async () => {
+    const oauth = oauthFor();
+    const { state } = await signIn(oauth, (issued) => `error=access_denied&state=${issued}`);
+    const replay = await oauth.callback({
+      url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
+      cookie: `cms_oauth_state=${state}`,
+      origin: site,
+    });
+    expect(replay.body).toMatch(/already used/);
+    expect(github.exchanges).toEqual([]);
+  });
+
+  it("refuses a state past its ten minutes, and one whose issue time was altered, without asking GitHub", async () => {
+    let time = Date.now();
+    const oauth = oauthFor({}, () => time);
+    const begun = oauth.begin({ url: "/api/auth", cookie: undefined, origin: site });
+    const state = new URL(begun.headers.Location ?? "").searchParams.get("state") ?? "";
+    const call = (sent: string) =>
+      oauth.callback({
+        url: `/api/auth/callback?code=${GOOD_CODE}&state=${sent}`,
+        cookie: `cms_oauth_state=${sent}`,
+        origin: site,
+      });
+    // A later issue time, to keep a spent or old state alive, breaks its signature.
+    const [, nonce, signature] = state.split(".");
+    const altered = await call(`${(time + 60_000).toString(36)}.${nonce}.${signature}`);
+    expect(altered.status).toBe(400);
+    expect(altered.body).toMatch(/took too long, or was not started from this site/);
+    time += 600_001;
+    const late = await call(state);
+    expect(late.status).toBe(400);
+    expect(late.body).toMatch(/took too long/);
+    expect(github.exchanges).toEqual([]);
+  });
+
+  it("refuses to exchange a code when the record of spent states cannot be reached", async () => {
+    const oauth = createGithubOAuth({
+      settings: { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET, githubUrl: github.url, scope: "repo" },
+      log: (line) => logs.push(line),
+      spentStates: { spend: () => Promise.reject(new Error("store down")) },
+    });
+    const { answer } = await signIn(oauth, (state) => `code=${GOOD_CODE}&state=${state}`);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatch(/could not check that the sign-in is new/);
+    expect(github.exchanges).toEqual([]);
+  });
+
   it("ignores a crafted error link that does not carry this browser's state, leaving its sign-in under way", async () => {
     const { answer } = await signIn(oauthFor(), () => "error=access_denied&state=someone-elses");
     expect(answer.status).toBe(400);
@@ -274,7 +346,7 @@ describe("the production server's sign-in routes", () => {
       // Plain HTTP (a test on loopback): the cookie cannot be Secure there.
       const cookie = begun.headers.get("set-cookie") ?? "";
       expect(cookie).toMatch(
-        /^cms_oauth_state=[\w-]{43}; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/,
+        /^cms_oauth_state=[\w.-]+; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/,
       );
       const state = location.searchParams.get("state") ?? "";
       const page = await fetch(`${origin}/api/auth/callback?code=${GOOD_CODE}&state=${state}`, {
@@ -286,6 +358,13 @@ describe("the production server's sign-in routes", () => {
       expect(await page.text()).toContain(FAKE_TOKEN);
       expect(github.exchanges[0]).toMatchObject({ redirect_uri: `${origin}/api/auth/callback` });
       expect(secretsIn(logLines.join("\n"))).toEqual([]);
+      // The same callback again, cookie and all: the server remembers the state as spent.
+      const replay = await fetch(`${origin}/api/auth/callback?code=${GOOD_CODE}&state=${state}`, {
+        headers: { cookie: cookie.split(";")[0] ?? "" },
+      });
+      expect(replay.status).toBe(400);
+      expect(await replay.text()).toMatch(/already used/);
+      expect(github.exchanges).toHaveLength(1);
     } finally {
       await server.close();
     }
@@ -299,6 +378,128 @@ describe("the production server's sign-in routes", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("the CDN deploy's sign-in functions", () => {
+  let blobs: Awaited<ReturnType<typeof startBlobsServer>>;
+  beforeAll(async () => {
+    blobs = await startBlobsServer();
+  });
+  afterAll(() => blobs.close());
+
+  const settingsEnv = () => ({
+    CMS_GITHUB_CLIENT_ID: FAKE_CLIENT_ID,
+    CMS_GITHUB_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+    CMS_GITHUB_URL: github.url,
+  });
+  let saved: NodeJS.ProcessEnv;
+  beforeEach(() => {
+    saved = { ...process.env };
+    Object.assign(process.env, settingsEnv());
+  });
+  afterEach(() => {
+    process.env = saved;
+  });
+
+  /** A GET to a sign-in function as gatsby-adapter-netlify makes it from a Lambda event (no socket). */
+  const get = async (
+    fn: (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse) => Promise<void>,
+    url: string,
+    cookie: string | undefined,
+    event: unknown,
+  ): Promise<FunctionAnswer> => {
+    const answer: FunctionAnswer = { status: 200, headers: {}, body: "" };
+    const req = {
+      method: "GET",
+      url,
+      originalUrl: url,
+      query: {},
+      headers: { host: "site.example", "x-forwarded-proto": "https", ...(cookie ? { cookie } : {}) },
+      ...(event === undefined ? {} : { netlifyFunctionParams: { event, context: {} } }),
+    } as unknown as GatsbyFunctionRequest;
+    const res = recordingResponse(answer);
+    await fn(req, res);
+    return answer;
+  };
+
+  /** /api/auth on one instance, then GitHub's redirect back; the callback's URL and cookie, to replay. */
+  const begin = async (event: unknown) => {
+    const begun = await get(
+      createSignInFunctions({ siteHeaders: {}, log: (line) => logs.push(line) }).begin,
+      "/api/auth",
+      undefined,
+      event,
+    );
+    const state = new URL(begun.headers.location ?? "").searchParams.get("state") ?? "";
+    return {
+      url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
+      cookie: (begun.headers["set-cookie"] ?? "").split(";")[0],
+    };
+  };
+
+  it("spend a state in Netlify Blobs, so a callback replayed to another instance exchanges nothing", async () => {
+    const event = blobs.lambdaEvent();
+    const { url, cookie } = await begin(event);
+    // Two instances, as two cold starts: they share nothing but the store.
+    const first = await get(
+      createSignInFunctions({ siteHeaders: {}, log: (line) => logs.push(line) }).callback,
+      url,
+      cookie,
+      event,
+    );
+    const replay = await get(
+      createSignInFunctions({ siteHeaders: {}, log: (line) => logs.push(line) }).callback,
+      url,
+      cookie,
+      event,
+    );
+    expect(first.status).toBe(200);
+    expect(first.body).toContain(FAKE_TOKEN);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toMatch(/already used/);
+    expect(replay.body).not.toContain(FAKE_TOKEN);
+    expect(github.exchanges).toHaveLength(1);
+    // Recorded by a digest and expiry only: no state reaches the store.
+    const state = new URL(url, "https://site.example").searchParams.get("state") ?? "";
+    const stored = fs.readdirSync(blobs.directory, { recursive: true }).map(String).join("\n");
+    expect(stored).toMatch(/\d+-[\w-]{43}/);
+    expect(stored).not.toContain(state.split(".")[1]);
+  });
+
+  it("keep a spent state only until it expires: each spend removes the records past their expiry", async () => {
+    // A store of its own: the test above left a record in the deploy's, which expires in real time.
+    const store = new BlobsStore(
+      { store: `${SPENT_STATES_STORE}-expiry`, siteID: blobs.siteID, token: blobs.token, serverURL: blobs.url },
+      null,
+    );
+    let time = 1_000_000;
+    const spent = blobsSpentStates(store, () => time);
+    expect(await spent.spend("first", time + 600_000)).toBe(true);
+    expect(await spent.spend("first", time + 600_000)).toBe(false);
+    time += 600_001;
+    expect(await spent.spend("second", time + 600_000)).toBe(true);
+    expect((await store.list("")).map((entry) => entry.key)).toEqual([`${time + 600_000}-second`]);
+  });
+
+  it("refuse on Netlify when the invocation carries no store credentials, rather than accept a state unrecorded", async () => {
+    const { url, cookie } = await begin({ headers: {} });
+    const answer = await get(
+      createSignInFunctions({ siteHeaders: {}, log: (line) => logs.push(line) }).callback,
+      url,
+      cookie,
+      { headers: {} },
+    );
+    expect(answer.status).toBe(503);
+    expect(github.exchanges).toEqual([]);
+  });
+
+  it("spend a state in the process's memory under `gatsby serve`", async () => {
+    const functions = createSignInFunctions({ siteHeaders: {}, log: (line) => logs.push(line) });
+    const { url, cookie } = await begin(undefined);
+    expect((await get(functions.callback, url, cookie, undefined)).status).toBe(200);
+    expect((await get(functions.callback, url, cookie, undefined)).body).toMatch(/already used/);
+    expect(github.exchanges).toHaveLength(1);
   });
 });
 

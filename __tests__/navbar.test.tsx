@@ -6,12 +6,15 @@ import { siteData } from "./fixtures/content";
 
 const navigation = siteData.navigationJson!;
 
-const renderNavBar = (currentPath = "/") =>
-  render(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath={currentPath} />);
+const navBar = (currentPath: string) => (
+  <NavBar companyName="Fixture Supply" navigation={navigation} currentPath={currentPath} />
+);
+const renderNavBar = (currentPath = "/") => render(navBar(currentPath));
 
-/** The menu button: the summary of the header's disclosure, which the browser opens and closes itself. */
-const menuButton = () => screen.getByText(navigation.menuLabel).closest("summary")!;
-const disclosure = () => menuButton().closest("details")!;
+/** The menu button the app renders: a real button, named by its label. */
+const menuButton = () => screen.getByRole("button", { name: navigation.menuLabel });
+/** The menu's list, shown or not. */
+const menu = () => document.querySelector("header nav")!;
 
 /** The bar at "/" with its menu opened by a click, and the user who opened it, to go on. */
 const renderWithMenuOpen = async () => {
@@ -19,6 +22,14 @@ const renderWithMenuOpen = async () => {
   renderNavBar();
   await user.click(menuButton());
   return user;
+};
+
+/** The server's HTML of the bar in the document, as a page arrives before its app has started. */
+const serverHtml = (currentPath: string) => {
+  const page = document.createElement("div");
+  page.innerHTML = renderToString(navBar(currentPath));
+  document.body.append(page);
+  return page;
 };
 
 describe("NavBar", () => {
@@ -47,25 +58,49 @@ describe("NavBar", () => {
     expect(screen.getByRole("link", { name: "Home" })).not.toHaveAttribute("aria-current");
   });
 
-  it("is a disclosure the browser toggles by itself, whose summary says what it controls", async () => {
+  it("holds the skip link first, inside the banner landmark", () => {
+    renderNavBar();
+    const banner = screen.getByRole("banner");
+    const skip = within(banner).getByRole("link", { name: navigation.skipLinkLabel });
+    expect(skip).toHaveAttribute("href", "#main-content");
+    expect(banner.querySelector("a")).toBe(skip);
+  });
+
+  it("serves a disclosure the browser toggles by itself, whose summary says what it controls", () => {
+    // The server's HTML, as a page without script keeps it: the open state lives in HTML (details[open])
+    // and the list follows it by CSS.
+    const page = serverHtml("/");
+    const summary = page.querySelector("summary")!;
+    const nav = page.querySelector("nav")!;
+    expect(summary.parentElement?.tagName).toBe("DETAILS");
+    expect(summary).toHaveAttribute("aria-controls", nav.id);
+    expect(nav).not.toBeVisible();
+    summary.click();
+    expect(summary.closest("details")!.open).toBe(true);
+    expect(nav).toBeVisible();
+    summary.click();
+    expect(nav).not.toBeVisible();
+    page.remove();
+  });
+
+  it("is a real button where the app runs, saying what it controls and whether it is open", async () => {
     const user = userEvent.setup();
     renderNavBar();
     const button = menuButton();
-    const nav = screen.getByRole("navigation", { hidden: true });
-    // The open state lives in HTML (details[open]) and the list follows it by CSS, not by script.
-    expect(button.parentElement?.tagName).toBe("DETAILS");
-    expect(button).toHaveAttribute("aria-controls", nav.id);
-    expect(button).not.toHaveAttribute("aria-expanded");
-    expect(disclosure().open).toBe(false);
-    expect(nav).not.toBeVisible();
+    expect(button.tagName).toBe("BUTTON");
+    expect(button).toHaveAttribute("type", "button");
+    expect(button).toHaveAttribute("aria-controls", menu().id);
+    expect(button).toHaveAttribute("aria-expanded", "false");
+    expect(document.querySelector("header details")).toBeNull();
+    expect(menu()).not.toBeVisible();
 
     await user.click(button);
-    expect(disclosure().open).toBe(true);
-    expect(nav).toBeVisible();
+    expect(button).toHaveAttribute("aria-expanded", "true");
+    expect(menu()).toBeVisible();
 
     await user.click(button);
-    expect(disclosure().open).toBe(false);
-    expect(nav).not.toBeVisible();
+    expect(button).toHaveAttribute("aria-expanded", "false");
+    expect(menu()).not.toBeVisible();
   });
 
   it("closes on Escape and gives focus back to the menu button", async () => {
@@ -73,7 +108,7 @@ describe("NavBar", () => {
     await user.tab();
     expect(screen.getByRole("link", { name: "Home" })).toHaveFocus();
     await user.keyboard("{Escape}");
-    expect(disclosure().open).toBe(false);
+    expect(menuButton()).toHaveAttribute("aria-expanded", "false");
     expect(menuButton()).toHaveFocus();
   });
 
@@ -81,37 +116,40 @@ describe("NavBar", () => {
     const user = userEvent.setup();
     const { rerender } = renderNavBar("/products/uniforms/");
     await user.click(menuButton());
-    expect(disclosure().open).toBe(true);
-    rerender(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/products/tactical/" />);
-    expect(disclosure().open).toBe(false);
+    expect(menuButton()).toHaveAttribute("aria-expanded", "true");
+    rerender(navBar("/products/tactical/"));
+    expect(menuButton()).toHaveAttribute("aria-expanded", "false");
   });
 
-  it("leaves open a menu the visitor opened before the app started", () => {
-    // The server's HTML, with the menu opened as a visitor's tap on the summary leaves it.
-    const page = document.createElement("div");
-    page.innerHTML = renderToString(
-      <NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/about/" />,
-    );
-    document.body.append(page);
-    disclosure().open = true;
-    render(<NavBar companyName="Fixture Supply" navigation={navigation} currentPath="/about/" />, {
-      container: page,
-      hydrate: true,
-    });
-    expect(disclosure().open).toBe(true);
+  // That the button also takes the summary's focus is tested in a browser (e2e/menu.test.ts): jsdom's summary takes none.
+  it("takes over a menu the visitor opened before the app started, open", () => {
+    const page = serverHtml("/about/");
+    page.querySelector("summary")!.click();
+    render(navBar("/about/"), { container: page, hydrate: true });
+    expect(page.querySelector("details")).toBeNull();
+    expect(menuButton()).toHaveAttribute("aria-expanded", "true");
+    expect(menu()).toBeVisible();
+  });
+
+  it("takes over a closed menu closed, leaving focus where it was", () => {
+    const page = serverHtml("/about/");
+    render(navBar("/about/"), { container: page, hydrate: true });
+    expect(menuButton()).toHaveAttribute("aria-expanded", "false");
+    expect(menuButton()).not.toHaveFocus();
+    expect(menu()).not.toBeVisible();
   });
 
   it("closes when the visitor follows a link", async () => {
     const user = await renderWithMenuOpen();
     await user.click(screen.getByRole("link", { name: "Services" }));
-    expect(disclosure().open).toBe(false);
+    expect(menuButton()).toHaveAttribute("aria-expanded", "false");
   });
 
   it("closes on a click outside the menu, and stays open on a click inside it", async () => {
     const user = await renderWithMenuOpen();
     await user.click(screen.getByRole("navigation", { name: "Primary" }));
-    expect(disclosure().open).toBe(true);
+    expect(menuButton()).toHaveAttribute("aria-expanded", "true");
     await user.click(document.body);
-    expect(disclosure().open).toBe(false);
+    expect(menuButton()).toHaveAttribute("aria-expanded", "false");
   });
 });

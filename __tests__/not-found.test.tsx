@@ -19,17 +19,19 @@ const props = (pathname: string) =>
 
 describe("404 page", () => {
   it("says the page cannot be found and links home", () => {
-    const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    const consoleLog = jest.spyOn(console, "log").mockImplementation(() => undefined);
     render(<NotFoundPage {...props("/no-such-page/")} />);
-    expect(consoleError).toHaveBeenCalledWith("404 Not Found: no page exists at /no-such-page/");
+    expect(consoleLog).toHaveBeenCalledWith("404 Not Found: no page exists at /no-such-page/");
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent("404");
     expect(screen.getByText("The page you're looking for cannot be found.")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");
   });
 
-  it("writes the missing path to the console as an error", () => {
-    const consoleError = jest.spyOn(console, "error").mockImplementation(() => undefined);
+  it("writes the missing path to the console log, not as an error", () => {
+    const consoleLog = jest.spyOn(console, "log").mockImplementation(() => undefined);
+    const consoleError = jest.spyOn(console, "error");
     render(<NotFoundPage {...props("/products/jetpacks/")} />);
-    expect(consoleError).toHaveBeenCalledWith("404 Not Found: no page exists at /products/jetpacks/");
+    expect(consoleLog).toHaveBeenCalledWith("404 Not Found: no page exists at /products/jetpacks/");
+    expect(consoleError).not.toHaveBeenCalled();
   });
 });

@@ -37,6 +37,13 @@ describe("Seo", () => {
     expect(markup).toContain('<html lang="en">');
   });
 
+  it("names no canonical address for a page search engines must not list, and says noindex", () => {
+    const { head } = renderHead(<Seo title="Page not found" pathname="/404.html" indexable={false} />);
+    expect(head.querySelector('link[rel="canonical"]')).toBeNull();
+    expect(head.querySelector('meta[property="og:url"]')).toBeNull();
+    expect(head.querySelector('meta[name="robots"]')).toHaveAttribute("content", "noindex");
+  });
+
   it("falls back to the company description and lets the home page title stand alone", () => {
     const { head } = renderHead(<Seo title="Fixture Supply — Home" pathname="/" standaloneTitle />);
     expect(head.querySelector("title")?.textContent).toBe("Fixture Supply — Home");

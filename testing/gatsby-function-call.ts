@@ -81,6 +81,12 @@ export const callFunction = async (
     ...(event === undefined ? {} : { netlifyFunctionParams: { event, context: {} } }),
     ...(url === undefined ? {} : { url, originalUrl: url }),
   }) as unknown as GatsbyFunctionRequest;
+  await fn(req, recordingResponse(answer));
+  return answer;
+};
+
+/** The Express-like response a Gatsby Function writes to, recording into `answer` (header names in lower case). */
+export const recordingResponse = (answer: FunctionAnswer): GatsbyFunctionResponse => {
   const res = {
     setHeader: (name: string, value: string) => {
       answer.headers[name.toLowerCase()] = value;
@@ -92,7 +98,6 @@ export const callFunction = async (
     send: (text: string) => {
       answer.body = text;
     },
-  } as unknown as GatsbyFunctionResponse;
-  await fn(req, res);
-  return answer;
+  };
+  return res as unknown as GatsbyFunctionResponse;
 };

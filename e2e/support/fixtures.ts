@@ -47,6 +47,83 @@ const axeViolations = async (page: Page): Promise<string[]> => {
   );
 };
 
+// IBM's Equal Access engine, the rules the accessibility-checker package runs, without that package: it downloads
+// its rules at run time and this machine has no network. The engine's ace.js carries them; it is put in the page
+// the same way as axe's script, through evaluate(), for the same reason.
+const ibmSource = fs.readFileSync(require.resolve("accessibility-checker-engine/ace.js"), "utf8");
+
+/**
+ * The guideline the engine checks against: IBM Accessibility, accessibility-checker's default, which holds
+ * WCAG 2.2 A and AA and IBM's own requirements beside them.
+ */
+export const IBM_GUIDELINE = "IBM_Accessibility";
+
+/** One finding of IBM's engine, in the words accessibility-checker's reports use for its levels. */
+export interface IbmFinding {
+  ruleId: string;
+  level: "violation" | "potentialviolation" | "recommendation" | "potentialrecommendation" | "manual" | "pass";
+  path: string;
+  message: string;
+}
+
+/** One result of the engine, as its report gives it. */
+interface EngineIssue {
+  ruleId: string;
+  /** The rule's policy (VIOLATION, RECOMMENDATION) and the result's confidence (PASS, FAIL, POTENTIAL, MANUAL). */
+  value: [string, string];
+  path: { dom: string };
+  message: string;
+}
+
+/** The engine's pair of policy and confidence, named as accessibility-checker names them. */
+const levelOf = ([policy, confidence]: [string, string]): IbmFinding["level"] => {
+  if (confidence === "PASS") return "pass";
+  if (confidence === "MANUAL") return "manual";
+  if (policy === "VIOLATION") return confidence === "FAIL" ? "violation" : "potentialviolation";
+  return confidence === "FAIL" ? "recommendation" : "potentialrecommendation";
+};
+
+/** Runs IBM's engine over the document as it is now; returns every finding that is not a pass. */
+export const ibmFindings = async (page: Page): Promise<IbmFinding[]> => {
+  await page.evaluate(ibmSource);
+  const results = await page.evaluate(
+    async (guideline) =>
+      (
+        await new (
+          window as unknown as {
+            ace: {
+              Checker: new () => {
+                check: (node: Document, ids: string[]) => Promise<{ results: EngineIssue[] }>;
+              };
+            };
+          }
+        ).ace.Checker().check(document, [guideline])
+      ).results.map(({ ruleId, value, path, message }) => ({ ruleId, value, path, message })),
+    IBM_GUIDELINE,
+  );
+  return results
+    .map((issue) => ({
+      ruleId: issue.ruleId,
+      level: levelOf(issue.value),
+      path: issue.path.dom,
+      message: issue.message,
+    }))
+    .filter((finding) => finding.level !== "pass");
+};
+
+/**
+ * The level that fails a test: violations, what the engine has found to fail. Its potential violations are
+ * requests for a person to look (every link's focus style, every text that might be a heading, a skip link
+ * out of sight until focused); the keyboard test below the engines checks focus itself.
+ */
+const IBM_FAIL_LEVELS: readonly IbmFinding["level"][] = ["violation"];
+
+/** The findings of IBM's engine at the levels that fail a test, one line each. */
+const ibmViolations = async (page: Page): Promise<string[]> =>
+  (await ibmFindings(page))
+    .filter((finding) => IBM_FAIL_LEVELS.includes(finding.level))
+    .map((finding) => `${finding.ruleId} (${finding.level}): ${finding.message} — ${finding.path}`);
+
 interface Fixtures {
   /** console.error messages and uncaught exceptions of `page` during the test. */
   consoleErrors: string[];
@@ -54,6 +131,8 @@ interface Fixtures {
   failedRequests: string[];
   /** The accessibility violations axe-core finds in `page` as it is now. */
   axe: () => Promise<string[]>;
+  /** The violations IBM's Equal Access engine finds in `page` as it is now. */
+  ibm: () => Promise<string[]>;
   /** The Content-Security-Policy violations `page` has reported so far, each with what was blocked and where. */
   cspViolations: () => Promise<string[]>;
 }
@@ -71,6 +150,9 @@ export const test = base.extend<Fixtures & { problems: ReturnType<typeof recordP
   },
   axe: async ({ page }, use) => {
     await use(() => axeViolations(page));
+  },
+  ibm: async ({ page }, use) => {
+    await use(() => ibmViolations(page));
   },
   // Recorded in the page itself, from before its first script runs: a violation has no console message to catch.
   cspViolations: async ({ page }, use) => {

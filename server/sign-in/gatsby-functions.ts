@@ -1,12 +1,29 @@
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
-import { createGithubOAuth, readGithubOAuthSettings, type OAuthAnswer, type OAuthRequest } from "./github-oauth";
+import { blobsAccessFromLambdaEvent, BlobsStore } from "../inquiries/blobs-store";
+import { blobsSpentStates, SPENT_STATES_STORE } from "./blobs-spent-states";
+import {
+  createGithubOAuth,
+  memorySpentStates,
+  readGithubOAuthSettings,
+  type OAuthAnswer,
+  type OAuthRequest,
+  type SpentStates,
+} from "./github-oauth";
+
+/** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
+type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
 
 /**
  * /api/auth and /api/auth/callback as Gatsby Functions, for the CDN deploy: thin adapters over the same
  * handshake as the production server's routes (github-oauth.ts). The settings are read for each request:
  * a function is configured by its platform's environment (CMS_GITHUB_*, Functions scope on Netlify), not
  * by the build.
+ *
+ * Where the callback records spent states: on Netlify, in a Blobs store reached with the invocation's own
+ * credentials (the instances share nothing else); under `gatsby serve`, one long-running process, in its
+ * memory. On Netlify without store credentials the callback refuses rather than accept a state it cannot
+ * record.
  */
 export interface SignInFunctionOptions {
   /** The headers every answer of the site carries (server/site/common-headers.ts). */
@@ -16,6 +33,19 @@ export interface SignInFunctionOptions {
 
 export const createSignInFunctions = (options: SignInFunctionOptions) => {
   const log = options.log ?? ((line: string) => console.info(`[sign-in] ${line}`));
+  const processSpentStates = memorySpentStates();
+  const unrecordable: SpentStates = {
+    spend: () => Promise.reject(new Error("this invocation carries no Netlify Blobs credentials")),
+  };
+  const spentStatesFor = (req: GatsbyFunctionRequest): SpentStates => {
+    const params = (req as NetlifyRequest).netlifyFunctionParams;
+    if (params === undefined) return processSpentStates;
+    const edge = blobsAccessFromLambdaEvent(params.event);
+    if (edge === null) return unrecordable;
+    return blobsSpentStates(
+      new BlobsStore({ store: SPENT_STATES_STORE, siteID: null, token: null, serverURL: null }, edge),
+    );
+  };
   const send = (res: GatsbyFunctionResponse, answer: OAuthAnswer) => {
     for (const [name, value] of Object.entries({ ...options.siteHeaders, ...answer.headers }))
       res.setHeader(name, value);
@@ -50,7 +80,7 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
         send(res, FUNCTION_NOT_FOUND);
         return;
       }
-      send(res, await run(createGithubOAuth({ settings, log }), requestOf(req)));
+      send(res, await run(createGithubOAuth({ settings, log, spentStates: spentStatesFor(req) }), requestOf(req)));
     };
   return {
     begin: step((oauth, request) => oauth.begin(request)),

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import escapeHtml from "escape-html";
 
 /**
@@ -8,9 +8,14 @@ import escapeHtml from "escape-html";
  * (shared/research/decap-github.md, section 1):
  *
  *   /api/auth            a random state in a short-lived cookie, then a redirect to GitHub's authorize page
- *   /api/auth/callback   the state checked against the cookie, the code exchanged for a token with the
- *                        OAuth App's secret (@octokit/oauth-methods), then a page whose script answers
- *                        Decap's "authorizing:github" handshake, to this site's origin only
+ *   /api/auth/callback   the state checked against the cookie and spent, the code exchanged for a token
+ *                        with the OAuth App's secret (@octokit/oauth-methods), then a page whose script
+ *                        answers Decap's "authorizing:github" handshake, to this site's origin only
+ *
+ * A state is used once: the callback records it as spent before anything else is done with the answer, so
+ * a replayed callback (the same URL with the same cookie) never reaches GitHub a second time. The state
+ * carries the time it was issued, signed with the OAuth App's secret, so that a spent state need only be
+ * remembered until it would be refused as too old anyway.
  *
  * Every failure ends on a page that says what happened and what to do, and posts nothing. No token, code,
  * state or secret reaches a log line.
@@ -55,6 +60,32 @@ const STATE_COOKIE = "cms_oauth_state";
 const STATE_MAX_AGE_SECONDS = 600;
 // GitHub answers the exchange in well under a second; past this, the editor is told to try again.
 const EXCHANGE_TIMEOUT_MS = 10_000;
+
+/**
+ * Where the callback records the states it has spent, each until it expires. `spend` must be atomic: of
+ * two calls with the same key, exactly one answers true.
+ */
+export interface SpentStates {
+  /** Records the state (by a digest of it) as spent; true if this is its first use, false if it was spent before. */
+  spend(key: string, expiresAtMs: number): Promise<boolean>;
+}
+
+/**
+ * The spent states of one process, in memory, each forgotten once it has expired: for the production
+ * server, a single long-running process that serves every callback.
+ */
+export const memorySpentStates = (now: () => number = Date.now): SpentStates => {
+  const spent = new Map<string, number>();
+  return {
+    spend: (key, expiresAtMs) => {
+      const time = now();
+      for (const [spentKey, expiry] of spent) if (expiry <= time) spent.delete(spentKey);
+      if (spent.has(key)) return Promise.resolve(false);
+      spent.set(key, expiresAtMs);
+      return Promise.resolve(true);
+    },
+  };
+};
 
 const env = (name: string): string => (globalThis.process.env[name] ?? "").trim();
 
@@ -109,6 +140,25 @@ const sameText = (a: string, b: string): boolean => {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
+};
+
+/** The signature of a state's issue time and random part, keyed by the OAuth App's secret. */
+const stateSignature = (clientSecret: string, issued: string, nonce: string): string =>
+  createHmac("sha256", clientSecret).update(`cms-oauth-state:${issued}.${nonce}`).digest("base64url");
+
+/** A new state: when it was issued (base 36 milliseconds), 32 random bytes, and the signature of both. */
+const newState = (clientSecret: string, nowMs: number): string => {
+  const issued = nowMs.toString(36);
+  const nonce = randomBytes(32).toString("base64url");
+  return `${issued}.${nonce}.${stateSignature(clientSecret, issued, nonce)}`;
+};
+
+/** When a state this site issued stops being accepted, or null for one it did not issue (or that was altered). */
+const stateExpiry = (clientSecret: string, state: string): number | null => {
+  const [issued = "", nonce = "", signature = "", ...rest] = state.split(".");
+  if (rest.length > 0 || !/^[0-9a-z]{1,12}$/.test(issued) || nonce === "") return null;
+  if (!sameText(signature, stateSignature(clientSecret, issued, nonce))) return null;
+  return parseInt(issued, 36) + STATE_MAX_AGE_SECONDS * 1000;
 };
 
 const stateCookie = (value: string, maxAge: number, secure: boolean) =>
@@ -183,17 +233,26 @@ const handoverScript = (origin: string, token: string): string => {
 export interface GithubOAuthOptions {
   readonly settings: GithubOAuthSettings;
   readonly log: (line: string) => void;
+  /** Where spent states are recorded: one process's memory unless given (see SpentStates). */
+  readonly spentStates?: SpentStates;
   readonly exchangeTimeoutMs?: number;
+  readonly now?: () => number;
 }
 
-export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_TIMEOUT_MS }: GithubOAuthOptions) => {
+export const createGithubOAuth = ({
+  settings,
+  log,
+  spentStates = memorySpentStates(),
+  exchangeTimeoutMs = EXCHANGE_TIMEOUT_MS,
+  now = Date.now,
+}: GithubOAuthOptions) => {
   const secureFor = (origin: string) => origin.startsWith("https:");
   const redirectUri = (origin: string) => `${origin}${CALLBACK_PATH}`;
   const originOf = (request: OAuthRequest) => settings.siteOrigin ?? request.origin;
 
   /** /api/auth: a new state, remembered in a cookie for the callback, and the way to GitHub. */
   const begin = (request: OAuthRequest): OAuthAnswer => {
-    const state = randomBytes(32).toString("base64url");
+    const state = newState(settings.clientSecret, now());
     const authorize = new URL(`${settings.githubUrl}/login/oauth/authorize`);
     authorize.searchParams.set("client_id", settings.clientId);
     authorize.searchParams.set("redirect_uri", redirectUri(originOf(request)));
@@ -228,6 +287,41 @@ export const createGithubOAuth = ({ settings, log, exchangeTimeoutMs = EXCHANGE_
         "Go back to the editing screen and choose Login with GitHub again.",
         // Left as it is: a link made by someone else must not end the sign-in this browser has under way.
         false,
+        secure,
+      );
+    }
+    // Then spent, whatever GitHub answered: a replay of this callback ends here, however the first one ended.
+    const expiresAtMs = stateExpiry(settings.clientSecret, state);
+    if (expiresAtMs === null || expiresAtMs <= now()) {
+      log("sign-in: refused, the state is too old or was not issued here");
+      return errorPage(
+        400,
+        "This sign-in took too long, or was not started from this site.",
+        "Go back to the editing screen and choose Login with GitHub again.",
+        true,
+        secure,
+      );
+    }
+    let firstUse: boolean;
+    try {
+      firstUse = await spentStates.spend(createHash("sha256").update(state).digest("base64url"), expiresAtMs);
+    } catch (failure) {
+      log(`sign-in: the record of used sign-ins could not be reached (${(failure as Error).name})`);
+      return errorPage(
+        503,
+        "This site could not check that the sign-in is new.",
+        "Wait a minute and sign in again.",
+        true,
+        secure,
+      );
+    }
+    if (!firstUse) {
+      log("sign-in: refused, this state was used before");
+      return errorPage(
+        400,
+        "This sign-in link was already used. Each sign-in works once.",
+        "If the editing screen did not sign you in, go back to it and choose Login with GitHub again.",
+        true,
         secure,
       );
     }

@@ -48,6 +48,8 @@
     await loadScript("preview/preview.js");
     await window.registerSitePreviews();
     window.CMS.registerCustomFormat(config.collections[0].format, "json", window.tidyJson.createFormat(config));
+    // Decap's screens fill the page with their own layout: the page's heading stays for screen readers only.
+    document.body.classList.add("decap-started");
     window.CMS.init({
       config: {
         ...config,
@@ -62,8 +64,12 @@
     });
   };
 
+  // The page's own heading stays, and the reason takes the loading message's place, in the live region
+  // that a screen reader reads out as it changes.
   start().catch((error) => {
-    document.body.textContent = error.message;
+    const status = document.getElementById("editing-screen-status");
+    if (status) status.textContent = error.message;
+    else document.body.textContent = error.message;
     throw error;
   });
 })();

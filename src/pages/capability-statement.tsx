@@ -88,11 +88,11 @@ const CapabilityStatementPage = ({ data, location }: PageProps<Queries.Capabilit
   return (
     <Layout currentPath={location.pathname}>
       <Container>
-        <article css={sheetStyles}>
+        <article css={sheetStyles} aria-labelledby="capability-statement-heading">
           <div css={titleRowStyles}>
             <div>
               <p>{company.legalName}</p>
-              <h1>{sheet.heading}</h1>
+              <h1 id="capability-statement-heading">{sheet.heading}</h1>
             </div>
             <PrintButton label={sheet.printLabel} />
           </div>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type Slider from "react-slick";
 import type { Settings } from "react-slick";
 import { css } from "@emotion/react";
@@ -82,6 +82,32 @@ const arrowStyles = css`
     cursor: not-allowed;
   }
 `;
+
+/** The previous or next button: the arrow keys work on both. */
+const ArrowButton = ({
+  label,
+  enabled,
+  onClick,
+  onKeyDown,
+  children,
+}: {
+  label: string;
+  enabled: boolean;
+  onClick: () => void;
+  onKeyDown: (event: KeyboardEvent<HTMLButtonElement>) => void;
+  children: ReactNode;
+}) => (
+  <button
+    type="button"
+    css={arrowStyles}
+    aria-label={label}
+    disabled={!enabled}
+    onClick={onClick}
+    onKeyDown={onKeyDown}
+  >
+    {children}
+  </button>
+);
 
 const slidePadding = css`
   padding: 0 ${space.sm};
@@ -267,7 +293,7 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
   const previous = useCallback(() => move(-1), [move]);
   const next = useCallback(() => move(1), [move]);
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLButtonElement>) => {
     if (event.key === "ArrowLeft" && canPrevious) {
       event.preventDefault();
       previous();
@@ -283,7 +309,7 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
     infinite: loops,
     arrows: false,
     dots: false,
-    // Arrow keys are handled on the focusable region below, not on slick's unfocusable list.
+    // Arrow keys are handled on the carousel's own buttons below, not on slick's unfocusable list.
     accessibility: false,
     speed: reducedMotion ? 0 : 400,
     // A keyboard user pressing → twice expects two moves, not one swallowed by the animation.
@@ -297,28 +323,18 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
   const shown = Array.from({ length: perView }, (_, offset) => ((first + offset) % total) + 1);
 
   return (
-    // The carousel is a labelled region that takes focus so that ← and → move it, as the WAI-ARIA
-    // carousel pattern allows; the keys only repeat its two buttons, which stay the way for every other input.
-    // eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions
+    // The carousel is a labelled region, not itself a tab stop: a region is no widget, and may not take keys.
+    // ← and → work on its previous and next buttons, which are; the keys only repeat what the buttons do.
     <div
       role="region"
       aria-roledescription="carousel"
       aria-label={labels.carouselLabel}
-      // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- see above: focus is how the keys reach it.
-      tabIndex={0}
-      onKeyDown={onKeyDown}
       ref={regionRef}
       css={regionStyles}
     >
-      <button
-        type="button"
-        css={arrowStyles}
-        aria-label={labels.previousLabel}
-        disabled={!canPrevious}
-        onClick={previous}
-      >
+      <ArrowButton label={labels.previousLabel} enabled={canPrevious} onClick={previous} onKeyDown={onKeyDown}>
         <ChevronLeft aria-hidden="true" size={24} />
-      </button>
+      </ArrowButton>
       <div ref={viewportRef}>
         {!sliding ? (
           <ul css={staticTrackStyles}>
@@ -338,9 +354,9 @@ export const AgencyCarousel = ({ agencies, labels }: AgencyCarouselProps) => {
           </div>
         )}
       </div>
-      <button type="button" css={arrowStyles} aria-label={labels.nextLabel} disabled={!canNext} onClick={next}>
+      <ArrowButton label={labels.nextLabel} enabled={canNext} onClick={next} onKeyDown={onKeyDown}>
         <ChevronRight aria-hidden="true" size={24} />
-      </button>
+      </ArrowButton>
       <p css={visuallyHidden} aria-live="polite" data-testid="carousel-position">
         {announce ? positionText(labels.positionTemplate, shown[0] ?? 1, shown[shown.length - 1] ?? 1, total) : ""}
       </p>

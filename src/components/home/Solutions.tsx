@@ -1,3 +1,4 @@
+import { useId } from "react";
 import { css } from "@emotion/react";
 import { colors, radii, shadows, space } from "../../styles/theme";
 import { Section } from "../ui/Section";
@@ -33,18 +34,22 @@ const cardStyles = css`
   }
 `;
 
-export const Solutions = ({ content }: { content: SolutionsContent }) => (
-  <Section id="solutions" heading={content.heading} intro={content.intro} tone="tinted">
-    <ul css={cardGrid({ md: 2, lg: 4 })}>
-      {content.cards.map((card) => (
-        <li key={card.title}>
-          <article css={cardStyles}>
-            <IconBadge name={card.icon} />
-            <h3>{card.title}</h3>
-            <p>{card.description}</p>
-          </article>
-        </li>
-      ))}
-    </ul>
-  </Section>
-);
+/** Each card is an article named by its heading, so that a screen reader's list of articles tells them apart. */
+export const Solutions = ({ content }: { content: SolutionsContent }) => {
+  const headingIds = useId();
+  return (
+    <Section id="solutions" heading={content.heading} intro={content.intro} tone="tinted">
+      <ul css={cardGrid({ md: 2, lg: 4 })}>
+        {content.cards.map((card, index) => (
+          <li key={card.title}>
+            <article css={cardStyles} aria-labelledby={`${headingIds}-${index}`}>
+              <IconBadge name={card.icon} />
+              <h3 id={`${headingIds}-${index}`}>{card.title}</h3>
+              <p>{card.description}</p>
+            </article>
+          </li>
+        ))}
+      </ul>
+    </Section>
+  );
+};

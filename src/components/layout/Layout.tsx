@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { css } from "@emotion/react";
 import { GlobalStyles } from "../../styles/GlobalStyles";
 import { useSiteData } from "../../hooks/use-site-data";
-import { SkipLink, MAIN_CONTENT_ID } from "./SkipLink";
+import { MAIN_CONTENT_ID } from "./SkipLink";
 import { NavBar } from "./NavBar";
 import { Footer } from "./Footer";
 
@@ -29,7 +29,6 @@ export const Layout = ({ currentPath, children }: LayoutProps) => {
   return (
     <div css={pageStyles}>
       <GlobalStyles />
-      <SkipLink label={navigation.skipLinkLabel} />
       <NavBar companyName={company.name} navigation={navigation} currentPath={currentPath} />
       <main id={MAIN_CONTENT_ID} tabIndex={-1}>
         {children}

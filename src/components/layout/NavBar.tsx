@@ -1,15 +1,16 @@
-import { useCallback, useEffect, useId, useRef } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { css } from "@emotion/react";
 import { Menu, X } from "lucide-react";
 import { colors, fonts, layout, mq, radii, space, printHidden, visuallyHidden } from "../../styles/theme";
 import { Container } from "../ui/Container";
 import { SmartLink } from "../ui/SmartLink";
 import { ButtonLink } from "../ui/ButtonLink";
+import { SkipLink } from "./SkipLink";
 import type { Navigation } from "../../hooks/use-site-data";
 
 interface NavBarProps {
   companyName: string;
-  navigation: Pick<Navigation, "primaryLabel" | "menuLabel" | "main" | "quoteAction">;
+  navigation: Pick<Navigation, "skipLinkLabel" | "primaryLabel" | "menuLabel" | "main" | "quoteAction">;
   /** The current path, to mark the current page's link. */
   currentPath: string;
 }
@@ -71,22 +72,30 @@ const brandNameStyles = css`
   }
 `;
 
-/** The disclosure that holds the menu button: shown below md only, where the links fold away. */
+/**
+ * The menu's control, disclosure or button: shown below md only, where the links fold away. It keeps its
+ * own width beside a long company name, so that the two forms, shrunk by the bar, do not come out of it a
+ * pixel apart.
+ */
 const menuStyles = css`
+  flex-shrink: 0;
   ${mq.md} {
     display: none;
   }
 `;
 
 /**
- * The menu button is the disclosure's <summary>: the browser opens and closes it with no script, and
- * tells assistive technology whether it is open. Its marker gives way to the icons, one per state.
+ * The menu's control, in either of its two forms, which look and measure the same: the server's <summary>
+ * of a <details> disclosure, which the browser opens and closes with no script, and the <button> the app
+ * puts in its place. As the summary is a block inside its disclosure, the disclosure is exactly as tall as
+ * the button that replaces it. The summary's marker gives way to the icons, one per state.
  */
 const menuButtonStyles = css`
-  display: inline-flex;
+  display: flex;
   align-items: center;
   gap: ${space.xs};
   min-height: 2.75rem;
+  margin: 0;
   padding: 0.5rem 0.75rem;
   background: transparent;
   color: ${colors.white};
@@ -99,13 +108,16 @@ const menuButtonStyles = css`
     display: none;
   }
   details[open] > & .menu-closed-icon,
-  details:not([open]) > & .menu-open-icon {
+  details:not([open]) > & .menu-open-icon,
+  &[aria-expanded="true"] .menu-closed-icon,
+  &[aria-expanded="false"] .menu-open-icon {
     display: none;
   }
 `;
 
 const iconStyles = css`
   display: inline-flex;
+  flex-shrink: 0;
 `;
 
 /**
@@ -121,7 +133,8 @@ const navStyles = css`
   background: ${colors.navy};
   border-bottom: 4px solid ${colors.gold};
   padding: ${space.sm} ${layout.gutter} ${space.lg};
-  details[open] + & {
+  details[open] + &,
+  [aria-expanded="true"] + & {
     display: block;
   }
   ${mq.md} {
@@ -189,18 +202,35 @@ const isCurrent = (to: string, currentPath: string) => {
 };
 
 /**
- * The header. Its menu opens and closes with HTML and CSS alone (a <details> disclosure), so it works
- * before the app has started and on pages that ship no script. Where the app runs it adds what a
- * disclosure lacks: Escape closes the menu and gives focus back to its button, and following a link,
- * a new page or a click outside closes it.
+ * The header. As served, its menu opens and closes with HTML and CSS alone (a <details> disclosure), so it
+ * works before the app has started and on pages that ship no script. Where the app runs, it replaces the
+ * disclosure with a real button (aria-expanded, aria-controls), which every assistive technology reports
+ * as one, in the state the visitor left the disclosure in, and with focus if the summary had it: a tap
+ * before the app started is kept. The app adds what a disclosure lacks as well: Escape closes the menu and
+ * gives focus back to its button, and following a link, a new page or a click outside closes it.
  */
 export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) => {
   const menuId = useId();
   const disclosureRef = useRef<HTMLDetailsElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
   const navRef = useRef<HTMLElement>(null);
-  const close = useCallback(() => {
-    if (disclosureRef.current) disclosureRef.current.open = false;
+  // False in the server's HTML and while the app hydrates it, so both render the disclosure.
+  const [hasButton, setHasButton] = useState(false);
+  const [expanded, setExpanded] = useState(false);
+  const focusButton = useRef(false);
+  const close = useCallback(() => setExpanded(false), []);
+
+  useEffect(() => {
+    const disclosure = disclosureRef.current;
+    focusButton.current = disclosure?.contains(document.activeElement) ?? false;
+    setExpanded(disclosure?.open ?? false);
+    setHasButton(true);
   }, []);
+  useEffect(() => {
+    if (!hasButton) return;
+    if (focusButton.current) buttonRef.current?.focus();
+    focusButton.current = false;
+  }, [hasButton]);
 
   // A new page closes the menu (back and forward keep the same layout). The first page does not: a menu
   // the visitor opened before the app started stays open as the app starts.
@@ -212,15 +242,15 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
   }, [close, currentPath]);
 
   useEffect(() => {
+    if (!expanded) return undefined;
     const onKeyDown = (event: KeyboardEvent) => {
-      const disclosure = disclosureRef.current;
-      if (event.key !== "Escape" || !disclosure?.open) return;
-      disclosure.open = false;
-      disclosure.querySelector("summary")?.focus();
+      if (event.key !== "Escape") return;
+      close();
+      buttonRef.current?.focus();
     };
     const onClick = (event: MouseEvent) => {
       const target = event.target instanceof Node ? event.target : null;
-      if (target && (disclosureRef.current?.contains(target) || navRef.current?.contains(target))) return;
+      if (target && (buttonRef.current?.contains(target) || navRef.current?.contains(target))) return;
       close();
     };
     document.addEventListener("keydown", onKeyDown);
@@ -229,7 +259,19 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
       document.removeEventListener("keydown", onKeyDown);
       document.removeEventListener("click", onClick);
     };
-  }, [close]);
+  }, [close, expanded]);
+
+  const menuIcons = (
+    <>
+      <span css={iconStyles} className="menu-closed-icon">
+        <Menu aria-hidden="true" size={20} />
+      </span>
+      <span css={iconStyles} className="menu-open-icon">
+        <X aria-hidden="true" size={20} />
+      </span>
+      {navigation.menuLabel}
+    </>
+  );
 
   const initials = companyName
     .split(/\s+/)
@@ -239,6 +281,8 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
 
   return (
     <header css={[headerStyles, printHidden]}>
+      {/* First in the page, and inside the banner landmark: no content lies outside a landmark. */}
+      <SkipLink label={navigation.skipLinkLabel} />
       <Container>
         <div css={barStyles}>
           <SmartLink to="/" css={brandStyles}>
@@ -247,18 +291,25 @@ export const NavBar = ({ companyName, navigation, currentPath }: NavBarProps) =>
             </span>
             <span css={brandNameStyles}>{companyName}</span>
           </SmartLink>
-          {/* The browser sets `open` as the visitor taps, before the app may have started: not a mismatch. */}
-          <details ref={disclosureRef} css={menuStyles} suppressHydrationWarning>
-            <summary css={menuButtonStyles} aria-controls={menuId}>
-              <span css={iconStyles} className="menu-closed-icon">
-                <Menu aria-hidden="true" size={20} />
-              </span>
-              <span css={iconStyles} className="menu-open-icon">
-                <X aria-hidden="true" size={20} />
-              </span>
-              {navigation.menuLabel}
-            </summary>
-          </details>
+          {hasButton ? (
+            <button
+              ref={buttonRef}
+              type="button"
+              css={[menuButtonStyles, menuStyles]}
+              aria-expanded={expanded}
+              aria-controls={menuId}
+              onClick={() => setExpanded((open) => !open)}
+            >
+              {menuIcons}
+            </button>
+          ) : (
+            // The browser sets `open` as the visitor taps, before the app may have started: not a mismatch.
+            <details ref={disclosureRef} css={menuStyles} suppressHydrationWarning>
+              <summary css={menuButtonStyles} aria-controls={menuId}>
+                {menuIcons}
+              </summary>
+            </details>
+          )}
           <nav ref={navRef} id={menuId} aria-label={navigation.primaryLabel} css={navStyles}>
             <ul css={listStyles}>
               {navigation.main.map((link) => (

@@ -10,11 +10,23 @@ interface SeoProps {
   pathname: string;
   /** A home page title stands alone; other titles are followed by the company name. */
   standaloneTitle?: boolean;
+  /**
+   * False for a page search engines must not list (the 404 page): it says noindex, and names no canonical
+   * address, which would tell them the opposite.
+   */
+  indexable?: boolean;
   children?: ReactNode;
 }
 
 /** Everything in <head> for one page, through Gatsby's Head API. */
-export const Seo = ({ title, description, pathname, standaloneTitle = false, children }: SeoProps) => {
+export const Seo = ({
+  title,
+  description,
+  pathname,
+  standaloneTitle = false,
+  indexable = true,
+  children,
+}: SeoProps) => {
   const { company, procurement } = useSiteData();
   const fullTitle = standaloneTitle ? title : `${title} | ${company.name}`;
   const metaDescription = description ?? company.description;
@@ -24,12 +36,12 @@ export const Seo = ({ title, description, pathname, standaloneTitle = false, chi
       <html lang="en" />
       <title>{fullTitle}</title>
       <meta name="description" content={metaDescription} />
-      <link rel="canonical" href={url} />
+      {indexable ? <link rel="canonical" href={url} /> : <meta name="robots" content="noindex" />}
       <meta property="og:type" content="website" />
       <meta property="og:site_name" content={company.name} />
       <meta property="og:title" content={fullTitle} />
       <meta property="og:description" content={metaDescription} />
-      <meta property="og:url" content={url} />
+      {indexable ? <meta property="og:url" content={url} /> : null}
       <meta property="og:locale" content="en_US" />
       <meta name="twitter:card" content="summary" />
       <meta name="theme-color" content={colors.navy} />

@@ -53,9 +53,11 @@ export const CategoryCards = ({
   <ul css={cardGrid({ md: 2 })}>
     {categories.map((category) => (
       <li key={category.slug}>
-        <article css={cardStyles}>
+        {/* Named by its heading, as every card that is an article is. */}
+        <article css={cardStyles} aria-labelledby={`category-${category.slug}`}>
           <IconBadge name={category.icon} />
           <h2
+            id={`category-${category.slug}`}
             css={css`
               font-size: 1.375rem;
               margin: 0;

@@ -1,3 +1,4 @@
+import { useId } from "react";
 import { css } from "@emotion/react";
 import { colors, fontSizes, radii, space } from "../../styles/theme";
 import { cardGrid } from "../ui/card-grid";
@@ -56,12 +57,14 @@ export const ProductLines = ({
   complianceLabel: string;
 }) => {
   const nameOf = (id: string) => marks.find((mark) => mark.id === id)?.name ?? id;
+  // Each line is an article named by its heading, so that a screen reader's list of articles tells them apart.
+  const headingIds = useId();
   return (
     <ul css={cardGrid({ md: 2 })}>
-      {lines.map((line) => (
+      {lines.map((line, index) => (
         <li key={line.name}>
-          <article css={lineStyles}>
-            <h3>{line.name}</h3>
+          <article css={lineStyles} aria-labelledby={`${headingIds}-${index}`}>
+            <h3 id={`${headingIds}-${index}`}>{line.name}</h3>
             <p>{line.description}</p>
             {line.compliance.length > 0 ? (
               <ul css={badgesStyles} aria-label={`${complianceLabel}: ${line.name}`}>
