@@ -254,6 +254,16 @@ describe("a deploy", () => {
     expect(listReleases(settings.dir).find((release) => release.id === id)).toMatchObject({ state: "failed" });
   });
 
+  it("takes over the lock file an earlier release of the server left, which proper-lockfile would not", async () => {
+    const { settings } = setUp();
+    fs.mkdirSync(settings.dir, { recursive: true });
+    fs.writeFileSync(path.join(settings.dir, "deploy.lock"), "2147483646 12345\n");
+    const release = await acquireDeployLock(settings.dir, undefined, false);
+    expect(release).not.toBeNull();
+    expect(fs.statSync(path.join(settings.dir, "deploy.lock")).isDirectory()).toBe(true);
+    release?.();
+  });
+
   it("takes over a lock its holder stopped renewing, and refuses one that is held when told not to wait", async () => {
     const { settings } = setUp();
     fs.mkdirSync(settings.dir, { recursive: true });

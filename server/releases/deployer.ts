@@ -147,6 +147,14 @@ const sha256OfFile = (file: string): string | null => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The lock of the releases before proper-lockfile was a file holding its process's pid; one left by a process
+ * that died in a deploy would stop every lock from being taken, since proper-lockfile's lock is a folder.
+ */
+const removeFileLock = (lockPath: string) => {
+  if (fs.statSync(lockPath, { throwIfNoEntry: false })?.isFile()) fs.rmSync(lockPath, { force: true });
+};
+
+/**
  * Takes the deploy lock (proper-lockfile: a `deploy.lock` folder whose time the holder renews), waiting
  * while another live process holds it, or, with `wait` false, giving up at once with null. A lock its
  * holder stopped renewing (a process that died) is taken over. Returns the function that gives it back.
@@ -162,6 +170,7 @@ export async function acquireDeployLock(
   signal?: AbortSignal,
   wait = true,
 ): Promise<(() => void) | null> {
+  removeFileLock(path.join(deployDir, LOCK_FILE));
   for (;;) {
     try {
       const lockfilePath = path.join(deployDir, LOCK_FILE);
