@@ -687,9 +687,10 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
   /**
    * As runLocal, but without blocking this process: the GitHub stand-in the function calls runs here.
    */
+  // With a local Blobs store in every event, as Netlify gives one: the callback records spent states in it.
   const invoke = (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) =>
     new Promise<{ answers: Invocation["answers"]; log: string }>((resolve, reject) => {
-      const command = localCommand(["invoke", functionRoutedFrom(from)], env);
+      const command = localCommand(["invoke", functionRoutedFrom(from), "--blobs"], env);
       const child = spawn(process.execPath, command.argv, { ...command.options, stdio: ["pipe", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
@@ -730,7 +731,7 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       expect(location.searchParams.get("scope")).toBe("public_repo");
       const cookie = redirect?.headers["set-cookie"] ?? "";
       expect(cookie).toMatch(
-        /^cms_oauth_state=[\w-]{43}; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
+        /^cms_oauth_state=[\w.-]{43,}; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
       );
       expect(direct?.statusCode).toBe(404);
       // The site's headers, but its Referrer-Policy: the sign-in's pages send no referrer at all (their URLs hold a code).
@@ -744,12 +745,14 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
         "/api/auth/callback",
         [
           getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`, { cookie: cookie.split(";")[0] ?? "" }),
+          // The same callback again, cookie and all: the state was spent by the first.
+          getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`, { cookie: cookie.split(";")[0] ?? "" }),
           getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}`),
           getEvent(`/api/auth/callback?code=${GOOD_CODE}&state=${state}x`, { cookie: cookie.split(";")[0] ?? "" }),
         ],
         env,
       );
-      const [page, noCookie, wrongState] = back.answers;
+      const [page, replay, noCookie, wrongState] = back.answers;
       expect(page?.statusCode).toBe(200);
       expect(page?.headers["content-security-policy"]).toMatch(/^default-src 'none'; .*script-src 'sha256-/);
       expect(page?.body).toContain(FAKE_TOKEN);
@@ -760,6 +763,9 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
         code: GOOD_CODE,
         redirect_uri: "https://site.example/api/auth/callback",
       });
+      expect(replay?.statusCode).toBe(400);
+      expect(replay?.body).toMatch(/already used/);
+      expect(replay?.body).not.toContain(FAKE_TOKEN);
       // The token goes to the site's origin only, never "*".
       expect(page?.body).not.toContain('"*"');
       // Without this browser's state, an error page that posts nothing, and no exchange with GitHub.
