@@ -19,10 +19,11 @@ import {
   readUnit,
   sandboxedCommand,
   serviceEnvironment,
+  machineLayer,
   setting,
-  type SandboxOptions,
+  type MachineOptions,
 } from "./support/unit-sandbox";
-import type { ListedRelease } from "../server/releases/release-store";
+import { listReleases, type ListedRelease } from "../server/releases/release-store";
 import { githubDelivery, pushBody } from "./support/deploy-repository";
 
 const root = path.resolve(__dirname, "..");
@@ -66,7 +67,7 @@ const serverOutput: string[] = [];
 const figures: Record<string, number> = {};
 
 /** Node 24 and npm at /usr/local/bin, and the operator's command, as the guide installs them. */
-const machine = (): Pick<SandboxOptions, "emptied" | "machine" | "links"> => {
+const machine = (): MachineOptions => {
   const npmCli = execFileSync("sh", ["-c", 'readlink -f "$(command -v npm)"'], { encoding: "utf8" }).trim();
   return {
     emptied: ["/usr/local/bin"],
@@ -80,21 +81,11 @@ const machine = (): Pick<SandboxOptions, "emptied" | "machine" | "links"> => {
 
 /** A command on the machine as set up (Node 24 at /usr/local/bin), as root, outside the service's sandbox. */
 const onMachine = (command: readonly string[], env: NodeJS.ProcessEnv = {}) => {
-  const { emptied = [], machine: files = [], links = [] } = machine();
-  return spawnSync(
-    "bwrap",
-    [
-      "--dev-bind",
-      "/",
-      "/",
-      ...emptied.flatMap((folder) => ["--tmpfs", folder]),
-      ...files.flatMap(([host, inside]) => ["--ro-bind", host, inside]),
-      ...links.flatMap(([target, link]) => ["--symlink", target, link]),
-      "--",
-      ...command,
-    ],
-    { encoding: "utf8", env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...env }, timeout: 120_000 },
-  );
+  return spawnSync("bwrap", ["--dev-bind", "/", "/", ...machineLayer(machine()), "--", ...command], {
+    encoding: "utf8",
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...env },
+    timeout: 120_000,
+  });
 };
 
 /** A command in the service's sandbox, as the service's user. */
@@ -111,18 +102,7 @@ const servicePid = (): number => {
   return Number(children[0]);
 };
 
-const releases = (): ListedRelease[] => {
-  const folder = path.join(STATE, "releases", "releases");
-  if (!fs.existsSync(folder)) return [];
-  return fs
-    .readdirSync(folder)
-    .sort()
-    .reverse()
-    .flatMap((id) => {
-      const file = path.join(folder, id, "release.json");
-      return fs.existsSync(file) ? [JSON.parse(fs.readFileSync(file, "utf8")) as ListedRelease] : [];
-    });
-};
+const releases = (): ListedRelease[] => listReleases(path.join(STATE, "releases"));
 
 const headline = async (): Promise<string | undefined> => {
   const page = await fetch(`http://127.0.0.1:${port}/`);
@@ -426,7 +406,7 @@ describe("the single server under its unit's sandbox", () => {
   });
 
   it("restores a backup with the service stopped, keeping nothing of the database it replaces", () => {
-    const backup = path.join(BACKUPS, "inquiries-2026-11-27.sqlite");
+    const backup = path.join(BACKUPS, `inquiries-${new Date().toISOString().slice(0, 10)}.sqlite`);
     expect(onMachine(["cardinal-site", "inquiries", "--backup", backup]).status).toBe(0);
     fs.writeFileSync(path.join(STATE, "inquiries.sqlite-wal"), "pages of an erased inquiry");
     const restore = onMachine(["cardinal-site", "restore", backup]);

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { requiredNodeMajor } from "../server/project";
 
 const root = path.resolve(__dirname, "..");
 const oldNode = process.env.OLD_NODE ?? "";
@@ -23,7 +24,7 @@ const run = (command: string, args: readonly string[], cwd = root) =>
 beforeAll(() => {
   if (!fs.existsSync(oldNode)) throw new Error("OLD_NODE must name a Node binary older than engines asks for");
   const major = Number(run(oldNode, ["-p", "process.versions.node.split('.')[0]"]).stdout.trim());
-  const required = Number(/"node":\s*">=(\d+)"/.exec(fs.readFileSync(path.join(root, "package.json"), "utf8"))?.[1]);
+  const required = requiredNodeMajor(root);
   expect(major).toBeLessThan(required);
 });
 

@@ -248,14 +248,14 @@ const measureFailureAndPrune = async (site: RunningSite, deployDir: string, edit
     if (performance.now() - started > DEPLOY_TIMEOUT_MS)
       throw new Error("the broken push did not fail within 15 minutes");
     const pruned = /deploy: removed \d+ older releases?/.test(site.output().slice(outputBefore));
-    const phase = pruned ? null : failedAndRemoved() ? pruning : failing;
-    if (phase === null) break;
-    phase.push((await timedGet(site.url("/"))).ms);
+    // A prune over within one interval still gets the request made as it ended, never a figure of none.
+    if (pruned && pruning.length > 0) break;
+    (pruned || failedAndRemoved() ? pruning : failing).push((await timedGet(site.url("/"))).ms);
     await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
   }
   const reason = listReleases(deployDir).find((record) => record.commit === broken)?.failedStep;
   if (reason !== "check") throw new Error(`the broken push failed at ${String(reason)}, not at its content check`);
-  return { duringFailedRelease: latencyOf(failing), duringPrune: latencyOf(pruning.length ? pruning : [0]) };
+  return { duringFailedRelease: latencyOf(failing), duringPrune: latencyOf(pruning) };
 };
 
 const describeLatency = (what: string, latency: Latency) =>

@@ -69,10 +69,14 @@ export const grantedDirectories = (unit: Unit): { readonly path: string; readonl
       .map((name) => ({ path: path.join(base, name), mode: setting(unit, `${key}Mode`) ?? "0755" })),
   );
 
-export interface SandboxOptions {
+export interface SandboxOptions extends MachineOptions {
   /** The unit's user's numeric ids (the user must exist: the unit names it). */
   readonly uid: number;
   readonly gid: number;
+}
+
+/** How the machine the sandbox sees differs from this one. */
+export interface MachineOptions {
   /** Files or folders placed into the sandbox's view of the machine, read-only: [host path, sandbox path]. */
   readonly machine?: readonly (readonly [string, string])[];
   /** Symbolic links made in the sandbox's view: [target, link]. */
@@ -80,6 +84,13 @@ export interface SandboxOptions {
   /** Folders emptied in the sandbox's view, before `machine` and `links` are placed (e.g. /usr/local/bin). */
   readonly emptied?: readonly string[];
 }
+
+/** bwrap's arguments that set the machine up as the caller says: folders emptied, files placed, links made. */
+export const machineLayer = ({ emptied = [], machine = [], links = [] }: SandboxOptions | MachineOptions): string[] => [
+  ...emptied.flatMap((folder) => ["--tmpfs", folder]),
+  ...machine.flatMap(([host, inside]) => ["--ro-bind", host, inside]),
+  ...links.flatMap(([target, link]) => ["--symlink", target, link]),
+];
 
 /** The environment systemd gives the service: its own variables, the environment file's, then Environment=. */
 export const serviceEnvironment = (unit: Unit, userName: string): Record<string, string> => {
@@ -119,9 +130,7 @@ export const sandboxedCommand = (unit: Unit, command: readonly string[], options
   if (on(unit, "ProtectHome")) {
     for (const home of ["/home", "/root", "/run/user"]) if (fs.existsSync(home)) bwrap.push("--tmpfs", home);
   }
-  for (const folder of options.emptied ?? []) bwrap.push("--tmpfs", folder);
-  for (const [host, inside] of options.machine ?? []) bwrap.push("--ro-bind", host, inside);
-  for (const [target, link] of options.links ?? []) bwrap.push("--symlink", target, link);
+  bwrap.push(...machineLayer(options));
   const writable = [
     ...grantedDirectories(unit).map((folder) => folder.path),
     ...(setting(unit, "ReadWritePaths") ?? "").split(/\s+/).filter(Boolean),
