@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readInquiryConfig } from "../server/inquiries/config";
+import { operationSettings, readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import type { OutboxRecord } from "../server/inquiries/outbox";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
@@ -42,7 +42,7 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
     ...server,
   });
 
-const maxAttempts = content.form.delivery.retry.maxAttempts;
+const maxAttempts = operationSettings.INQUIRY_MAX_ATTEMPTS.default;
 const outboxEntries = async () => (await new SqliteOutbox(dataDir).entries(maxAttempts)).entries;
 
 /** The stored inquiries, as the outbox wrote them. */

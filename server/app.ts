@@ -12,9 +12,8 @@ import { DeliveryWorker } from "./inquiries/delivery-worker";
 import { createInquiryHandler } from "./inquiries/handler";
 import { openOutbox } from "./inquiries/open-outbox";
 import { inquiries } from "./inquiries/plugin";
-import { Deployer, type DeploySteps } from "./releases/deployer";
-import type { DeploySettings } from "./releases/settings";
 import { deployWebhook } from "./releases/webhook-plugin";
+import type { ReleaseControl } from "./releases/worker-link";
 import type { GithubOAuthSettings } from "./sign-in/github-oauth";
 import { signIn } from "./sign-in/plugin";
 import { COMPRESSION_THRESHOLD_BYTES } from "./site/compression";
@@ -23,14 +22,13 @@ import { answerClientError, COULD_NOT_HANDLE, hstsHeaders } from "./site/refusal
 import { SiteSource } from "./site/served-site";
 
 export interface ServerOptions {
-  /** The built site (`public/`), with the `_headers` file the build wrote; before the first release when `deploy` is set. */
+  /** The built site (`public/`), with the `_headers` file the build wrote. */
   readonly publicDir: string;
-  /** Releases built from the branch and switched atomically (DEPLOY_*); null to serve `publicDir` as it is. */
-  readonly deploy?: DeploySettings | null;
-  /** The deploy's commands, for tests; by default npm ci, the content check and gatsby build. */
-  readonly deploySteps?: DeploySteps;
-  /** The server's own checkout, whose node_modules a release with the same lockfile reuses. */
-  readonly projectDir?: string;
+  /**
+   * With releases (DEPLOY_*): which one this server is, the deploys it takes GitHub's webhook for (run by
+   * the primary process) and the webhook's secret and branch; null or absent without releases.
+   */
+  readonly releases?: ServedReleases | null;
   readonly content: InquiryContent;
   /** Editors' sign-in with GitHub for the editing screen (CMS_GITHUB_*); null: its routes do not exist. */
   readonly githubOAuth?: GithubOAuthSettings | null;
@@ -53,6 +51,15 @@ export interface ServerOptions {
   readonly now?: () => Date;
   /** How long a slow client may hold a connection; the defaults suit a public site (tests lower them). */
   readonly timeouts?: Partial<ServerTimeouts>;
+}
+
+export interface ServedReleases {
+  /** The release this server is (null: the server's own checkout, before the first release). */
+  readonly served: string | null;
+  readonly control: ReleaseControl;
+  /** DEPLOY_WEBHOOK_SECRET: without it there is no webhook route. */
+  readonly webhookSecret: string | null;
+  readonly branch: string;
 }
 
 export interface ServerTimeouts {
@@ -80,8 +87,6 @@ export const defaultTimeouts: ServerTimeouts = {
 export interface SiteServer {
   readonly app: FastifyInstance;
   readonly worker: DeliveryWorker;
-  /** Builds and switches releases (null without DEPLOY_DIR). */
-  readonly deployer: Deployer | null;
   /** Stops accepting, finishes the requests in flight and the delivery pass under way. */
   readonly close: () => Promise<void>;
 }
@@ -123,15 +128,8 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   const { content } = options;
   const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
   const hsts = hstsHeaders(options.hsts);
-  // A switch this process's deploy made is logged by the deploy; any other came from the releases command.
-  let switchedHere: string | null = null;
-  const sites = new SiteSource(options.publicDir, options.deploy?.dir ?? null, (from, to) => {
-    if (to !== null && to === switchedHere) return;
-    log(
-      `site: the live release is now ${to ?? "none"} (it was ${from ?? "none"}), switched outside the server ` +
-        "(a rollback, or a deploy, by the releases command)",
-    );
-  });
+  const releases = options.releases ?? null;
+  const sites = new SiteSource(options.publicDir, releases?.served ?? null);
   const headersOfEveryAnswer = () => ({ ...sites.current().siteHeaders, ...hsts });
   const app: FastifyInstance = Fastify({
     logger: serverLogger(options.logStream),
@@ -170,20 +168,6 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
-  const deployer = options.deploy
-    ? new Deployer({
-        settings: options.deploy,
-        log,
-        steps: options.deploySteps,
-        modulesFrom: options.projectDir,
-        // Read as the server will serve it before it goes live, so that a release the server cannot read
-        // fails instead, and the first request after the switch does not pay for the reading.
-        verify: (id) => void sites.release(id),
-        onLive: (record) => {
-          switchedHere = record.id;
-        },
-      })
-    : null;
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
   const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
 
@@ -219,10 +203,14 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
 
   await app.register(inquiries, { handler, worker, log });
   if (options.githubOAuth) await app.register(signIn, { settings: options.githubOAuth, log });
-  await app.register(health, { readConfig, worker, deployer });
-  const webhookSecret = options.deploy?.webhookSecret;
-  if (options.deploy && deployer && webhookSecret) {
-    await app.register(deployWebhook, { deployer, secret: webhookSecret, branch: options.deploy.branch, log });
+  await app.register(health, { readConfig, worker, releases: releases?.control ?? null, served: releases?.served });
+  if (releases?.webhookSecret) {
+    await app.register(deployWebhook, {
+      releases: releases.control,
+      secret: releases.webhookSecret,
+      branch: releases.branch,
+      log,
+    });
   }
   await app.register(siteFiles, { sites, publicDir: options.publicDir });
 
@@ -231,12 +219,10 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   return {
     app,
     worker,
-    deployer,
     // Side by side, so a stop takes the longer of the two, not their sum (the grace in main.ts).
-    // Inquiries stored meanwhile stay pending in the outbox for the next start; a build under way is
-    // ended and its release marked failed (the live one stays).
+    // Inquiries stored meanwhile stay pending in the outbox for the next start.
     close: async () => {
-      await Promise.all([app.close(), worker.stop(), deployer?.stop()]);
+      await Promise.all([app.close(), worker.stop()]);
     },
   };
 };

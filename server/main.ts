@@ -2,21 +2,29 @@
 import "./require-node";
 /**
  * `npm run serve`: the production server (docs/deploy-server.md). Settings come from the environment
- * (docs/configuration.md): PORT, HOST, TRUST_PROXY, HSTS, SITE_REQUESTS_PER_MINUTE, the inquiry settings, and
- * the releases (DEPLOY_DIR, DEPLOY_REPOSITORY, DEPLOY_BRANCH, DEPLOY_WEBHOOK_SECRET, ...; server/releases/).
+ * (docs/configuration.md). It runs in one of three roles:
+ * - without releases (DEPLOY_DIR unset): one process serving its own folder's build;
+ * - with releases, as started: the primary (server/releases/primary.ts), which deploys and runs the live
+ *   release's own server as a cluster worker;
+ * - as such a worker: the server of the release folder it runs from, its pages, content and code.
  */
+import cluster from "node:cluster";
 import path from "node:path";
+import pino from "pino";
 import { readInquiryContent } from "./inquiries/content-on-disk";
-import { buildApp, type ServerOptions } from "./app";
-import { readDeploySettings } from "./releases/settings";
+import { readInquiryConfig } from "./inquiries/config";
+import { buildApp, type ServedReleases, type ServerOptions } from "./app";
+import { Deployer } from "./releases/deployer";
+import { Primary } from "./releases/primary";
+import { siteDirOf } from "./releases/release-store";
+import { readDeploySettings, type DeploySettings } from "./releases/settings";
+import { answerWorker, releasesThroughPrimary } from "./releases/worker-link";
 import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
-
-// How long a stop may take beyond the longest delivery attempt under way when it began.
-const SHUTDOWN_MARGIN_MS = 10_000;
+import { stopGraceMs } from "./stop-grace";
 
 /** TRUST_PROXY: unset or 0 (no proxy), a number of proxy hops, or a comma-separated list of addresses and ranges. */
-export const trustProxySetting = (value: string | undefined): ServerOptions["trustProxy"] => {
+const trustProxySetting = (value: string | undefined): ServerOptions["trustProxy"] => {
   const text = (value ?? "").trim();
   if (text === "" || text === "0" || text.toLowerCase() === "false") return false;
   if (/^\d+$/.test(text)) return Number(text);
@@ -41,7 +49,7 @@ const numberSetting = (name: string, fallback: number): number => {
 /** The environment file's sample (deploy/cardinal-site.env.example) marks what an operator must fill in. */
 const PLACEHOLDER = "change-me";
 
-const main = async () => {
+const refuseUnfilledSettings = () => {
   const unfilled = Object.entries(process.env)
     .filter(([, value]) => value?.includes(PLACEHOLDER))
     .map(([name]) => name);
@@ -51,68 +59,125 @@ const main = async () => {
         "give the real values in the environment file (/etc/cardinal-site.env)",
     );
   }
-  const root = projectRoot();
-  const content = readInquiryContent(path.join(root, "content"));
-  // A stop waits for the deliveries under way, each cut at its attempt deadline: give it that long and more.
-  const shutdownGraceMs = content.form.delivery.attemptTimeoutSeconds * 1000 + SHUTDOWN_MARGIN_MS;
-  const deploy = readDeploySettings();
-  const server = await buildApp({
-    publicDir: path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
-    deploy,
-    projectDir: root,
-    content,
-    githubOAuth: readGithubOAuthSettings(),
-    trustProxy: trustProxySetting(process.env.TRUST_PROXY),
-    hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
-    requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
-  });
-  const log = (line: string) => server.app.log.info(line);
-  const port = numberSetting("PORT", 9000);
-  // Unset or blank: loopback only.
-  const hostSetting = process.env.HOST?.trim();
-  const host = hostSetting === undefined || hostSetting === "" ? "127.0.0.1" : hostSetting;
-  await server.app.listen({ port, host });
-  const live = server.deployer?.status().live;
-  const served = live
-    ? `release ${live.id} (${live.commit.slice(0, 12)})`
-    : path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || ".";
-  log(`serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
-  if (deploy?.webhookSecret) log(`deploying pushes to ${deploy.branch} from POST /api/deploy/github`);
+};
 
+/** How long a stop may take: the delivery attempts under way, then a margin, within the unit's TimeoutStopSec. */
+const shutdownGrace = (root: string): number =>
+  stopGraceMs(readInquiryConfig(readInquiryContent(path.join(root, "content")).form.delivery).delivery.attemptTimeoutMs);
+
+/**
+ * Stops on SIGTERM or SIGINT with `close`, exiting 0 when it ends within the grace and 1 otherwise. Node
+ * ignores SIGXFSZ, so a write past the file-size limit fails (EFBIG) and the inquiry is answered 503; the
+ * deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens to,
+ * which would end the process instead. A rejection nobody handled is logged with its error, and the process
+ * goes on serving rather than dropping every visitor's connection.
+ */
+const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<void>) => {
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    log(`${signal}: finishing requests in flight, then stopping`);
+    log.info({ signal }, `${signal}: finishing requests in flight, then stopping`);
     const force = setTimeout(() => {
-      server.app.log.error("stopped before everything in flight had finished");
+      log.error({ graceMs }, "stopped before everything in flight had finished");
       process.exit(1);
-    }, shutdownGraceMs);
+    }, graceMs);
     force.unref();
-    server.close().then(
+    close().then(
       () => {
-        log("stopped");
+        log.info("stopped");
         process.exit(0);
       },
       (error: unknown) => {
-        server.app.log.error(`stopped with an error: ${(error as Error).message}`);
+        log.error({ err: error }, "stopped with an error");
         process.exit(1);
       },
     );
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
-  // Node ignores SIGXFSZ, so a write past the file-size limit fails (EFBIG) and the inquiry is answered 503;
-  // the deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens
-  // to, which would end the server instead.
   process.on("SIGXFSZ", () => undefined);
-  // Every request's errors are answered where they happen; anything that still escapes is logged,
-  // and the server goes on serving rather than dropping every visitor's connection.
-  // The reason's name where it has one (an Error's), else the reason itself.
-  process.on("unhandledRejection", (reason: unknown) => {
-    const name = (reason as { readonly name?: unknown } | null | undefined)?.name;
-    server.app.log.error(`unhandled rejection: ${String(name ?? reason)}`);
+  process.on("unhandledRejection", (reason: unknown) => log.error({ err: reason }, "unhandled rejection"));
+};
+
+/** The release a worker runs, from the folder it runs in (null: the checkout). */
+const releaseOfFolder = (deploy: DeploySettings, root: string): string | null => {
+  const id = path.basename(path.dirname(root));
+  return siteDirOf(deploy.dir, id) === root ? id : null;
+};
+
+/** One site server, in this process: the whole server without releases, or a release's own as a worker. */
+const serveSite = async (deploy: DeploySettings | null) => {
+  const root = projectRoot();
+  const content = readInquiryContent(path.join(root, "content"));
+  const releases: ServedReleases | null =
+    deploy && cluster.isWorker
+      ? {
+          served: releaseOfFolder(deploy, root),
+          control: releasesThroughPrimary(deploy.dir),
+          webhookSecret: deploy.webhookSecret,
+          branch: deploy.branch,
+        }
+      : null;
+  const server = await buildApp({
+    // A release's server serves its own build, whatever PUBLIC_DIR says.
+    publicDir: releases ? path.join(root, "public") : path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
+    releases,
+    content,
+    githubOAuth: readGithubOAuthSettings(),
+    trustProxy: trustProxySetting(process.env.TRUST_PROXY),
+    hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
+    requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
   });
+  const log = server.app.log as pino.Logger;
+  stopOnSignals(log, shutdownGrace(root), server.close);
+  const port = numberSetting("PORT", 9000);
+  // Unset or blank: loopback only.
+  const hostSetting = process.env.HOST?.trim();
+  const host = hostSetting === undefined || hostSetting === "" ? "127.0.0.1" : hostSetting;
+  await server.app.listen({ port, host });
+  const served = releases
+    ? releases.served === null
+      ? "the checkout (no release yet)"
+      : `release ${releases.served}`
+    : path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || ".";
+  log.info({ release: releases?.served ?? null }, `serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+};
+
+/** The primary: deploys, and runs the live release's own server as its worker. */
+const runPrimary = async (deploy: DeploySettings) => {
+  const root = projectRoot();
+  const log = pino({ level: "info" });
+  const graceMs = shutdownGrace(root);
+  let primary: Primary | null = null;
+  const deployer = new Deployer({
+    settings: deploy,
+    log: (line) => log.info({ component: "deploy" }, line),
+    modulesFrom: root,
+    onLive: () => void primary?.follow(),
+  });
+  primary = new Primary({
+    deployDir: deploy.dir,
+    checkoutDir: root,
+    stopGraceMs: graceMs,
+    log: (level, fields, message) => log[level]({ component: "primary", ...fields }, message),
+    onMessage: answerWorker(deployer),
+  });
+  const running = primary;
+  stopOnSignals(log, graceMs + 1_000, async () => {
+    await Promise.all([deployer.stop(), running.stop()]);
+  });
+  await running.start();
+  // A deploy that a power loss or a kill cut short is recorded as not made, once its lock is free.
+  void deployer.recoverInterrupted().catch((error: unknown) => log.error({ err: error }, "deploy: recovery failed"));
+  if (deploy.webhookSecret) log.info(`deploying pushes to ${deploy.branch} from POST /api/deploy/github`);
+};
+
+const main = async () => {
+  refuseUnfilledSettings();
+  const deploy = readDeploySettings();
+  if (deploy && cluster.isPrimary) await runPrimary(deploy);
+  else await serveSite(deploy);
 };
 
 if (require.main === module) {

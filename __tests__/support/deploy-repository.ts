@@ -73,6 +73,8 @@ export const fakeSteps = (): DeploySteps => {
     install: [process.execPath, script, "install"],
     check: [process.execPath, script, "check"],
     build: [process.execPath, script, "build"],
+    // The release's stand-in server the build wrote, as the real start runs the compiled one.
+    start: [process.execPath, path.join("dist", "server", "main.js")],
     ...(process.env.BUILD_RECORD ? { env: { BUILD_RECORD: process.env.BUILD_RECORD } } : {}),
   };
 };

@@ -9,10 +9,55 @@
 //   headline, so a test can tell which release's headers came with which page), after waiting
 //   content/build-ms.txt milliseconds when that file exists; it appends its commit's headline to the file
 //   BUILD_RECORD names, so a test counts builds; it fails as a full disk makes it when content/disk-full.txt exists.
+//   It also writes the release's own server, dist/server/main.js (a stand-in for the compiled server): it
+//   listens on PORT and HOST (shared through the primary when it runs as a cluster worker), answers /healthz
+//   and the files of public/, and names itself in an X-Release-Server header with content/server.txt (or
+//   "standard"); with content/server-fails.txt it ends at start with that file's text, as a server that
+//   cannot start does; with content/server-ms.txt it waits that long before it listens. It counts itself
+//   in public/started.txt, so a test sees how often a release's server was started.
 const fs = require("node:fs");
 const path = require("node:path");
 
 const step = process.argv[2];
+
+/** The source of a release's stand-in server (see the header). */
+const releaseServer = (name) => `// Written by fake-site-build.js: a release's stand-in server.
+const fs = require("node:fs");
+const http = require("node:http");
+const path = require("node:path");
+const failFile = path.join("content", "server-fails.txt");
+if (fs.existsSync(failFile)) {
+  console.error(fs.readFileSync(failFile, "utf8").trim());
+  process.exit(1);
+}
+fs.appendFileSync(path.join("public", "started.txt"), process.pid + "\\n");
+const waitFile = path.join("content", "server-ms.txt");
+const waitMs = fs.existsSync(waitFile) ? Number(fs.readFileSync(waitFile, "utf8")) : 0;
+const server = http.createServer((request, response) => {
+  response.setHeader("X-Release-Server", ${JSON.stringify(name)});
+  response.setHeader("X-Release-Pid", String(process.pid));
+  const url = request.url.split("?")[0];
+  if (url === "/healthz") {
+    response.setHeader("Content-Type", "application/json");
+    response.end(JSON.stringify({ status: "ok", server: ${JSON.stringify(name)} }));
+    return;
+  }
+  const file = path.join("public", url === "/" ? "index.html" : url);
+  fs.readFile(file, (error, body) => {
+    if (error) {
+      response.statusCode = 404;
+      response.end(fs.readFileSync(path.join("public", "404.html")));
+      return;
+    }
+    response.end(body);
+  });
+});
+server.keepAliveTimeout = 1000;
+process.on("SIGTERM", () => server.close(() => process.exit(0)));
+setTimeout(() => server.listen(Number(process.env.PORT), process.env.HOST || "127.0.0.1", () => {
+  console.log("serving on " + server.address().port);
+}), waitMs);
+`;
 const home = () => JSON.parse(fs.readFileSync(path.join("content", "home.json"), "utf8"));
 
 if (step === "install") {
@@ -52,6 +97,10 @@ if (step === "install") {
       `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1>${"<p>Uniforms and tactical gear.</p>".repeat(60)}</body></html>`;
     fs.writeFileSync(path.join("public", "index.html"), page(headline));
     fs.writeFileSync(path.join("public", "404.html"), page("Page not found"));
+    const serverFile = path.join("content", "server.txt");
+    const serverName = fs.existsSync(serverFile) ? fs.readFileSync(serverFile, "utf8").trim() : "standard";
+    fs.mkdirSync(path.join("dist", "server"), { recursive: true });
+    fs.writeFileSync(path.join("dist", "server", "main.js"), releaseServer(serverName));
     fs.writeFileSync(
       path.join("public", "_headers"),
       `/*\n  X-Content-Type-Options: nosniff\n\n/\n  Content-Security-Policy: default-src 'self'; script-src 'sha256-${headline.replace(/\W/g, "")}'\n`,

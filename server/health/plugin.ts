@@ -2,24 +2,28 @@ import type { FastifyPluginAsync } from "fastify";
 import type { InquiryConfig } from "../inquiries/config";
 import type { DeliveryWorker } from "../inquiries/delivery-worker";
 import { openOutbox } from "../inquiries/open-outbox";
-import type { Deployer } from "../releases/deployer";
+import type { DeployStatus } from "../releases/deployer";
+import type { ReleaseControl } from "../releases/worker-link";
 
 export interface HealthOptions {
   readonly readConfig: () => InquiryConfig;
   readonly worker: DeliveryWorker;
-  readonly deployer: Deployer | null;
+  readonly releases: ReleaseControl | null;
+  /** The release this server is (null: the checkout), with releases. */
+  readonly served?: string | null;
 }
 
 /**
  * What /healthz says of the releases: the live commit, and the last deploy's outcome; `degraded` while a
  * push newer than the live release has failed, so the site serves an older commit than the branch's.
  */
-const siteHealth = (deployer: Deployer) => {
-  const { live, last, running, queued } = deployer.status();
+const siteHealth = ({ live, last, running, queued }: DeployStatus, served: string | null) => {
   return {
     degraded: last !== null && last.state === "failed" && (live === null || last.startedAt > live.startedAt),
     liveCommit: live?.commit ?? null,
     liveRelease: live?.id ?? null,
+    // The release whose server answered this request: the live one, but for a moment during a switch.
+    servedRelease: served,
     deploying: running,
     queuedCommit: queued,
     lastDeploy: last
@@ -38,10 +42,10 @@ const siteHealth = (deployer: Deployer) => {
 /** GET /healthz: whether an inquiry can be stored now, how delivery goes, and the releases' state. */
 // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
 // eslint-disable-next-line @typescript-eslint/require-await
-export const health: FastifyPluginAsync<HealthOptions> = async (app, { readConfig, worker, deployer }) => {
+export const health: FastifyPluginAsync<HealthOptions> = async (app, { readConfig, worker, releases, served }) => {
   app.get("/healthz", async (_request, reply) => {
     const outbox = openOutbox(readConfig());
-    const site = deployer ? siteHealth(deployer) : null;
+    const site = releases ? siteHealth(await releases.status(), served ?? null) : null;
     let writable = true;
     // A real write, synced as an inquiry is, to the store in use (the database, or the Blobs store): not
     // a permission check, since root passes every access() test and a full disk only shows on a write.

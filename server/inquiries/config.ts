@@ -1,6 +1,7 @@
 import path from "node:path";
 import * as z from "zod/mini";
 import type { InquiryContent } from "./content";
+import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
 
 /**
  * How this deployment stores and delivers inquiries: environment variables, read when a request
@@ -90,14 +91,48 @@ const setting = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
   return value === "" ? undefined : value;
 };
 
-const numberSetting = (env: NodeJS.ProcessEnv, name: string, isValid: (value: number) => boolean) => {
+/** A whole number an operator may set, its default when unset, and the range it must fall in. */
+interface WholeNumberSetting {
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * How inquiries are delivered and limited: operations, set by whoever runs the site in its environment, not by
+ * editors in content/inquiry.json. Each default is what the site ran with when these lived in content.
+ */
+export const operationSettings = {
+  /** Deliveries under way at once, across all inquiries. */
+  INQUIRY_CONCURRENCY: { default: 4, min: 1, max: 32 },
+  /** Bounded by the stop grace: a stop waits for the attempts under way and must end before systemd's timeout. */
+  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: { default: 20, min: 1, max: MAX_ATTEMPT_TIMEOUT_SECONDS },
+  INQUIRY_MAX_ATTEMPTS: { default: 8, min: 1, max: 50 },
+  INQUIRY_RETRY_DELAY_SECONDS: { default: 60, min: 1, max: 86_400 },
+  INQUIRY_RETRY_MAX_DELAY_SECONDS: { default: 3_600, min: 1, max: 86_400 },
+  INQUIRY_RATE_LIMIT_REQUESTS: { default: 5, min: 1, max: 1_000_000 },
+  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: { default: 600, min: 1, max: 86_400 },
+} as const satisfies Record<string, WholeNumberSetting>;
+
+/** Digits only: `1e3`, `0x10`, `+5` and `5.0` are refused rather than read as some number the operator did not write. */
+const wholeNumberSetting = (env: NodeJS.ProcessEnv, name: string, allowed: WholeNumberSetting): number => {
   const text = setting(env, name);
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!isValid(value)) throw new Error(`${name} is not a valid number: ${text}`);
+  if (text === undefined) return allowed.default;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= allowed.min && value <= allowed.max)) {
+    throw new Error(`${name} must be a whole number from ${allowed.min} to ${allowed.max}, not ${text}`);
+  }
   return value;
 };
-const isPositiveInteger = (value: number) => Number.isInteger(value) && value > 0;
+
+/** A number of seconds, fractions allowed, within a range; unset, undefined (the caller has the default). */
+const secondsSetting = (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined => {
+  const text = setting(env, name);
+  if (text === undefined) return undefined;
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= min && value <= max)) throw new Error(`${name} must be a number from ${min} to ${max}, not ${text}`);
+  return value;
+};
 const isYes = (value: string | undefined) => ["1", "true", "yes"].includes((value ?? "").toLowerCase());
 
 const isUrl = (value: string, protocols: readonly string[]) => {
@@ -109,9 +144,19 @@ const isUrl = (value: string, protocols: readonly string[]) => {
 };
 const isAddress = (value: string) => z.email().safeParse(value.replace(/^.*<(.+)>$/, "$1")).success;
 
-/** The delivery defaults in content/inquiry.json, overridden by whatever the environment sets. */
+/**
+ * What the settings need of content/inquiry.json's `delivery`: the promises a page states (retention) and the spam
+ * check's default. Everything operational comes from the environment (operationSettings).
+ */
+export type ContentDelivery = Pick<InquiryContent["form"]["delivery"], "minFillSeconds" | "retention">;
+
+/**
+ * This deployment's inquiry settings, from the environment, with content/inquiry.json's `delivery` for what the
+ * content promises. A value out of its range throws, naming the variable and what it allows: the server reads this
+ * as it starts and stops there, a function answers 503 until the value is fixed.
+ */
 export const readInquiryConfig = (
-  delivery: InquiryContent["form"]["delivery"],
+  delivery: ContentDelivery,
   env: NodeJS.ProcessEnv = runtimeEnvironment(),
   cwd: string = process.cwd(),
 ): InquiryConfig => {
@@ -128,14 +173,33 @@ export const readInquiryConfig = (
     INQUIRY_FROM: setting(env, "INQUIRY_FROM"),
     INQUIRY_WEBHOOK_URL: setting(env, "INQUIRY_WEBHOOK_URL"),
     INQUIRY_WEBHOOK_SECRET: setting(env, "INQUIRY_WEBHOOK_SECRET"),
-    INQUIRY_RATE_LIMIT_REQUESTS: numberSetting(env, "INQUIRY_RATE_LIMIT_REQUESTS", isPositiveInteger),
-    INQUIRY_RATE_LIMIT_WINDOW_SECONDS: numberSetting(env, "INQUIRY_RATE_LIMIT_WINDOW_SECONDS", isPositiveInteger),
-    INQUIRY_MIN_FILL_SECONDS: numberSetting(env, "INQUIRY_MIN_FILL_SECONDS", (value) => value >= 0),
+    INQUIRY_MIN_FILL_SECONDS: secondsSetting(env, "INQUIRY_MIN_FILL_SECONDS", 0, 60),
     INQUIRY_CLIENT_IP_HEADER: setting(env, "INQUIRY_CLIENT_IP_HEADER"),
     INQUIRY_ALLOWED_ORIGINS: setting(env, "INQUIRY_ALLOWED_ORIGINS"),
     SMTP_ALLOW_PLAIN: setting(env, "SMTP_ALLOW_PLAIN"),
-    INQUIRY_MAX_ATTEMPTS: numberSetting(env, "INQUIRY_MAX_ATTEMPTS", isPositiveInteger),
-    INQUIRY_RETRY_DELAY_SECONDS: numberSetting(env, "INQUIRY_RETRY_DELAY_SECONDS", (value) => value > 0),
+  };
+  // Each name written out where it is read, so that the docs check finds it.
+  const operation = (name: keyof typeof operationSettings) => wholeNumberSetting(env, name, operationSettings[name]);
+  const firstDelaySeconds = operation("INQUIRY_RETRY_DELAY_SECONDS");
+  const longestDelaySeconds = operation("INQUIRY_RETRY_MAX_DELAY_SECONDS");
+  // A longest delay set below the first is a contradiction, refused; the default one gives way to a first delay
+  // raised past it, so raising the first delay alone keeps working.
+  if (setting(env, "INQUIRY_RETRY_MAX_DELAY_SECONDS") !== undefined && longestDelaySeconds < firstDelaySeconds) {
+    throw new Error(
+      `INQUIRY_RETRY_MAX_DELAY_SECONDS must be at least INQUIRY_RETRY_DELAY_SECONDS (${firstDelaySeconds}), ` +
+        `not ${longestDelaySeconds}`,
+    );
+  }
+  const rateLimit = {
+    requests: operation("INQUIRY_RATE_LIMIT_REQUESTS"),
+    windowSeconds: operation("INQUIRY_RATE_LIMIT_WINDOW_SECONDS"),
+  };
+  const deliveryPolicy: DeliveryPolicy = {
+    concurrency: operation("INQUIRY_CONCURRENCY"),
+    attemptTimeoutMs: operation("INQUIRY_ATTEMPT_TIMEOUT_SECONDS") * 1000,
+    maxAttempts: operation("INQUIRY_MAX_ATTEMPTS"),
+    firstDelayMs: firstDelaySeconds * 1000,
+    maxDelayMs: Math.max(firstDelaySeconds, longestDelaySeconds) * 1000,
   };
   const problems: string[] = [];
   const named = settings.INQUIRY_OUTBOX?.toLowerCase() ?? "sqlite";
@@ -181,26 +245,14 @@ export const readInquiryConfig = (
     email,
     webhook,
     problems,
-    rateLimit: {
-      requests: settings.INQUIRY_RATE_LIMIT_REQUESTS ?? delivery.rateLimit.requests,
-      windowSeconds: settings.INQUIRY_RATE_LIMIT_WINDOW_SECONDS ?? delivery.rateLimit.windowSeconds,
-    },
+    rateLimit,
     minFillSeconds: settings.INQUIRY_MIN_FILL_SECONDS ?? delivery.minFillSeconds,
     clientIpHeader: settings.INQUIRY_CLIENT_IP_HEADER?.toLowerCase() ?? null,
     allowedOrigins: (settings.INQUIRY_ALLOWED_ORIGINS ?? "")
       .split(",")
       .map((origin) => origin.trim().replace(/\/+$/, ""))
       .filter((origin) => origin !== ""),
-    delivery: {
-      concurrency: delivery.concurrency,
-      attemptTimeoutMs: delivery.attemptTimeoutSeconds * 1000,
-      maxAttempts: settings.INQUIRY_MAX_ATTEMPTS ?? delivery.retry.maxAttempts,
-      firstDelayMs: (settings.INQUIRY_RETRY_DELAY_SECONDS ?? delivery.retry.firstDelaySeconds) * 1000,
-      maxDelayMs: Math.max(
-        (settings.INQUIRY_RETRY_DELAY_SECONDS ?? delivery.retry.firstDelaySeconds) * 1000,
-        delivery.retry.maxDelaySeconds * 1000,
-      ),
-    },
+    delivery: deliveryPolicy,
     // From content only, never from the environment: the privacy page states the same number.
     retention: delivery.retention,
   };

@@ -3,13 +3,18 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
+import net from "node:net";
 import {
+  buildDirOf,
   buildLogOf,
+  buildStateFile,
+  readBuildState,
+  writeBuildState,
+  type BuildState,
   listReleases,
   liveReleaseId,
   makeLive,
   newReleaseId,
-  publicDirOf,
   releaseDir,
   releasesToPrune,
   siteDirOf,
@@ -30,13 +35,15 @@ import type { DeploySettings } from "./settings";
  * during a deploy are folded into one more deploy of the newest commit asked for.
  */
 
-/** A step's command: the program and its arguments, run in the release's site folder. */
+/** A step's command: the program and its arguments, run in the build folder (the start: in the release's site folder). */
 export type Command = readonly [string, ...string[]];
 
 export interface DeploySteps {
   readonly install: Command;
   readonly check: Command;
   readonly build: Command;
+  /** The release's own server, started on a loopback port of its own before the release may go live. */
+  readonly start: Command;
   /** Variables the steps get besides the build's allowed ones (the tests' stand-in build reads one). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -45,6 +52,7 @@ export const defaultSteps: DeploySteps = {
   install: ["npm", "ci", "--no-audit", "--no-fund"],
   check: ["npm", "run", "check:content"],
   build: ["npm", "run", "build"],
+  start: [process.execPath, "dist/server/main.js"],
 };
 
 export interface DeployerOptions {
@@ -52,15 +60,14 @@ export interface DeployerOptions {
   readonly log: (line: string) => void;
   /** A folder whose node_modules may be reused when its lockfile is the same: the server's own checkout. */
   readonly modulesFrom?: string;
-  /**
-   * Reads a built release as the server will serve it, throwing when it cannot (a headers file it cannot
-   * parse, no 404 page): such a release fails before it goes live.
-   */
-  readonly verify?: (releaseId: string) => void;
   /** Called after a release went live, in the same process; what it throws is logged, never a failure. */
   readonly onLive?: (release: ReleaseRecord) => void;
+  /** Called whenever a deploy starts or ends, or one is queued: the server's workers mirror the state. */
+  readonly onChange?: () => void;
   readonly steps?: DeploySteps;
   readonly now?: () => Date;
+  /** How long the release's own server may take to answer its health check before the release fails. */
+  readonly startTimeoutMs?: number;
 }
 
 export interface DeployStatus {
@@ -82,6 +89,51 @@ const REASON_LINES = 12;
 
 class StepFailure extends Error {}
 
+// The release's own server must answer its health check within this; it starts in a second or two.
+const START_TIMEOUT_MS = 60_000;
+const START_POLL_MS = 250;
+// After its check, the started server gets this long to stop on SIGTERM before it is killed.
+const START_STOP_MS = 10_000;
+
+/** What the build folder keeps from one build to the next; everything else is the commit's. */
+const BUILD_STATE = ["node_modules", ".cache", "public", "dist"] as const;
+/** What a full build starts without: the build's caches and outputs (the modules go with their lockfile). */
+const BUILD_OUTPUTS = [".cache", "public", "dist"] as const;
+
+/**
+ * The inputs whose change makes a build start from nothing rather than from the caches: the lockfile (other
+ * tools), Gatsby's own files (its plugins and hooks) and the content contract (the GraphQL types). A change
+ * anywhere else (content, components, the server) is one Gatsby's, webpack's and tsc's caches know how to take.
+ */
+const fullBuildKey = (build: string): string => {
+  const hash = createHash("sha256");
+  const contract = path.join("src", "content-contract");
+  const files = [
+    "package-lock.json",
+    ...fs.readdirSync(build).filter((file) => /^gatsby-[a-z]+\.tsx?$/.test(file)),
+    ...(fs.existsSync(path.join(build, contract))
+      ? fs.readdirSync(path.join(build, contract), { recursive: true, encoding: "utf8" }).map((file) => path.join(contract, file))
+      : []),
+  ].sort();
+  for (const file of files) {
+    const full = path.join(build, file);
+    if (!fs.statSync(full, { throwIfNoEntry: false })?.isFile()) continue;
+    hash.update(`${file}\0`).update(fs.readFileSync(full)).update("\0");
+  }
+  return hash.digest("hex");
+};
+
+/** A loopback port free now, for the release's server to start on. */
+const freeLoopbackPort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
 // A removal has no deadline of its own; this only stops one that hangs on a dead file system.
 const REMOVAL_TIMEOUT_MS = 30 * 60_000;
 
@@ -93,6 +145,8 @@ interface RunOptions {
   /** The release's build log, which gets the command and its output; without it stdout is the result. */
   readonly logFile?: number;
   readonly lowPriority?: boolean;
+  /** Hears of the child once it runs (the start check stops its server this way). */
+  readonly onSpawn?: (child: ReturnType<typeof spawn>) => void;
 }
 
 const pick = (prefixes: readonly string[], names: readonly string[]): NodeJS.ProcessEnv =>
@@ -240,9 +294,11 @@ export class Deployer {
     if (this.stopping.signal.aborted) return;
     if (this.running) {
       this.queued = commit;
+      this.options.onChange?.();
       return;
     }
     this.running = this.loop(commit);
+    this.options.onChange?.();
   }
 
   /** Resolves when no deploy runs or waits. */
@@ -278,6 +334,7 @@ export class Deployer {
       }
     } finally {
       this.running = null;
+      this.options.onChange?.();
     }
   }
 
@@ -298,6 +355,20 @@ export class Deployer {
         return null;
       }
       return await this.build(commit, deadline);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * At the server's start: a deploy that the process before it was running when it died (a power loss, a
+   * kill) is recorded as failed at once its lock is free, rather than listed as building until the next push.
+   */
+  async recoverInterrupted(): Promise<void> {
+    if (!listReleases(this.settings.dir).some((release) => release.state === "building")) return;
+    const release = await acquireDeployLock(this.settings.dir, this.stopping.signal);
+    try {
+      await this.finishEarlierRuns();
     } finally {
       release();
     }
@@ -363,6 +434,7 @@ export class Deployer {
         env: options.env,
       });
       this.children.add(child);
+      options.onSpawn?.(child);
       const tail = new OutputTail();
       const out: Buffer[] = [];
       const take = (chunk: Buffer) => {
@@ -466,66 +538,161 @@ export class Deployer {
     }).then(() => undefined);
   }
 
-  /** The node_modules of a release (or of the server's own folder) whose lockfile is this one's. */
-  private reusableModules(lockfileHash: string | null): string | null {
-    if (!lockfileHash) return null;
-    const candidates = listReleases(this.settings.dir)
-      .filter((release) => release.state === "good")
-      .map((release) => siteDirOf(this.settings.dir, release.id));
-    if (this.options.modulesFrom) candidates.push(this.options.modulesFrom);
-    return (
-      candidates.find(
-        (site) =>
-          sha256OfFile(path.join(site, "package-lock.json")) === lockfileHash &&
-          fs.existsSync(path.join(site, "node_modules")),
-      ) ?? null
-    );
+  /**
+   * The build folder at `commit`: a work tree of the mirror, checked out over what the build before left,
+   * with every file the commit does not have removed except the build's own state (its modules, Gatsby's
+   * .cache, public/ and dist/), which Gatsby and tsc bring up to date from their caches.
+   */
+  private async checkOut(commit: string, deadline: number): Promise<string> {
+    const { dir } = this.settings;
+    const build = buildDirOf(dir);
+    const mirror = path.join(dir, MIRROR);
+    if (!fs.existsSync(path.join(build, ".git"))) {
+      await this.remove([build]);
+      await this.git(["worktree", "prune"], mirror, deadline);
+      await this.git(["worktree", "add", "--quiet", "--detach", "--force", build, commit], mirror, deadline);
+      return build;
+    }
+    await this.git(["checkout", "--quiet", "--detach", "--force", commit], build, deadline);
+    await this.git(["clean", "-ffdxq", ...BUILD_STATE.flatMap((kept) => ["-e", `/${kept}`])], build, deadline);
+    return build;
   }
 
   /**
-   * Links the modules in (hard links: seconds, and no second copy on disk); the build cache stays behind.
-   * Where hard links cannot be made (the server's checkout is another mount in the unit's sandbox, or
-   * another file system) they are copied instead; false where neither works: the caller installs.
+   * Modules for the build folder: kept when its lockfile is the one they were installed from, else linked
+   * from the server's own checkout when its lockfile is the same (hard links: seconds and no second copy on
+   * disk; copied where the checkout is another mount, as in the unit's sandbox), else installed.
    */
-  private async linkModules(fromSite: string, toSite: string, deadline: number): Promise<boolean> {
-    const target = path.join(toSite, "node_modules");
-    const source = path.join(fromSite, "node_modules");
-    const ways = [
-      ["linking node_modules", ["cp", "-al", source, target]],
-      ["copying node_modules", ["cp", "-a", source, target]],
-    ] as const;
-    for (const [name, command] of ways) {
-      try {
-        await this.run(name, command, { cwd: toSite, deadline, env: { PATH: process.env.PATH } });
-        // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the other release's.
-        await this.remove([path.join(target, ".cache")]);
-        return true;
-      } catch (error) {
-        if (this.stopping.signal.aborted) throw error;
-        this.log(`deploy: ${name} failed: ${(error as Error).message.split("\n")[1] ?? ""}`);
-        await this.remove([target]);
+  private async prepareModules(
+    build: string,
+    lockfileHash: string | null,
+    state: BuildState | null,
+    logFile: number,
+    deadline: number,
+  ): Promise<"reused" | "installed"> {
+    const modules = path.join(build, "node_modules");
+    if (lockfileHash !== null && state?.lockfileHash === lockfileHash && fs.existsSync(modules)) return "reused";
+    await this.remove([modules]);
+    const from = this.options.modulesFrom;
+    if (
+      lockfileHash !== null &&
+      from !== undefined &&
+      sha256OfFile(path.join(from, "package-lock.json")) === lockfileHash &&
+      fs.existsSync(path.join(from, "node_modules"))
+    ) {
+      for (const [name, command] of [
+        ["linking node_modules", ["cp", "-al", path.join(from, "node_modules"), modules]],
+        ["copying node_modules", ["cp", "-a", path.join(from, "node_modules"), modules]],
+      ] as const) {
+        try {
+          await this.run(name, command, { cwd: build, deadline, env: { PATH: process.env.PATH } });
+          // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the checkout's.
+          await this.remove([path.join(modules, ".cache")]);
+          return "reused";
+        } catch (error) {
+          if (this.stopping.signal.aborted) throw error;
+          this.log(`deploy: ${name} failed: ${(error as Error).message.split("\n")[1] ?? ""}`);
+          await this.remove([modules]);
+        }
       }
     }
-    this.log("deploy: installing the modules instead");
-    return false;
+    await this.runStep("npm ci", this.steps.install, build, logFile, deadline);
+    return "installed";
   }
 
-  /** The commit's files into the release's site folder, through a tar file (no pipe between two processes to mind). */
-  private async extract(commit: string, site: string, deadline: number): Promise<void> {
-    const archive = path.join(path.dirname(site), "source.tar");
-    await this.git(
-      ["archive", "--format=tar", `--output=${archive}`, commit],
-      path.join(this.settings.dir, MIRROR),
-      deadline,
-    );
-    try {
-      await this.run("tar", ["tar", "-x", "-f", archive, "-C", site], {
+  /**
+   * The release's site folder, from the build folder: every file but the build's caches, the modules as
+   * hard links (a release never changes them, and an install in the build folder replaces files rather
+   * than rewriting them).
+   */
+  private async copyOut(build: string, site: string, deadline: number): Promise<void> {
+    const entries = fs
+      .readdirSync(build)
+      .filter((entry) => ![".git", ".cache", "node_modules"].includes(entry))
+      .map((entry) => path.join(build, entry));
+    const env = { PATH: process.env.PATH };
+    if (entries.length > 0) await this.run("copying the build", ["cp", "-a", ...entries, site], { cwd: site, deadline, env });
+    const modules = path.join(build, "node_modules");
+    if (fs.existsSync(modules)) {
+      await this.run("linking node_modules", ["cp", "-al", modules, path.join(site, "node_modules")], {
         cwd: site,
         deadline,
-        env: { PATH: process.env.PATH },
+        env,
       });
+      await this.remove([path.join(site, "node_modules", ".cache")]);
+    }
+  }
+
+  /**
+   * The release's own server, started as it will run but on a loopback port of its own, with the server's
+   * settings and an empty inquiry store of its own: it must answer /healthz and the home page with 200
+   * within the start timeout. Then it is stopped. A release whose server does not start never goes live.
+   */
+  private async startCheck(site: string, logFile: number, deadline: number): Promise<void> {
+    const port = await freeLoopbackPort();
+    const scratch = fs.mkdtempSync(path.join(path.dirname(site), "start-check-"));
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.steps.env };
+    for (const name of Object.keys(env)) if (name.startsWith("DEPLOY_") || name === "NODE_UNIQUE_ID") delete env[name];
+    Object.assign(env, { PORT: String(port), HOST: "127.0.0.1", INQUIRY_DATA_DIR: scratch, INQUIRY_OUTBOX: "sqlite" });
+    const startDeadline = Math.min(deadline, Date.now() + (this.options.startTimeoutMs ?? START_TIMEOUT_MS));
+    let child: ReturnType<typeof spawn> | null = null;
+    let checked = false;
+    const server = this.run("the release's server", this.steps.start, {
+      cwd: site,
+      // Its own deadline ends it only if it outlives the check and its stop.
+      deadline: startDeadline + START_STOP_MS,
+      env,
+      logFile,
+      onSpawn: (started) => {
+        child = started;
+      },
+    });
+    // Until it answers: the server ending first (a crash at start) is the reason, not the time-out.
+    let ended: Error | null = null;
+    const exited = server.then(
+      () => {
+        if (!checked) ended ??= new StepFailure("the release's server ended by itself before it answered its health check");
+      },
+      (error: unknown) => {
+        if (!checked) ended ??= error as Error;
+      },
+    );
+    try {
+      for (const target of ["/healthz", "/"]) {
+        for (;;) {
+          if (ended) throw ended;
+          if (Date.now() > startDeadline) {
+            throw new StepFailure(
+              `the release's server did not answer ${target} with 200 within ${Math.round((this.options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000)} s`,
+            );
+          }
+          const status = await fetch(`http://127.0.0.1:${port}${target}`, { signal: AbortSignal.timeout(5_000) }).then(
+            async (answer) => {
+              await answer.arrayBuffer();
+              return answer.status;
+            },
+            () => null,
+          );
+          if (status === 200) break;
+          if (status !== null && target === "/") throw new StepFailure(`the release's server answered / with ${status}`);
+          if (status !== null && status !== 503) throw new StepFailure(`the release's server answered /healthz with ${status}`);
+          await sleep(START_POLL_MS);
+        }
+      }
+      checked = true;
     } finally {
-      fs.rmSync(archive, { force: true });
+      // Stopped as systemd stops a server, then killed with its whole group if it does not end in time.
+      checked = true;
+      const started = child as ReturnType<typeof spawn> | null;
+      if (started?.pid && started.exitCode === null) {
+        started.kill("SIGTERM");
+        const kill = setTimeout(() => started.pid && this.killGroup(started.pid), START_STOP_MS);
+        await exited;
+        clearTimeout(kill);
+      } else {
+        await exited;
+      }
+      fs.rmSync(scratch, { recursive: true, force: true });
     }
   }
 
@@ -546,30 +713,32 @@ export class Deployer {
       try {
         return await work();
       } finally {
-        seconds[name] = Math.round((performance.now() - began) / 100) / 10;
+        seconds[name] = Math.round(((seconds[name] ?? 0) + (performance.now() - began) / 1000) * 10) / 10;
       }
     };
     const logFile = fs.openSync(buildLogOf(dir, id), "a");
     try {
-      await timed("fetch", () => this.extract(commit, site, deadline));
-      const reusable = this.reusableModules(sha256OfFile(path.join(site, "package-lock.json")));
-      const linked = reusable !== null && (await timed("install", () => this.linkModules(reusable, site, deadline)));
-      if (!linked) await timed("install", () => this.runStep("npm ci", this.steps.install, site, logFile, deadline));
-      record = { ...record, dependencies: linked ? "reused" : "installed" };
-      await timed("check", () => this.runStep("the content check", this.steps.check, site, logFile, deadline));
-      await timed("build", () => this.runStep("gatsby build", this.steps.build, site, logFile, deadline));
+      const build = await timed("fetch", () => this.checkOut(commit, deadline));
+      const state = readBuildState(dir);
+      // Until this build has succeeded, the folder's state is unknown: a failure makes the next one full.
+      fs.rmSync(buildStateFile(dir), { force: true });
+      const key = fullBuildKey(build);
+      const lockfileHash = sha256OfFile(path.join(build, "package-lock.json"));
+      const incremental = state !== null && state.key === key;
+      if (!incremental) await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
+      const dependencies = await timed("install", () =>
+        this.prepareModules(build, lockfileHash, state, logFile, deadline),
+      );
+      record = { ...record, dependencies, build: incremental ? "incremental" : "full" };
+      await timed("check", () => this.runStep("the content check", this.steps.check, build, logFile, deadline));
+      await timed("build", () => this.runStep("gatsby build", this.steps.build, build, logFile, deadline));
+      writeBuildState(dir, { key, lockfileHash, commit });
       step = "verify";
-      const publicDir = publicDirOf(dir, id);
       for (const file of ["index.html", "404.html", "_headers"]) {
-        if (!fs.existsSync(path.join(publicDir, file))) throw new StepFailure(`the build wrote no public/${file}`);
+        if (!fs.existsSync(path.join(build, "public", file))) throw new StepFailure(`the build wrote no public/${file}`);
       }
-      // What the server will read of it (its headers file, its 404 page), read now: a release it could
-      // not serve fails here, before it is live.
-      try {
-        this.options.verify?.(id);
-      } catch (error) {
-        throw new StepFailure(`the built site cannot be served: ${(error as Error).message}`);
-      }
+      await timed("verify", () => this.copyOut(build, site, deadline));
+      await timed("start", () => this.startCheck(site, logFile, deadline));
     } catch (error) {
       const reason = error instanceof StepFailure ? error.message : `unexpected: ${(error as Error).message}`;
       record = { ...record, state: "failed", finishedAt: this.now().toISOString(), failedStep: step, reason, seconds };
@@ -596,8 +765,8 @@ export class Deployer {
     const previous = liveReleaseId(dir);
     makeLive(dir, id);
     this.log(
-      `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${Object.entries(seconds)
-        .map(([step, s]) => `${step} ${s} s`)
+      `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${record.build} build, ${Object.entries(seconds)
+        .map(([name, s]) => `${name} ${s} s`)
         .join(", ")})`,
     );
     // Past the switch nothing fails the release: it is live and stays so.

@@ -7,22 +7,25 @@ import path from "node:path";
  *
  *   DEPLOY_DIR/
  *     mirror.git/             a bare repository the deploys fetch the branch into
+ *     build/                  a work tree of the mirror where every release is built; its node_modules,
+ *                               .cache/, public/ and dist/ stay from one build to the next (incremental builds)
+ *     build-state.json        what the build folder last built whole: the inputs that force a full build
  *     releases/<id>/          one per deploy, named by time and commit, never changed once it is good:
  *       release.json            what this file's ReleaseRecord says
- *       build.log               everything the install, the content check and the build printed
- *       site/                   the commit's files, its node_modules, and the built public/
- *     live -> releases/<id>   the release the server answers from
+ *       build.log               everything the install, the content check, the build and the start printed
+ *       site/                   the commit's files, its node_modules, its built public/ and compiled dist/
+ *     live -> releases/<id>   the release whose own server answers visitors
  *     deploy.lock/            held by the one deploy under way (the server's or the releases command's)
  *
  * Switching is one rename of a symbolic link over `live`, which POSIX makes atomic: a reader finds the
- * old release or the new one, never neither. The server resolves `live` once per request and answers the
- * whole request from that release's real folder, so a request that began before a switch is not mixed.
+ * old release or the new one, never neither. The server's primary process (server/releases/primary.ts)
+ * follows the link: it starts the live release's own compiled server and then stops the previous one.
  */
 
 export type ReleaseState = "building" | "good" | "failed";
 
 /** The steps of a deploy, as a failed release names the one it stopped at. */
-export type FailedStep = "fetch" | "install" | "check" | "build" | "verify" | "interrupted";
+export type FailedStep = "fetch" | "install" | "check" | "build" | "verify" | "start" | "interrupted";
 
 export interface ReleaseRecord {
   readonly id: string;
@@ -31,12 +34,14 @@ export interface ReleaseRecord {
   readonly startedAt: string;
   readonly finishedAt?: string;
   readonly state: ReleaseState;
-  /** The step that failed: fetch, install, check, build or verify (or interrupted). */
+  /** The step that failed: fetch, install, check, build, verify or start (or interrupted). */
   readonly failedStep?: FailedStep;
   /** Why it failed, in a line or a few: the step, and the end of what it printed. */
   readonly reason?: string;
-  /** Whether the dependencies were installed or taken from a release (or the server's own folder) with the same lockfile. */
+  /** Whether the dependencies were installed or kept from the build before (or the server's own folder) with the same lockfile. */
   readonly dependencies?: "installed" | "reused";
+  /** Whether the build began from nothing or from what the build before it left (Gatsby's and tsc's caches). */
+  readonly build?: "full" | "incremental";
   /** Seconds each step took. */
   readonly seconds?: Readonly<Record<string, number>>;
 }
@@ -50,6 +55,34 @@ export const LIVE_LINK = "live";
 const RECORD_FILE = "release.json";
 export const BUILD_LOG = "build.log";
 export const SITE_FOLDER = "site";
+
+/** The folder every release is built in (a work tree of the mirror), and what it last built whole. */
+export const buildDirOf = (deployDir: string): string => path.join(deployDir, "build");
+export const buildStateFile = (deployDir: string): string => path.join(deployDir, "build-state.json");
+
+/** What the build folder holds after a build that succeeded; absent after a failed one. */
+export interface BuildState {
+  /** The inputs that decide a full build (the lockfile, Gatsby's own files, the content contract). */
+  readonly key: string;
+  /** The lockfile its node_modules were installed from. */
+  readonly lockfileHash: string | null;
+  readonly commit: string;
+}
+
+export const readBuildState = (deployDir: string): BuildState | null => {
+  try {
+    return JSON.parse(fs.readFileSync(buildStateFile(deployDir), "utf8")) as BuildState;
+  } catch {
+    return null;
+  }
+};
+
+export const writeBuildState = (deployDir: string, state: BuildState): void => {
+  const file = buildStateFile(deployDir);
+  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  fs.renameSync(temporary, file);
+};
 
 export const releasesDir = (deployDir: string): string => path.join(deployDir, RELEASES_FOLDER);
 export const releaseDir = (deployDir: string, id: string): string => path.join(releasesDir(deployDir), id);

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { Deployer } from "./deployer";
+import type { ReleaseControl } from "./worker-link";
 import { handleGithubWebhook, MAX_WEBHOOK_BODY_BYTES } from "./github-webhook";
 
 /** GitHub's push webhook (DEPLOY_WEBHOOK_SECRET), which deploys the branch to this server. */
 export const DEPLOY_WEBHOOK_PATH = "/api/deploy/github";
 
 export interface DeployWebhookOptions {
-  readonly deployer: Deployer;
+  readonly releases: ReleaseControl;
   readonly secret: string;
   readonly branch: string;
   readonly log: (line: string) => void;
@@ -16,7 +16,7 @@ export interface DeployWebhookOptions {
 // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
 // eslint-disable-next-line @typescript-eslint/require-await
 export const deployWebhook: FastifyPluginAsync<DeployWebhookOptions> = async (app, options) => {
-  const { deployer, secret, branch, log } = options;
+  const { releases, secret, branch, log } = options;
   app.removeAllContentTypeParsers();
   // The exact bytes: the signature is over them, not over a parse of them.
   app.addContentTypeParser(
@@ -35,7 +35,7 @@ export const deployWebhook: FastifyPluginAsync<DeployWebhookOptions> = async (ap
     );
     if (answer.deploy) {
       log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`);
-      deployer.request(answer.deploy);
+      releases.request(answer.deploy);
     }
     return reply.code(answer.status).header("Cache-Control", "no-store").send(answer.body);
   });

@@ -421,19 +421,7 @@ export const inquirySchema = z
         referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),
         emailSubject: formText("reference", "type"),
         minFillSeconds: z.number().min(0).max(60),
-        rateLimit: z
-          .strictObject({ requests: z.int().min(1), windowSeconds: z.int().min(1) })
-          .meta({ graphqlType: "InquiryRateLimit" }),
         maxBodyKilobytes: z.int().min(16).max(1024),
-        concurrency: z.int().min(1).max(32),
-        attemptTimeoutSeconds: z.int().min(1).max(300),
-        retry: z
-          .strictObject({
-            maxAttempts: z.int().min(1).max(50),
-            firstDelaySeconds: z.int().min(1),
-            maxDelaySeconds: z.int().min(1),
-          })
-          .meta({ graphqlType: "InquiryRetryPolicy" }),
         retention: z
           .strictObject({
             deliveredMonths: z.int().min(1).max(120).meta({
@@ -451,7 +439,8 @@ export const inquirySchema = z
       .meta({
         graphqlType: "InquiryDelivery",
         title: "Delivery",
-        description: "How inquiries are numbered, checked for spam and delivered.",
+        description:
+          "How inquiries are numbered, checked for spam and kept. How fast they are sent, retried and rate-limited is set by whoever runs the site, in its environment.",
       }),
   })
   .superRefine((form, ctx) => {

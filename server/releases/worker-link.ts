@@ -1,0 +1,84 @@
+import type { Worker } from "node:cluster";
+import type { Deployer, DeployStatus } from "./deployer";
+import { listReleases } from "./release-store";
+
+/**
+ * What the server that answers visitors (a worker: the live release's own server) and the primary that
+ * deploys say to each other over the cluster's channel. The worker takes GitHub's webhook and asks the
+ * primary to deploy; /healthz asks it whether a deploy runs. The releases themselves are read from disk.
+ */
+export type WorkerMessage =
+  | { readonly type: "deploy"; readonly commit: string }
+  | { readonly type: "deploy-status"; readonly id: number };
+
+export type PrimaryMessage = {
+  readonly type: "deploy-status";
+  readonly id: number;
+  readonly running: boolean;
+  readonly queued: string | null;
+};
+
+/** The deploys as a route sees them, whether the deployer runs in this process or in the primary. */
+export interface ReleaseControl {
+  /** Asks for a deploy of a commit of the branch. */
+  request(commit: string): void;
+  status(): Promise<DeployStatus>;
+}
+
+/** The deployer of this process (the primary's, or a test's). */
+export const localReleases = (deployer: Deployer): ReleaseControl => ({
+  request: (commit) => deployer.request(commit),
+  status: () => Promise.resolve(deployer.status()),
+});
+
+// The primary answers at once; one that does not is stopping, and the answer says no deploy is known to run.
+const STATUS_TIMEOUT_MS = 2_000;
+
+const isPrimaryMessage = (message: unknown): message is PrimaryMessage =>
+  typeof message === "object" && message !== null && (message as { type?: unknown }).type === "deploy-status";
+
+/** In a worker: the deploys through the primary, the releases from DEPLOY_DIR. */
+export const releasesThroughPrimary = (
+  deployDir: string,
+  channel: Pick<NodeJS.Process, "send" | "on" | "off"> = process,
+): ReleaseControl => {
+  let nextId = 0;
+  const fromDisk = (running: boolean, queued: string | null): DeployStatus => {
+    const releases = listReleases(deployDir);
+    return { running, queued, live: releases.find((release) => release.live) ?? null, last: releases[0] ?? null };
+  };
+  return {
+    request: (commit) => void channel.send?.({ type: "deploy", commit } satisfies WorkerMessage),
+    status: () =>
+      new Promise((resolve) => {
+        const id = (nextId += 1);
+        const answered = (message: unknown) => {
+          if (!isPrimaryMessage(message) || message.id !== id) return;
+          clearTimeout(timer);
+          channel.off("message", answered);
+          resolve(fromDisk(message.running, message.queued));
+        };
+        const timer = setTimeout(() => {
+          channel.off("message", answered);
+          resolve(fromDisk(false, null));
+        }, STATUS_TIMEOUT_MS);
+        channel.on("message", answered);
+        channel.send?.({ type: "deploy-status", id } satisfies WorkerMessage);
+      }),
+  };
+};
+
+/** In the primary: a worker's message, answered from its deployer. Anything else is ignored. */
+export const answerWorker = (deployer: Deployer) => (worker: Pick<Worker, "send">, message: unknown) => {
+  if (typeof message !== "object" || message === null) return;
+  const { type } = message as { type?: unknown };
+  if (type === "deploy") {
+    const { commit } = message as { commit?: unknown };
+    if (typeof commit === "string" && /^([0-9a-f]{40}|HEAD)$/.test(commit)) deployer.request(commit);
+  } else if (type === "deploy-status") {
+    const { id } = message as { id?: unknown };
+    if (typeof id !== "number") return;
+    const { running, queued } = deployer.status();
+    worker.send({ type: "deploy-status", id, running, queued } satisfies PrimaryMessage);
+  }
+};
