@@ -105,8 +105,10 @@ describe("the inquiry settings read from the environment", () => {
 });
 
 describe("content/inquiry.json without the operational settings", () => {
-  const inquiryJson = (): Record<string, unknown> & { delivery: Record<string, unknown> } =>
-    JSON.parse(fs.readFileSync(path.resolve("content/inquiry.json"), "utf8"));
+  const inquiryJson = () =>
+    JSON.parse(fs.readFileSync(path.resolve("content/inquiry.json"), "utf8")) as Record<string, unknown> & {
+      delivery: Record<string, unknown>;
+    };
 
   it("holds only copy and promises under delivery", () => {
     expect(Object.keys(inquiryJson().delivery).sort()).toEqual(

@@ -33,7 +33,7 @@ const secondsOfTimeSpan = (span: string): number => {
     throw new Error(`not a time span systemd reads: ${span}`);
   }
   return parts.reduce((total, [, value, unit]) => {
-    const factor = units[unit || "s"];
+    const factor = units[unit === undefined || unit === "" ? "s" : unit];
     if (factor === undefined) throw new Error(`not a time unit this test knows: ${unit} in ${span}`);
     return total + Number(value) * factor;
   }, 0);

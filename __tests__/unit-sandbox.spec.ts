@@ -25,6 +25,9 @@ import {
 } from "./support/unit-sandbox";
 import { listReleases, type ListedRelease } from "../server/releases/release-store";
 import { githubDelivery, pushBody } from "./support/deploy-repository";
+import { postForm, postJson, quoteInquiry, validInquiry } from "./support/inquiry-posts";
+import { COULD_NOT_HANDLE } from "../server/site/refusals";
+import { DatabaseSync } from "node:sqlite";
 
 const root = path.resolve(__dirname, "..");
 const unitFile = path.join(root, "deploy", "cardinal-site.service");
@@ -86,6 +89,25 @@ const onMachine = (command: readonly string[], env: NodeJS.ProcessEnv = {}) => {
     env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", ...env },
     timeout: 120_000,
   });
+};
+
+/** Starts the unit's ExecStart in its sandbox and memory cgroup, as systemd would; resolves with the seconds until it serves. */
+const startService = async (): Promise<number> => {
+  const command = sandboxedCommand(unit, execStart(unit), { uid, gid, ...machine() });
+  const [program, ...args] = [...(memory?.launcher ?? []), ...command];
+  const started = performance.now();
+  const before = serverOutput.join("").length;
+  server = spawn(program!, args, {
+    env: serviceEnvironment(unit, USER),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  server.stdout?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
+  server.stderr?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
+  await until("the server's start", () =>
+    serverOutput.join("").slice(before).includes('"msg":"serving ') ? true : undefined,
+  );
+  return (performance.now() - started) / 1000;
 };
 
 /** A command in the service's sandbox, as the service's user. */
@@ -234,7 +256,9 @@ beforeAll(async () => {
       const value = values[name];
       return value === null ? `#${line}` : `${name}=${value}`;
     })
-    .join("\n");
+    .join("\n")
+    // The steady traffic below posts an inquiry a second from one address, past the per-visitor limit.
+    .concat("\nINQUIRY_RATE_LIMIT_REQUESTS=100000\n");
   fs.writeFileSync(ENV_FILE, envText, { mode: 0o640 });
   made.push(() => fs.rmSync(ENV_FILE, { force: true }));
   execFileSync("chown", [`root:${USER}`, ENV_FILE]);
@@ -251,18 +275,7 @@ beforeAll(async () => {
     execFileSync("chown", [`${USER}:${USER}`, folder.path]);
   }
   memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "4G", 10) * 1024, "unit-sandbox");
-  const command = sandboxedCommand(unit, execStart(unit), { uid, gid, ...machine() });
-  const [program, ...args] = [...memory.launcher, ...command];
-  const started = performance.now();
-  server = spawn(program!, args, {
-    env: serviceEnvironment(unit, USER),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  server.stdout?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
-  server.stderr?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
-  await until("the server's start", () => (serverOutput.join("").includes('"msg":"serving ') ? true : undefined));
-  figures.startSeconds = (performance.now() - started) / 1000;
+  figures.startSeconds = await startService();
 }, 10 * 60_000);
 
 afterAll(async () => {
@@ -331,7 +344,7 @@ describe("the single server under its unit's sandbox", () => {
     );
     await untilLive(commit, "Uniforms and office furniture, on contract");
     figures.webhookToLiveSeconds = (performance.now() - sentAt) / 1000;
-    expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "reused" });
+    expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "reused", build: "full" });
   });
 
   it("fails a broken push with its real reason, keeps the live release serving, and reports it degraded", async () => {
@@ -356,8 +369,210 @@ describe("the single server under its unit's sandbox", () => {
     );
   });
 
-  it("goes live with a push that changes package-lock.json through the release's own npm ci", async () => {
-    const { commit } = await pushChange("A new patch version", (checkout) => {
+  describe("under steady traffic: GET / every 200 ms and an inquiry every second", () => {
+    const traffic = {
+      pages: 0,
+      pageFailures: [] as string[],
+      inquiries: [] as string[],
+      inquiryFailures: [] as string[],
+    };
+    let running = true;
+    let loops: Promise<void>[] = [];
+    const every = async (ms: number, work: () => Promise<void>) => {
+      while (running) {
+        const began = Date.now();
+        await work();
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - (Date.now() - began))));
+      }
+    };
+
+    beforeAll(() => {
+      loops = [
+        every(200, async () => {
+          traffic.pages += 1;
+          try {
+            const page = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(10_000) });
+            await page.arrayBuffer();
+            if (page.status !== 200) traffic.pageFailures.push(`GET / ${page.status}`);
+          } catch (error) {
+            traffic.pageFailures.push(`GET / ${(error as Error).message}`);
+          }
+        }),
+        every(1_000, async () => {
+          try {
+            const answer = await postJson(`http://127.0.0.1:${port}/api/inquiry`, {
+              ...validInquiry,
+              message: `Steady traffic, inquiry ${traffic.inquiries.length + traffic.inquiryFailures.length + 1}.`,
+            });
+            const body = (await answer.json()) as { reference?: string };
+            if (answer.status === 201 && body.reference) traffic.inquiries.push(body.reference);
+            else traffic.inquiryFailures.push(`POST ${answer.status} ${JSON.stringify(body)}`);
+          } catch (error) {
+            traffic.inquiryFailures.push(`POST ${(error as Error).message}`);
+          }
+        }),
+      ];
+    });
+
+    afterAll(async () => {
+      running = false;
+      await Promise.all(loops);
+    });
+
+    it("takes an inquiry for a product category and an inquiry type an editor just published, by JSON and by the form", async () => {
+      const { commit, sentAt } = await pushChange("Body armor, and fitting days", (checkout) => {
+        const tactical = JSON.parse(
+          fs.readFileSync(path.join(checkout, "content", "products", "tactical.json"), "utf8"),
+        ) as Record<string, unknown>;
+        fs.writeFileSync(
+          path.join(checkout, "content", "products", "body-armor.json"),
+          `${JSON.stringify({ ...tactical, slug: "body-armor", order: 5, title: "Body Armor", shortTitle: "Body Armor" }, null, 2)}\n`,
+        );
+        editJson(path.join(checkout, "content", "inquiry.json"), (inquiry) => {
+          (inquiry.inquiryTypes as unknown[]).push({ value: "fitting-day", label: "Training and fitting day" });
+        });
+        setHeadline("Body armor for every agency")(checkout);
+      });
+      await untilLive(commit, "Body armor for every agency");
+      figures.contentPushSeconds = (performance.now() - sentAt) / 1000;
+      expect(releases()[0]).toMatchObject({ commit, state: "good", build: "incremental" });
+      const quote = await fetch(`http://127.0.0.1:${port}/contact/quote/`);
+      const form = await quote.text();
+      expect(form).toContain('value="body-armor"');
+      expect(form).toContain("Training and fitting day");
+      const byJson = await postJson(`http://127.0.0.1:${port}/api/inquiry`, {
+        ...quoteInquiry,
+        productCategory: "body-armor",
+      });
+      expect([byJson.status, await byJson.text()]).toEqual([201, expect.stringContaining('"reference"')]);
+      const typed = await postJson(`http://127.0.0.1:${port}/api/inquiry`, {
+        ...validInquiry,
+        inquiryType: "fitting-day",
+      });
+      expect(typed.status).toBe(201);
+      const byForm = await postForm(`http://127.0.0.1:${port}/api/inquiry`, {
+        ...Object.fromEntries(Object.entries(quoteInquiry).filter(([, value]) => typeof value === "string")),
+        compliance: quoteInquiry.compliance,
+        productCategory: "body-armor",
+        fill_ms: String(quoteInquiry.fill_ms),
+      });
+      expect(byForm.status).toBe(201);
+      expect(await byForm.text()).not.toContain("Choose one of the listed");
+    });
+
+    it("answers with the server code a push changed, once that push is live", async () => {
+      const { commit, sentAt } = await pushChange("A plainer refusal", (checkout) => {
+        const refusals = path.join(checkout, "server", "site", "refusals.ts");
+        fs.writeFileSync(
+          refusals,
+          fs.readFileSync(refusals, "utf8").replace(`"${COULD_NOT_HANDLE}"`, '"This request could not be handled."'),
+        );
+        setHeadline("Duty gear, delivered")(checkout);
+      });
+      await untilLive(commit, "Duty gear, delivered");
+      figures.codePushSeconds = (performance.now() - sentAt) / 1000;
+      const refused = await fetch(`http://127.0.0.1:${port}/%`);
+      expect([refused.status, await refused.json()]).toEqual([400, { error: "This request could not be handled." }]);
+      const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+        site: { servedRelease: string };
+      };
+      expect(health.site.servedRelease).toBe(releases()[0]?.id);
+    });
+
+    it("keeps a release whose server cannot start out, and the live one serving", async () => {
+      const { commit } = await pushChange("A server that cannot start", (checkout) => {
+        const main = path.join(checkout, "server", "main.ts");
+        fs.writeFileSync(
+          main,
+          fs
+            .readFileSync(main, "utf8")
+            .replace(
+              "const main = async () => {",
+              'const main = async () => {\n  throw new Error("this release\'s server cannot start");',
+            ),
+        );
+        setHeadline("Never live")(checkout);
+      });
+      const failed = await until("the failure", () => {
+        const newest = releases()[0];
+        return newest?.commit === commit && newest.state === "failed" ? newest : undefined;
+      });
+      expect(failed.failedStep).toBe("start");
+      expect(failed.reason).toMatch(/this release's server cannot start/);
+      expect(await headline()).toBe("Duty gear, delivered");
+      const refused = await fetch(`http://127.0.0.1:${port}/%`);
+      expect(await refused.json()).toEqual({ error: "This request could not be handled." });
+    });
+
+    it("rolls back to the pages and the server of an earlier release", async () => {
+      const earlier = releases().find(
+        (release) =>
+          release.state === "good" &&
+          release.commit !== releases().find((r) => r.live)?.commit &&
+          release.build === "incremental",
+      );
+      expect(earlier).toBeDefined();
+      const rollback = onMachine(["cardinal-site", "releases", "--rollback", earlier?.commit ?? ""]);
+      expect(rollback.status).toBe(0);
+      await until("the rollback", async () =>
+        (await headline()) === "Body armor for every agency" ? true : undefined,
+      );
+      const refused = await fetch(`http://127.0.0.1:${port}/%`);
+      expect(await refused.json()).toEqual({ error: COULD_NOT_HANDLE });
+    });
+
+    it("failed no request and stored every inquiry it accepted exactly once", () => {
+      running = false;
+      expect(traffic.pageFailures).toEqual([]);
+      expect(traffic.inquiryFailures).toEqual([]);
+      expect(traffic.pages).toBeGreaterThan(100);
+      expect(traffic.inquiries.length).toBeGreaterThan(20);
+      figures.pagesDuringSwitches = traffic.pages;
+      figures.inquiriesDuringSwitches = traffic.inquiries.length;
+      const database = new DatabaseSync(path.join(STATE, "inquiries.sqlite"), { readOnly: true });
+      try {
+        const stored = database
+          .prepare("SELECT reference, COUNT(*) AS copies FROM inquiries GROUP BY reference")
+          .all() as {
+          reference: string;
+          copies: number;
+        }[];
+        const copies = new Map(stored.map((row) => [row.reference, row.copies]));
+        for (const reference of traffic.inquiries) expect([reference, copies.get(reference)]).toEqual([reference, 1]);
+      } finally {
+        database.close();
+      }
+    });
+  });
+
+  it("serves the last live release after every process of the unit is killed mid-release, and the next push goes live", async () => {
+    const live = await headline();
+    const { commit } = await pushChange("Cut short", setHeadline("Cut short by a power loss"));
+    await until("the build under way", () =>
+      releases().find((release) => release.commit === commit && release.state === "building") &&
+      serverOutput.join("").includes("gatsby build")
+        ? true
+        : undefined,
+    );
+    // A power loss: every process of the unit at once, the build's included.
+    for (const pid of memory?.processes() ?? []) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    await new Promise((resolve) => server?.once("exit", resolve));
+    figures.bootToServingSeconds = await startService();
+    expect(await headline()).toBe(live);
+    // Reported as not made once the dead process's lock has gone stale, not left as building.
+    const interrupted = await until("the interrupted release's record", () => {
+      const release = releases().find((candidate) => candidate.commit === commit);
+      return release?.state === "failed" ? release : undefined;
+    });
+    expect(interrupted.failedStep).toBe("interrupted");
+    // The next push, with a new lockfile: a full build through the release's own npm ci.
+    const next = await pushChange("A new patch version", (checkout) => {
       for (const file of ["package.json", "package-lock.json"]) {
         editJson(path.join(checkout, file), (data) => {
           data.version = "1.0.1";
@@ -367,8 +582,13 @@ describe("the single server under its unit's sandbox", () => {
       }
       setHeadline("Office supplies for every agency")(checkout);
     });
-    await untilLive(commit, "Office supplies for every agency");
-    expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "installed" });
+    await untilLive(next.commit, "Office supplies for every agency");
+    expect(releases()[0]).toMatchObject({
+      commit: next.commit,
+      state: "good",
+      dependencies: "installed",
+      build: "full",
+    });
     const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
     expect(health.status).toBe("ok");
   });
@@ -400,9 +620,12 @@ describe("the single server under its unit's sandbox", () => {
     const exited = new Promise<number | null>((resolve) => server?.once("exit", (code) => resolve(code)));
     process.kill(servicePid(), "SIGTERM");
     expect(await exited).toBe(0);
-    expect(serverOutput.join("")).toMatch(
-      /"msg":"SIGTERM: finishing requests in flight, then stopping"}\n.*"msg":"stopped"}\n/,
-    );
+    // The primary and the release's server each finish what they hold; the primary stops last.
+    const lines = serverOutput.join("").trim().split("\n").slice(-4);
+    expect(
+      lines.filter((line) => line.includes('"msg":"SIGTERM: finishing requests in flight, then stopping"')),
+    ).toHaveLength(2);
+    expect(lines.at(-1)).toMatch(/"component":"primary".*"msg":"stopped"}$|"msg":"stopped"}$/);
   });
 
   it("restores a backup with the service stopped, keeping nothing of the database it replaces", () => {

@@ -23,7 +23,8 @@ releases: the single server's releases, for its operator. It reads the same envi
   --rollback COMMIT      make an earlier good release live at once (no build)
   --help                 this text
 
-The server answers from whatever release is live at each request, so neither needs a restart.
+The server follows the live release within a second: it starts that release's own server, and once it
+answers, stops the one before it. Neither needs a restart.
 `;
 
 const options = readCommandLine(USAGE, {
@@ -91,7 +92,7 @@ const main = async (): Promise<number> => {
       release();
     }
     console.info(
-      `Live: ${target.commit.slice(0, 12)} (release ${target.id}). The server answers from it from the next request.`,
+      `Live: ${target.commit.slice(0, 12)} (release ${target.id}). The server starts its own server within a second and then answers from it.`,
     );
     return 0;
   }

@@ -63,7 +63,9 @@ const refuseUnfilledSettings = () => {
 
 /** How long a stop may take: the delivery attempts under way, then a margin, within the unit's TimeoutStopSec. */
 const shutdownGrace = (root: string): number =>
-  stopGraceMs(readInquiryConfig(readInquiryContent(path.join(root, "content")).form.delivery).delivery.attemptTimeoutMs);
+  stopGraceMs(
+    readInquiryConfig(readInquiryContent(path.join(root, "content")).form.delivery).delivery.attemptTimeoutMs,
+  );
 
 /**
  * Stops on SIGTERM or SIGINT with `close`, exiting 0 when it ends within the grace and 1 otherwise. Node
@@ -141,7 +143,10 @@ const serveSite = async (deploy: DeploySettings | null) => {
       ? "the checkout (no release yet)"
       : `release ${releases.served}`
     : path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || ".";
-  log.info({ release: releases?.served ?? null }, `serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  log.info(
+    { release: releases?.served ?? null },
+    `serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+  );
 };
 
 /** The primary: deploys, and runs the live release's own server as its worker. */

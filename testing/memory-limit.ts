@@ -18,6 +18,8 @@ export interface MemoryLimit {
   peakMb(): number | null;
   /** Times the cgroup's processes were killed for memory (v2 memory.events oom_kill; v1 under_oom/failcnt). */
   oomKills(): number | null;
+  /** Every process in the cgroup now (the server and all it started); null where there is no cgroup. */
+  processes(): number[] | null;
   /** Removes the cgroup (its processes must have ended). */
   remove(): void;
 }
@@ -94,6 +96,7 @@ export const memoryLimit = (mb: number, name: string): MemoryLimit => {
           const control = fs.readFileSync(path.join(folder, "memory.oom_control"), "utf8");
           return Number(/oom_kill (\d+)/.exec(control)?.[1] ?? Number.NaN);
         },
+        processes: () => fs.readFileSync(procs, "utf8").split("\n").filter(Boolean).map(Number),
         remove: () => fs.rmdirSync(folder),
       };
     } catch (error) {
@@ -108,6 +111,7 @@ export const memoryLimit = (mb: number, name: string): MemoryLimit => {
     env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --max-old-space-size=${mb}`.trim() },
     peakMb: () => null,
     oomKills: () => null,
+    processes: () => null,
     remove: () => undefined,
   };
 };

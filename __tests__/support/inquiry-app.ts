@@ -41,8 +41,8 @@ export interface InquiryAppOptions {
   readonly trustProxy?: ServerOptions["trustProxy"];
   readonly requestsPerMinute?: number;
   readonly publicDir?: string;
-  /** Releases (DEPLOY_*) and the deploy's commands, for the deploy tests. */
-  readonly deploy?: Pick<ServerOptions, "deploy" | "deploySteps">;
+  /** The release this server is and the deploys behind its webhook and /healthz (DEPLOY_*). */
+  readonly releases?: ServerOptions["releases"];
   /** The editing screen's GitHub sign-in (CMS_GITHUB_*). */
   readonly githubOAuth?: ServerOptions["githubOAuth"];
   /** Listen on a loopback port (the default), or answer only through app.inject(), for a test of no socket. */
@@ -89,7 +89,7 @@ export const startInquiryApp = async (options: InquiryAppOptions) => {
         options.log((JSON.parse(line) as { msg: string }).msg);
       },
     },
-    ...options.deploy,
+    releases: options.releases ?? null,
     githubOAuth: options.githubOAuth ?? null,
   });
   let origin = INJECTED_ORIGIN;

@@ -178,8 +178,10 @@ export const readInquiryConfig = (
     INQUIRY_ALLOWED_ORIGINS: setting(env, "INQUIRY_ALLOWED_ORIGINS"),
     SMTP_ALLOW_PLAIN: setting(env, "SMTP_ALLOW_PLAIN"),
   };
-  // Each name written out where it is read, so that the docs check finds it.
-  const operation = (name: keyof typeof operationSettings) => wholeNumberSetting(env, name, operationSettings[name]);
+  // Called with each name written out, and with a body in braces: that is how the docs check finds a reader's names.
+  const operation = (name: keyof typeof operationSettings): number => {
+    return wholeNumberSetting(env, name, operationSettings[name]);
+  };
   const firstDelaySeconds = operation("INQUIRY_RETRY_DELAY_SECONDS");
   const longestDelaySeconds = operation("INQUIRY_RETRY_MAX_DELAY_SECONDS");
   // A longest delay set below the first is a contradiction, refused; the default one gives way to a first delay

@@ -112,7 +112,9 @@ const fullBuildKey = (build: string): string => {
     "package-lock.json",
     ...fs.readdirSync(build).filter((file) => /^gatsby-[a-z]+\.tsx?$/.test(file)),
     ...(fs.existsSync(path.join(build, contract))
-      ? fs.readdirSync(path.join(build, contract), { recursive: true, encoding: "utf8" }).map((file) => path.join(contract, file))
+      ? fs
+          .readdirSync(path.join(build, contract), { recursive: true, encoding: "utf8" })
+          .map((file) => path.join(contract, file))
       : []),
   ].sort();
   for (const file of files) {
@@ -611,7 +613,8 @@ export class Deployer {
       .filter((entry) => ![".git", ".cache", "node_modules"].includes(entry))
       .map((entry) => path.join(build, entry));
     const env = { PATH: process.env.PATH };
-    if (entries.length > 0) await this.run("copying the build", ["cp", "-a", ...entries, site], { cwd: site, deadline, env });
+    if (entries.length > 0)
+      await this.run("copying the build", ["cp", "-a", ...entries, site], { cwd: site, deadline, env });
     const modules = path.join(build, "node_modules");
     if (fs.existsSync(modules)) {
       await this.run("linking node_modules", ["cp", "-al", modules, path.join(site, "node_modules")], {
@@ -651,7 +654,8 @@ export class Deployer {
     let ended: Error | null = null;
     const exited = server.then(
       () => {
-        if (!checked) ended ??= new StepFailure("the release's server ended by itself before it answered its health check");
+        if (!checked)
+          ended ??= new StepFailure("the release's server ended by itself before it answered its health check");
       },
       (error: unknown) => {
         if (!checked) ended ??= error as Error;
@@ -674,8 +678,10 @@ export class Deployer {
             () => null,
           );
           if (status === 200) break;
-          if (status !== null && target === "/") throw new StepFailure(`the release's server answered / with ${status}`);
-          if (status !== null && status !== 503) throw new StepFailure(`the release's server answered /healthz with ${status}`);
+          if (status !== null && target === "/")
+            throw new StepFailure(`the release's server answered / with ${status}`);
+          if (status !== null && status !== 503)
+            throw new StepFailure(`the release's server answered /healthz with ${status}`);
           await sleep(START_POLL_MS);
         }
       }
@@ -735,7 +741,8 @@ export class Deployer {
       writeBuildState(dir, { key, lockfileHash, commit });
       step = "verify";
       for (const file of ["index.html", "404.html", "_headers"]) {
-        if (!fs.existsSync(path.join(build, "public", file))) throw new StepFailure(`the build wrote no public/${file}`);
+        if (!fs.existsSync(path.join(build, "public", file)))
+          throw new StepFailure(`the build wrote no public/${file}`);
       }
       await timed("verify", () => this.copyOut(build, site, deadline));
       await timed("start", () => this.startCheck(site, logFile, deadline));

@@ -8,8 +8,7 @@ import { listReleases } from "./release-store";
  * primary to deploy; /healthz asks it whether a deploy runs. The releases themselves are read from disk.
  */
 export type WorkerMessage =
-  | { readonly type: "deploy"; readonly commit: string }
-  | { readonly type: "deploy-status"; readonly id: number };
+  { readonly type: "deploy"; readonly commit: string } | { readonly type: "deploy-status"; readonly id: number };
 
 export type PrimaryMessage = {
   readonly type: "deploy-status";
