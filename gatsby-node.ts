@@ -1,5 +1,6 @@
 import path from "node:path";
 import { adminFolderHeaders, adminPageHeaders } from "./build/admin-headers";
+import { removeEmptyFolders } from "./build/empty-folders";
 import { buildingForNetlify } from "./build/netlify-adapter";
 import { precompressFiles, removePrecompressedCopies } from "./build/precompressed-files";
 import { writeHeadersFile } from "./build/security-headers";
@@ -180,6 +181,8 @@ export const onCreateWebpackConfig: GatsbyNode["onCreateWebpackConfig"] = ({ sta
  */
 export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
   const publicDir = path.resolve("public");
+  const emptied = removeEmptyFolders(publicDir);
+  if (emptied > 0) reporter.info(`Removed ${emptied} folders a removed page left empty`);
   const pages = writeHeadersFile(publicDir);
   if (pages === 0) reporter.panicOnBuild("No built page found to write security headers for.");
   reporter.info(`Security headers written for ${pages} pages to public/_headers`);

@@ -158,7 +158,10 @@ describe("the server's side of the deploys", () => {
     expect(fs.existsSync(path.join(buildDirOf(site.settings.dir), "dist", "server", "main.js"))).toBe(true);
     expect(fs.existsSync(path.join(siteDirOf(site.settings.dir, id), "dist", "server", "main.js"))).toBe(true);
     expect(
-      fs.readFileSync(path.join(publicDirOf(site.settings.dir, id), "started.txt"), "utf8").split("\n").filter(Boolean),
+      fs
+        .readFileSync(path.join(publicDirOf(site.settings.dir, id), "started.txt"), "utf8")
+        .split("\n")
+        .filter(Boolean),
     ).toHaveLength(1);
 
     expect(await health(site)).toMatchObject({

@@ -7,12 +7,15 @@ import os from "node:os";
 import path from "node:path";
 import { acquireDeployLock, Deployer } from "../server/releases/deployer";
 import {
+  buildDirOf,
+  buildLogOf,
   listReleases,
   liveReleaseId,
   makeLive,
   publicDirOf,
   siteDirOf,
   writeReleaseRecord,
+  type ReleaseRecord,
 } from "../server/releases/release-store";
 import { readDeploySettings, type DeploySettings } from "../server/releases/settings";
 import {
@@ -25,10 +28,12 @@ import {
 
 const lockfile = (version: string) => `${JSON.stringify({ name: "site", lockfileVersion: 3, version })}\n`;
 
-const setUp = (overrides: Partial<DeploySettings> = {}) => {
+/** A repository whose first commit holds a lockfile, the home page's content and `files`, and a deployer of it. */
+const setUp = (overrides: Partial<DeploySettings> = {}, files: Readonly<Record<string, string>> = {}) => {
   const repository = makeSourceRepository({
     "package-lock.json": lockfile("1"),
     "content/home.json": homeJson("First headline"),
+    ...files,
   });
   const settings = deploySettingsFor(repository, overrides);
   const record = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "builds-")), "builds.txt");
@@ -52,8 +57,32 @@ const leaveDeadLock = (deployDir: string) => {
   fs.utimesSync(lock, minuteAgo, minuteAgo);
 };
 
-const editHeadline = (repository: SourceRepository, headline: string, extra: Record<string, string> = {}) =>
+const editHeadline = (repository: SourceRepository, headline: string, extra: Record<string, string | null> = {}) =>
   repository.commit({ "content/home.json": homeJson(headline), ...extra }, `Headline: ${headline}`);
+
+/** The headlines of the builds a public/ folder went through (the stand-in build appends to public/built.txt). */
+const builtIn = (folder: string): string[] =>
+  fs
+    .readFileSync(path.join(folder, "public", "built.txt"), "utf8")
+    .split("\n")
+    .filter(Boolean);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The pids the release's stand-in server printed into its build log as it started. */
+const serverPidsIn = (deployDir: string, release: ReleaseRecord | null): number[] =>
+  [...fs.readFileSync(buildLogOf(deployDir, release?.id ?? ""), "utf8").matchAll(/started as pid (\d+)/g)].map(
+    (match) => Number(match[1]),
+  );
 
 // Each deploy runs git and the stand-in build in processes of their own: seconds on a busy machine.
 jest.setTimeout(60_000);
@@ -165,7 +194,8 @@ describe("a deploy", () => {
       expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
       // Three good releases and a failed one, DEPLOY_KEEP=1: the oldest good one was removed.
       expect(listReleases(settings.dir).map((release) => release.state)).toEqual(["failed", "good", "good"]);
-      expect(removedHere).toEqual([]);
+      // The only removal made here is the start check's scratch inquiry store: an empty folder or a few files.
+      expect(removedHere.filter((folder) => !path.basename(folder).startsWith("start-check-"))).toEqual([]);
     } finally {
       rmSync.mockRestore();
     }
@@ -231,6 +261,7 @@ describe("a deploy", () => {
     expect(await deployer.deployOnce()).toMatchObject({ state: "good" });
     expect(listReleases(settings.dir).find((release) => release.commit === "a".repeat(40))).toMatchObject({
       state: "failed",
+      failedStep: "interrupted",
       reason: expect.stringMatching(/^interrupted/) as unknown,
     });
     expect(fs.existsSync(path.join(settings.dir, "deploy.lock"))).toBe(false);
@@ -292,28 +323,248 @@ describe("a deploy", () => {
   });
 });
 
-describe("the switch", () => {
-  it("fails, before it goes live, a release the server could not read, and keeps the live one", async () => {
+describe("the start check", () => {
+  it("fails a release whose server ends at start, with the server's own message, and keeps the live one", async () => {
+    const { deployer, repository, settings, liveHeadline, lines } = setUp();
+    const good = await deployer.deployOnce();
+    editHeadline(repository, "Cannot start", {
+      "content/server-fails.txt": "Error: SMTP_URL is not a URL: smtp//mail",
+    });
+    const failed = await deployer.deployOnce();
+    expect(failed).toMatchObject({ state: "failed", failedStep: "start" });
+    expect(failed?.reason).toBe("the release's server failed (exit code 1)\nError: SMTP_URL is not a URL: smtp//mail");
+    expect(liveReleaseId(settings.dir)).toBe(good?.id);
+    expect(liveHeadline()).toBe("First headline");
+    expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
+    expect(lines.at(-1)).toMatch(/failed at its start step, the live site is unchanged: the release's server failed/);
+    expect(fs.readFileSync(buildLogOf(settings.dir, failed?.id ?? ""), "utf8")).toContain("SMTP_URL is not a URL");
+  });
+
+  it("fails a release whose server does not answer within the start timeout, and ends that server", async () => {
     const { deployer, repository, settings, liveHeadline } = setUp();
     const good = await deployer.deployOnce();
-    editHeadline(repository, "Unreadable");
-    const picky = new Deployer({
-      settings,
-      log: () => undefined,
-      steps: fakeSteps(),
-      verify: () => {
-        throw new Error("_headers line 3 is not a header");
-      },
-    });
-    const refused = await picky.deployOnce();
-    expect(refused).toMatchObject({
+    editHeadline(repository, "Never answers", { "content/server-ms.txt": "30000" });
+    const impatient = new Deployer({ settings, log: () => undefined, steps: fakeSteps(), startTimeoutMs: 1_500 });
+    const began = Date.now();
+    const failed = await impatient.deployOnce();
+    expect(Date.now() - began).toBeLessThan(20_000);
+    expect(failed).toMatchObject({
       state: "failed",
-      reason: "the built site cannot be served: _headers line 3 is not a header",
+      failedStep: "start",
+      reason: "the release's server did not answer /healthz with 200 within 2 s",
     });
     expect(liveReleaseId(settings.dir)).toBe(good?.id);
     expect(liveHeadline()).toBe("First headline");
+    expect(fs.existsSync(siteDirOf(settings.dir, failed?.id ?? ""))).toBe(false);
+    const [pid] = serverPidsIn(settings.dir, failed);
+    expect(pid).toBeDefined();
+    expect(isRunning(pid ?? 0)).toBe(false);
   });
 
+  it("runs the release's server in its own folder with the server's settings, none of the deploys', and then stops it", async () => {
+    const names = [
+      "DEPLOY_DIR",
+      "DEPLOY_WEBHOOK_SECRET",
+      "SITE_REQUESTS_PER_MINUTE",
+      "HOST",
+      "PORT",
+      "INQUIRY_DATA_DIR",
+    ];
+    const { deployer, settings } = setUp({}, { "content/server-env.txt": names.join("\n") });
+    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+    Object.assign(process.env, {
+      DEPLOY_DIR: settings.dir,
+      DEPLOY_WEBHOOK_SECRET: "for the primary only",
+      SITE_REQUESTS_PER_MINUTE: "600",
+      PORT: "9000",
+      INQUIRY_DATA_DIR: "/var/lib/site/inquiries",
+    });
+    let release: ReleaseRecord | null;
+    try {
+      release = await deployer.deployOnce();
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) Reflect.deleteProperty(process.env, name);
+        else process.env[name] = value;
+      }
+    }
+    expect(release).toMatchObject({ state: "good" });
+    const site = siteDirOf(settings.dir, release?.id ?? "");
+    const seen = JSON.parse(fs.readFileSync(path.join(site, "public", "server-env.json"), "utf8")) as Record<
+      string,
+      string
+    >;
+    // No DEPLOY_*: with DEPLOY_DIR the release's server would take itself for a primary and deploy.
+    expect(Object.keys(seen).sort()).toEqual(["HOST", "INQUIRY_DATA_DIR", "PORT", "SITE_REQUESTS_PER_MINUTE"]);
+    expect(seen).toMatchObject({ HOST: "127.0.0.1", SITE_REQUESTS_PER_MINUTE: "600" });
+    expect(seen.PORT).not.toBe("9000");
+    // Its inquiries are a scratch store of its own, removed after the check: never the live server's.
+    expect(path.basename(seen.INQUIRY_DATA_DIR ?? "")).toMatch(/^start-check-/);
+    expect(fs.existsSync(seen.INQUIRY_DATA_DIR ?? "")).toBe(false);
+    // Started in the release's folder (its started.txt), not in the build folder, and stopped after its check.
+    const pids = serverPidsIn(settings.dir, release);
+    expect(pids).toHaveLength(1);
+    expect(fs.readFileSync(path.join(site, "public", "started.txt"), "utf8")).toBe(`${pids[0]}\n`);
+    expect(fs.existsSync(path.join(buildDirOf(settings.dir), "public", "started.txt"))).toBe(false);
+    expect(isRunning(pids[0] ?? 0)).toBe(false);
+  });
+});
+
+describe("the build folder", () => {
+  const contract = {
+    "gatsby-node.ts": "export const onPreInit = () => undefined;\n",
+    "src/content-contract/fields.ts": "export const fields = ['headline'];\n",
+  };
+
+  it("builds a change to content or code incrementally, on what the build before left", async () => {
+    const { deployer, repository, settings } = setUp({}, contract);
+    const first = await deployer.deployOnce();
+    expect(first).toMatchObject({ state: "good", build: "full" });
+    const build = buildDirOf(settings.dir);
+    fs.mkdirSync(path.join(build, ".cache"), { recursive: true });
+    fs.writeFileSync(path.join(build, ".cache", "webpack-stats.json"), "{}\n");
+    editHeadline(repository, "Second headline", { "src/components/hero.tsx": "export const Hero = () => null;\n" });
+    const second = await deployer.deployOnce();
+    expect(second).toMatchObject({ state: "good", build: "incremental", dependencies: "reused" });
+    expect(builtIn(build)).toEqual(["First headline", "Second headline"]);
+    expect(fs.existsSync(path.join(build, ".cache", "webpack-stats.json"))).toBe(true);
+    const site = siteDirOf(settings.dir, second?.id ?? "");
+    expect(builtIn(site)).toEqual(["First headline", "Second headline"]);
+    // The build folder's repository and caches stay there; a release holds the commit and what was built.
+    expect(fs.existsSync(path.join(site, ".git"))).toBe(false);
+    expect(fs.existsSync(path.join(site, ".cache"))).toBe(false);
+    expect(fs.existsSync(path.join(site, "src", "components", "hero.tsx"))).toBe(true);
+    // A release once made is never changed by a later build.
+    expect(builtIn(siteDirOf(settings.dir, first?.id ?? ""))).toEqual(["First headline"]);
+  });
+
+  it.each([
+    ["the lockfile", { "package-lock.json": lockfile("2") }],
+    ["gatsby-node.ts", { "gatsby-node.ts": "export const onPreInit = () => 'changed';\n" }],
+    [
+      "a file of the content contract",
+      { "src/content-contract/fields.ts": "export const fields = ['headline', 'lede'];\n" },
+    ],
+    ["a new file in the content contract", { "src/content-contract/sections/hero.ts": "export const hero = {};\n" }],
+  ])("builds from nothing after a change to %s", async (_case, change) => {
+    const { deployer, repository, settings } = setUp({}, contract);
+    await deployer.deployOnce();
+    const build = buildDirOf(settings.dir);
+    fs.mkdirSync(path.join(build, ".cache"), { recursive: true });
+    fs.writeFileSync(path.join(build, ".cache", "webpack-stats.json"), "{}\n");
+    editHeadline(repository, "Second headline", change);
+    const second = await deployer.deployOnce();
+    expect(second).toMatchObject({ state: "good", build: "full" });
+    // The build began without the public/ and .cache/ of the one before.
+    expect(builtIn(build)).toEqual(["Second headline"]);
+    expect(builtIn(siteDirOf(settings.dir, second?.id ?? ""))).toEqual(["Second headline"]);
+    expect(fs.existsSync(path.join(build, ".cache", "webpack-stats.json"))).toBe(false);
+  });
+
+  it("builds from nothing after a build that failed, and on the caches again once one succeeded", async () => {
+    const { deployer, repository, settings } = setUp();
+    await deployer.deployOnce();
+    editHeadline(repository, "Never live", { "content/disk-full.txt": "" });
+    expect(await deployer.deployOnce()).toMatchObject({ state: "failed", failedStep: "build" });
+    editHeadline(repository, "Third headline", { "content/disk-full.txt": null });
+    const third = await deployer.deployOnce();
+    expect(third).toMatchObject({ state: "good", build: "full" });
+    expect(builtIn(siteDirOf(settings.dir, third?.id ?? ""))).toEqual(["Third headline"]);
+    editHeadline(repository, "Fourth headline");
+    const fourth = await deployer.deployOnce();
+    expect(fourth).toMatchObject({ state: "good", build: "incremental" });
+    expect(builtIn(siteDirOf(settings.dir, fourth?.id ?? ""))).toEqual(["Third headline", "Fourth headline"]);
+  });
+
+  it("builds on the caches after a deploy that failed at its content check, which never touched them", async () => {
+    const { deployer, repository, settings } = setUp();
+    await deployer.deployOnce();
+    editHeadline(repository, "BROKEN");
+    expect(await deployer.deployOnce()).toMatchObject({ state: "failed", failedStep: "check" });
+    editHeadline(repository, "Third headline");
+    const third = await deployer.deployOnce();
+    expect(third).toMatchObject({ state: "good", build: "incremental", dependencies: "reused" });
+    expect(builtIn(siteDirOf(settings.dir, third?.id ?? ""))).toEqual(["First headline", "Third headline"]);
+  });
+
+  it("removes from the build folder every file the commit does not hold, but not the build's own state", async () => {
+    const { deployer, repository, settings } = setUp({}, { "content/old-page.json": "{}\n" });
+    const first = await deployer.deployOnce();
+    const build = buildDirOf(settings.dir);
+    // A file a build wrote outside its outputs (Gatsby's typegen writes src/gatsby-types.d.ts), which no
+    // commit holds.
+    fs.mkdirSync(path.join(build, "src"), { recursive: true });
+    fs.writeFileSync(path.join(build, "src", "gatsby-types.d.ts"), "declare namespace Queries {}\n");
+    editHeadline(repository, "Second headline", { "content/old-page.json": null });
+    const second = await deployer.deployOnce();
+    expect(second).toMatchObject({ state: "good", build: "incremental", dependencies: "reused" });
+    const site = siteDirOf(settings.dir, second?.id ?? "");
+    for (const folder of [build, site]) {
+      expect(fs.existsSync(path.join(folder, "content", "old-page.json"))).toBe(false);
+      expect(fs.existsSync(path.join(folder, "src", "gatsby-types.d.ts"))).toBe(false);
+      expect(fs.existsSync(path.join(folder, "content", "home.json"))).toBe(true);
+    }
+    // What the build keeps: its modules and the public/ it builds on.
+    expect(fs.readFileSync(path.join(build, "node_modules", "installed.txt"), "utf8")).toBe("yes\n");
+    expect(builtIn(build)).toEqual(["First headline", "Second headline"]);
+    expect(fs.existsSync(path.join(siteDirOf(settings.dir, first?.id ?? ""), "content", "old-page.json"))).toBe(true);
+  });
+});
+
+describe("recovery at the server's start", () => {
+  const building = (deployDir: string): ReleaseRecord => {
+    const record: ReleaseRecord = {
+      id: "20260101T000000.000Z-aaaaaaaaaaaa",
+      commit: "a".repeat(40),
+      branch: "main",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      state: "building",
+    };
+    fs.mkdirSync(siteDirOf(deployDir, record.id), { recursive: true });
+    writeReleaseRecord(deployDir, record);
+    return record;
+  };
+
+  it("marks a deploy a dead process left building as failed, interrupted, once the lock is free", async () => {
+    const { deployer, settings } = setUp();
+    const left = building(settings.dir);
+    // While a live process holds the lock, the deploy may be its own, under way: not interrupted.
+    const held = await acquireDeployLock(settings.dir);
+    let recovered = false;
+    const recovering = deployer.recoverInterrupted().then(() => {
+      recovered = true;
+    });
+    await sleep(1_500);
+    expect(recovered).toBe(false);
+    expect(listReleases(settings.dir).find((release) => release.id === left.id)?.state).toBe("building");
+    held();
+    await recovering;
+    expect(listReleases(settings.dir).find((release) => release.id === left.id)).toMatchObject({
+      state: "failed",
+      failedStep: "interrupted",
+      reason: expect.stringMatching(/^interrupted/) as unknown,
+      finishedAt: expect.any(String) as unknown,
+    });
+    expect(fs.existsSync(siteDirOf(settings.dir, left.id))).toBe(false);
+    expect(fs.existsSync(path.join(settings.dir, "deploy.lock"))).toBe(false);
+    expect(deployer.status()).toMatchObject({ running: false, last: { state: "failed" } });
+  });
+
+  it("does not wait for the lock when no deploy was left building", async () => {
+    const { deployer, settings } = setUp();
+    fs.mkdirSync(settings.dir, { recursive: true });
+    const held = await acquireDeployLock(settings.dir);
+    try {
+      const began = Date.now();
+      await deployer.recoverInterrupted();
+      expect(Date.now() - began).toBeLessThan(500);
+    } finally {
+      held();
+    }
+  });
+});
+
+describe("the switch", () => {
   it("keeps the release that was live just before, even past DEPLOY_KEEP, after a rollback", async () => {
     const { deployer, repository, settings } = setUp({ keep: 1 });
     const first = await deployer.deployOnce();

@@ -57,16 +57,15 @@ const signIn = async (
 ) => {
   const begun = oauth.begin({
     url: "/api/auth?provider=github&site_id=www.example.com&scope=repo",
-    cookie: undefined,
+    cookies: {},
     origin: site,
   });
   const location = new URL(begun.headers.Location ?? "");
   const state = location.searchParams.get("state") ?? "";
-  const cookie = (begun.headers["Set-Cookie"] ?? "").split(";")[0] ?? "";
-  const sentCookie = cookieState ? `cms_oauth_state=${cookieState(state)}` : cookie;
+  const cookie = begun.cookies?.find(({ name }) => name === "cms_oauth_state")?.value ?? "";
   const answer = await oauth.callback({
     url: `/api/auth/callback?${callbackQuery(state)}`,
-    cookie: `other=1; ${sentCookie}`,
+    cookies: { other: "1", cms_oauth_state: cookieState ? cookieState(state) : cookie },
     origin: site,
   });
   return { begun, location, state, answer };
@@ -78,8 +77,8 @@ const secretsIn = (text: string) =>
 describe("the editing screen's GitHub sign-in", () => {
   it("sends the editor to GitHub with the client id, the callback on this site, the scope and a fresh state bound to a cookie", () => {
     const oauth = oauthFor();
-    const first = oauth.begin({ url: "/api/auth", cookie: undefined, origin: site });
-    const second = oauth.begin({ url: "/api/auth", cookie: undefined, origin: site });
+    const first = oauth.begin({ url: "/api/auth", cookies: {}, origin: site });
+    const second = oauth.begin({ url: "/api/auth", cookies: {}, origin: site });
     expect(first.status).toBe(302);
     const location = new URL(first.headers.Location ?? "");
     expect(`${location.origin}${location.pathname}`).toBe(`${github.url}/login/oauth/authorize`);
@@ -90,9 +89,13 @@ describe("the editing screen's GitHub sign-in", () => {
     // Its issue time, 32 random bytes and a signature.
     expect(state).toMatch(/^[0-9a-z]+\.[\w-]{43}\.[\w-]{43}$/);
     expect(new URL(second.headers.Location ?? "").searchParams.get("state")).not.toBe(state);
-    expect(first.headers["Set-Cookie"]).toBe(
-      `cms_oauth_state=${state}; Path=/api/auth/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure`,
-    );
+    expect(first.cookies).toEqual([
+      {
+        name: "cms_oauth_state",
+        value: state,
+        options: { path: "/api/auth/callback", maxAge: 600, httpOnly: true, sameSite: "lax", secure: true },
+      },
+    ]);
   });
 
   it("exchanges GitHub's code and hands the token over, in a page whose policy allows exactly its one script", async () => {
@@ -115,7 +118,13 @@ describe("the editing screen's GitHub sign-in", () => {
     expect(answer.headers["Cache-Control"]).toBe("no-store");
     expect(answer.headers["Referrer-Policy"]).toBe("no-referrer");
     // The state is spent.
-    expect(answer.headers["Set-Cookie"]).toMatch(/^cms_oauth_state=; Path=\/api\/auth\/callback; Max-Age=0/);
+    expect(answer.cookies).toEqual([
+      {
+        name: "cms_oauth_state",
+        value: "",
+        options: { path: "/api/auth/callback", maxAge: 0, httpOnly: true, sameSite: "lax", secure: true },
+      },
+    ]);
     expect(secretsIn(logs.join("\n"))).toEqual([]);
   });
 
@@ -192,7 +201,7 @@ describe("the editing screen's GitHub sign-in", () => {
       expect(answer.headers["Content-Security-Policy"]).not.toContain("script-src");
       // A sign-in this browser started is over; one it did not start leaves its own under way untouched.
       const started = !answer.body.includes("not started from this browser");
-      expect((answer.headers["Set-Cookie"] ?? "").includes("Max-Age=0")).toBe(started);
+      expect((answer.cookies ?? []).some(({ value, options }) => value === "" && options.maxAge === 0)).toBe(started);
       expect(secretsIn(answer.body + logs.join("\n"))).toEqual([]);
     },
   );
@@ -203,14 +212,14 @@ describe("the editing screen's GitHub sign-in", () => {
     expect(answer.status).toBe(200);
     const replay = await oauth.callback({
       url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
-      cookie: `cms_oauth_state=${state}`,
+      cookies: { cms_oauth_state: state },
       origin: site,
     });
     expect(github.exchanges).toHaveLength(1);
     expect(replay.status).toBe(400);
     expect(replay.body).toMatch(/already used\. Each sign-in works once/);
     expect(replay.body).not.toContain("<script");
-    expect(replay.headers["Set-Cookie"]).toMatch(/Max-Age=0/);
+    expect(replay.cookies?.map(({ options }) => options.maxAge)).toEqual([0]);
     expect(logs).toContain("sign-in: refused, this state was used before");
   });
 
@@ -219,7 +228,7 @@ describe("the editing screen's GitHub sign-in", () => {
     const { state } = await signIn(oauth, (issued) => `error=access_denied&state=${issued}`);
     const replay = await oauth.callback({
       url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
-      cookie: `cms_oauth_state=${state}`,
+      cookies: { cms_oauth_state: state },
       origin: site,
     });
     expect(replay.body).toMatch(/already used/);
@@ -229,12 +238,12 @@ describe("the editing screen's GitHub sign-in", () => {
   it("refuses a state past its ten minutes, and one whose issue time was altered, without asking GitHub", async () => {
     let time = Date.now();
     const oauth = oauthFor({}, () => time);
-    const begun = oauth.begin({ url: "/api/auth", cookie: undefined, origin: site });
+    const begun = oauth.begin({ url: "/api/auth", cookies: {}, origin: site });
     const state = new URL(begun.headers.Location ?? "").searchParams.get("state") ?? "";
     const call = (sent: string) =>
       oauth.callback({
         url: `/api/auth/callback?code=${GOOD_CODE}&state=${sent}`,
-        cookie: `cms_oauth_state=${sent}`,
+        cookies: { cms_oauth_state: sent },
         origin: site,
       });
     // A later issue time, to keep a spent or old state alive, breaks its signature.
@@ -264,19 +273,19 @@ describe("the editing screen's GitHub sign-in", () => {
   it("ignores a crafted error link that does not carry this browser's state, leaving its sign-in under way", async () => {
     const { answer } = await signIn(oauthFor(), () => "error=access_denied&state=someone-elses");
     expect(answer.status).toBe(400);
-    expect(answer.headers["Set-Cookie"]).toBeUndefined();
+    expect(answer.cookies).toEqual([]);
   });
 
   it("hands the token to CMS_SITE_ORIGIN where it is set, whatever Host the request came with", async () => {
     const oauth = oauthFor({ siteOrigin: "https://cms.example.org" });
-    const begun = oauth.begin({ url: "/api/auth", cookie: undefined, origin: "http://10.0.0.5:9000" });
+    const begun = oauth.begin({ url: "/api/auth", cookies: {}, origin: "http://10.0.0.5:9000" });
     const location = new URL(begun.headers.Location ?? "");
     expect(location.searchParams.get("redirect_uri")).toBe("https://cms.example.org/api/auth/callback");
-    expect(begun.headers["Set-Cookie"]).toMatch(/; Secure$/);
+    expect(begun.cookies?.[0]?.options.secure).toBe(true);
     const state = location.searchParams.get("state") ?? "";
     const page = await oauth.callback({
       url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
-      cookie: `cms_oauth_state=${state}`,
+      cookies: { cms_oauth_state: state },
       origin: "http://10.0.0.5:9000",
     });
     expect(page.body).toContain(JSON.stringify("https://cms.example.org"));
@@ -346,7 +355,7 @@ describe("the production server's sign-in routes", () => {
       // Plain HTTP (a test on loopback): the cookie cannot be Secure there.
       const cookie = begun.headers.get("set-cookie") ?? "";
       expect(cookie).toMatch(
-        /^cms_oauth_state=[\w.-]+; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/,
+        /^cms_oauth_state=[\w.-]+; Max-Age=600; Path=\/api\/auth\/callback; HttpOnly; SameSite=Lax$/,
       );
       const state = location.searchParams.get("state") ?? "";
       const page = await fetch(`${origin}/api/auth/callback?code=${GOOD_CODE}&state=${state}`, {

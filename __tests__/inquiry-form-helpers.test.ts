@@ -1,7 +1,7 @@
 import { newDraftSession } from "../src/inquiry/draft";
 import { categoryOptions, complianceOptions, mailtoHref } from "../src/inquiry/displayed-fields";
 import { controlFor, localIsoDate, typedBeforeHydration } from "../src/inquiry/form-controls";
-import { idempotencyKeyPattern, quoteRequestPath, requestFromSearch } from "../src/inquiry/protocol";
+import { honeypotField, idempotencyKeyPattern, quoteRequestPath, requestFromSearch } from "../src/inquiry/protocol";
 import { requestBody } from "../src/inquiry/send-inquiry";
 import { emptyInquiry, normalizeInquiry } from "../src/inquiry/values";
 import { categories, complianceOptions as marks, inquiryContent } from "./fixtures/content";
@@ -57,7 +57,7 @@ describe("what the visitor typed before the script ran", () => {
       <textarea name="message">Hello</textarea>
       <input type="checkbox" name="compliance" value="taa">
       <input type="checkbox" name="compliance" value="usa" checked>
-      <input name="company_website" value="spam">`);
+      <input name="${honeypotField}" value="spam">`);
     expect(typedBeforeHydration(element, emptyInquiry("general"))).toEqual({
       fullName: "Pat",
       inquiryType: "quote",
@@ -127,7 +127,7 @@ describe("the body of a send", () => {
   it("holds the answers, the honeypot, the fill time and the key", () => {
     expect(requestBody(values, { quote: true, honeypot: "x", fillMs: 4_200, idempotencyKey: key })).toEqual({
       ...values,
-      company_website: "x",
+      [honeypotField]: "x",
       fill_ms: 4_200,
       idempotency_key: key,
     });
@@ -142,7 +142,7 @@ describe("the body of a send", () => {
       "phone",
       "inquiryType",
       "message",
-      "company_website",
+      honeypotField,
       "fill_ms",
       "idempotency_key",
     ]);

@@ -1,7 +1,13 @@
 import { outcomeOf, sendInquiry, waitMinutes } from "../src/inquiry/send-inquiry";
+import { honeypotField } from "../src/inquiry/protocol";
 import { reply } from "./support/inquiry-form";
 
-const body = { fullName: "Pat Doe", company_website: "", fill_ms: 5000, idempotency_key: "0f8e1c9a-4b2d-4e6f-8a1b-2c3d4e5f6a7b" };
+const body = {
+  fullName: "Pat Doe",
+  [honeypotField]: "",
+  fill_ms: 5000,
+  idempotency_key: "0f8e1c9a-4b2d-4e6f-8a1b-2c3d4e5f6a7b",
+};
 
 afterEach(() => {
   jest.useRealTimers();

@@ -2,6 +2,7 @@ import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { inquiryFormElement, reply, sentBody as bodyOf, withMockedFetch } from "./support/inquiry-form";
 import { draftKey } from "../src/inquiry/draft";
+import { honeypotField } from "../src/inquiry/protocol";
 
 type User = ReturnType<typeof userEvent.setup>;
 
@@ -71,7 +72,7 @@ describe("sending an inquiry", () => {
       phone: "",
       inquiryType: "general",
       message: "Forty Class B shirts, sizes attached.",
-      company_website: "",
+      [honeypotField]: "",
       fill_ms: 4_200,
       idempotency_key: expect.stringMatching(/^[0-9a-f-]{32,36}$/) as unknown,
     });
@@ -84,7 +85,7 @@ describe("sending an inquiry", () => {
     await fillValid(user);
     await fillQuote(user);
     // Form-filling software sets values without typing.
-    container.querySelector<HTMLInputElement>('input[name="company_website"]')!.value = "https://spam.example";
+    container.querySelector<HTMLInputElement>(`input[name="${honeypotField}"]`)!.value = "https://spam.example";
     await submit(user);
     await screen.findByRole("status");
 
@@ -97,7 +98,7 @@ describe("sending an inquiry", () => {
       buyingMethod: "purchase-order",
       // In the order of the options, not the order they were ticked.
       compliance: ["taa", "berry"],
-      company_website: "https://spam.example",
+      [honeypotField]: "https://spam.example",
     });
     expect(typeof sentBody().fill_ms).toBe("number");
   });

@@ -4,7 +4,7 @@ import { inquiryFormElement, reply, sentBody, withMockedFetch } from "./support/
 import { InquiryForm } from "../src/components/inquiry/InquiryForm";
 import { localIsoDate } from "../src/inquiry/form-controls";
 import type { InquiryFormContent } from "../src/inquiry/form-state";
-import { honeypotField } from "../src/inquiry/protocol";
+import { honeypotField, retiredHoneypotFields } from "../src/inquiry/protocol";
 import { inquiryFieldNames } from "../src/inquiry/values";
 import { categories, company, complianceOptions, inquiryContent } from "./fixtures/content";
 
@@ -61,17 +61,40 @@ describe("InquiryForm", () => {
 
   it("has a honeypot field off-screen, out of the tab order and hidden from assistive technology", () => {
     const { container } = renderForm();
-    const trap = container.querySelector<HTMLInputElement>('input[name="company_website"]')!;
+    const trap = container.querySelector<HTMLInputElement>(`input[name="${honeypotField}"]`)!;
     expect(trap).toHaveAttribute("tabindex", "-1");
-    expect(trap).toHaveAttribute("autocomplete", "off");
     expect(trap).toHaveValue("");
     expect(container.querySelector(`label[for="${trap.id}"]`)).toHaveTextContent("Fixture: leave this empty");
     const wrapper = trap.parentElement!;
     expect(wrapper).toHaveAttribute("aria-hidden", "true");
+    // Inert: no focus, no clicks, nothing for assistive technology, and nothing for autofill to fill.
+    expect(wrapper).toHaveAttribute("inert", "");
     expect(wrapper).toHaveStyle({ position: "absolute", left: "-10000px", width: "1px", overflow: "hidden" });
     expect(wrapper).not.toHaveStyle({ display: "none" });
     expect(wrapper).not.toHaveStyle({ visibility: "hidden" });
     expect(screen.queryByRole("textbox", { name: "Fixture: leave this empty" })).not.toBeInTheDocument();
+  });
+
+  it("gives the honeypot a name, id and markup that no browser's autofill or password manager fills", () => {
+    const { container } = renderForm();
+    const trap = container.querySelector<HTMLInputElement>(`input[name="${honeypotField}"]`)!;
+    const label = container.querySelector(`label[for="${trap.id}"]`)?.textContent ?? "";
+    // The words browsers' autofill heuristics look for in a field's name, id and label (Chromium's
+    // autofill_regex_constants, Firefox's heuristics): the old name, company_website, matched "company".
+    const autofillWords =
+      /name|company|organi[sz]ation|business|firm|web|site|url|homepage|e.?mail|phone|tel|mobile|fax|addr|street|city|town|state|province|region|zip|postal|country|user|login|pass|card|cvc|expir|title|first|last|search|query|contact|org\b/i;
+    for (const text of [trap.name, trap.id, label]) expect([text, autofillWords.test(text)]).toEqual([text, false]);
+    expect(retiredHoneypotFields).toContain("company_website");
+    expect(honeypotField).not.toBe("company_website");
+    expect(trap).toHaveAttribute("type", "text");
+    expect(trap).toHaveAttribute("autocomplete", "off");
+    const passwordManagersIgnore: [string, string][] = [
+      ["data-1p-ignore", "true"],
+      ["data-lpignore", "true"],
+      ["data-bwignore", "true"],
+      ["data-form-type", "other"],
+    ];
+    for (const [attribute, value] of passwordManagersIgnore) expect(trap).toHaveAttribute(attribute, value);
   });
 
   it("offers the inquiry types and starts on the default", () => {

@@ -13,6 +13,7 @@ import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import type { OutboxRecord } from "../server/inquiries/outbox";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { referencePattern } from "../server/inquiries/reference";
+import { honeypotField, retiredHoneypotFields } from "../src/inquiry/protocol";
 import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
 import { postForm, postJson, quoteInquiry, validInquiry, visitorsAnswers } from "./support/inquiry-posts";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
@@ -34,6 +35,8 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
         INQUIRY_DATA_DIR: dataDir,
         INQUIRY_RATE_LIMIT_REQUESTS: "1000",
         SMTP_ALLOW_PLAIN: "1",
+        // The receivers here count inquiries; the digest of held ones has tests of its own (held-digest.test.ts).
+        INQUIRY_DIGEST_HOUR: "off",
         ...env,
       }),
     log: (line) => logs.push(line),
@@ -158,19 +161,22 @@ describe("/api/inquiry on the single server: spam and repeats, and the delivery 
     await hook.close();
   });
 
-  it("keeps an inquiry that filled the honeypot in quarantine, answers as usual, and delivers nothing", async () => {
-    const response = await postJson(app.url, { ...valid, company_website: "https://spam.example" }, app.fetch);
-    expect(response.status).toBe(201);
-    const { reference } = (await response.json()) as { reference: string };
-    expect(reference).toMatch(referencePattern);
-    await app.delivered();
-    expect(hook.received).toHaveLength(0);
-    const [entry, ...others] = await outboxEntries();
-    expect(others).toHaveLength(0);
-    expect(entry?.record.reference).toBe(reference);
-    expect(entry?.state).toBe("quarantined");
-    expect(entry?.record.quarantine).toEqual({ reason: "honeypot filled" });
-  });
+  it.each([honeypotField, ...retiredHoneypotFields])(
+    "keeps an inquiry that filled the honeypot (%s) in quarantine, answers as usual, and delivers nothing",
+    async (name) => {
+      const response = await postJson(app.url, { ...valid, [name]: "https://spam.example" }, app.fetch);
+      expect(response.status).toBe(201);
+      const { reference } = (await response.json()) as { reference: string };
+      expect(reference).toMatch(referencePattern);
+      await app.delivered();
+      expect(hook.received).toHaveLength(0);
+      const [entry, ...others] = await outboxEntries();
+      expect(others).toHaveLength(0);
+      expect(entry?.record.reference).toBe(reference);
+      expect(entry?.state).toBe("quarantined");
+      expect(entry?.record.quarantine).toEqual({ reason: "honeypot filled" });
+    },
+  );
 
   it("quarantines a form sent faster than the minimum fill time the same way, and a release delivers it", async () => {
     const response = await postJson(

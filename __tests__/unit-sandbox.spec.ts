@@ -488,7 +488,7 @@ describe("the single server under its unit's sandbox", () => {
             .readFileSync(main, "utf8")
             .replace(
               "const main = async () => {",
-              'const main = async () => {\n  throw new Error("this release\'s server cannot start");',
+              'const main = async () => {\n  if (process.pid > 0) throw new Error("this release\'s server cannot start");',
             ),
         );
         setHeadline("Never live")(checkout);
@@ -499,6 +499,10 @@ describe("the single server under its unit's sandbox", () => {
       });
       expect(failed.failedStep).toBe("start");
       expect(failed.reason).toMatch(/this release's server cannot start/);
+      // The editor undoes it; the next push builds on a server that starts.
+      const editor = path.join(work, "editor");
+      git(editor, "revert", "--no-edit", "HEAD");
+      git(editor, "push", "--quiet", "origin", "HEAD");
       expect(await headline()).toBe("Duty gear, delivered");
       const refused = await fetch(`http://127.0.0.1:${port}/%`);
       expect(await refused.json()).toEqual({ error: "This request could not be handled." });

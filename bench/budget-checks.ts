@@ -187,9 +187,33 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
   // A push deployed on the single server: what an editor waits for, and what visitors feel meanwhile.
   const { deploy } = report;
   if (deploy) {
-    atMost("deploy: webhook to live (s)", deploy.webhookToLiveSeconds, budgets.deploy.webhookToLiveSeconds, {
+    atMost(
+      "deploy: webhook to live, a content-only push (s)",
+      deploy.webhookToLiveSeconds,
+      budgets.deploy.webhookToLiveSeconds,
+      {
+        positive: true,
+      },
+    );
+    atMost(
+      "deploy: webhook to live, a push of server code (s)",
+      deploy.codePushSeconds,
+      budgets.deploy.codePushSeconds,
+      {
+        positive: true,
+      },
+    );
+    atMost("deploy: GET / p99 through a switch (ms)", deploy.throughSwitch?.p99Ms, budgets.deploy.switchP99Ms, {
       positive: true,
     });
+    atMost(
+      "deploy: GET / slowest answer through a switch (ms)",
+      deploy.throughSwitch?.maxMs,
+      budgets.deploy.slowestAnswerMs,
+      {
+        positive: true,
+      },
+    );
     measured("deploy: GET / p95 idle (ms)", deploy.idle?.p95Ms);
     const idleP95 = deploy.idle?.p95Ms;
     // What runs beside the server in a release, good or failed, is held to the same budgets.

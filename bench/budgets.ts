@@ -28,6 +28,8 @@ export interface Budgets {
   /** A push deployed on the single server (npm run bench:deploy). */
   deploy: {
     webhookToLiveSeconds: number;
+    codePushSeconds: number;
+    switchP99Ms: number;
     duringBuildP95Ratio: number;
     slowestAnswerMs: number;
     buildPeakMemoryMb: number;

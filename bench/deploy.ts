@@ -2,8 +2,11 @@
 // meanwhile. The project's own HEAD in a local bare repository stands in for GitHub; the production server
 // runs with releases (DEPLOY_*) and serves the existing build of public/ until the first release. The
 // bench commits a new hero headline, sends the signed push GitHub would, and measures:
-// - seconds from the webhook to the first answer of / that carries the new headline (a real install
-//   reuse, content check and gatsby build in a release folder, then the switch);
+// - seconds from the webhook to the first answer of / that carries the new headline, for three pushes: the
+//   first (a full build in the empty build folder), a content-only one (an incremental build) and one that
+//   also changes the server's code (an incremental build and the server compiled again); each goes live by
+//   starting the release's own server, then switching the primary's worker to it;
+// - GET / p99 and the slowest answer through the content push's switch (3 s either side of it);
 // - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms;
 // - the build's peak memory: the proportional set size (PSS) of every process under the server but the
 //   server, each shared page counted once in all; the sum of their RSS, which counts a page shared by
@@ -26,6 +29,10 @@ import { addToReport, type DeployFigures, type Latency } from "./report";
 const root = path.resolve(__dirname, "..");
 const WEBHOOK_SECRET = "bench webhook secret";
 const HEADLINE = "Uniforms and office furniture, on contract";
+const CONTENT_HEADLINE = "Duty gear and office supplies, on contract";
+const CODE_HEADLINE = "Office furniture for every agency";
+// Around the moment the new release's server takes over: the switch's samples.
+const SWITCH_WINDOW_MS = 3_000;
 const SAMPLE_EVERY_MS = 50;
 const IDLE_SECONDS = 10;
 const DEPLOY_TIMEOUT_MS = 15 * 60_000;
@@ -70,6 +77,15 @@ const descendantsOf = (pid: number): number[] => {
   };
   visit(pid);
   return found;
+};
+
+/** A release's own server (the primary's worker), which is the site, not the build. */
+const isSiteServer = (pid: number): boolean => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(path.join("dist", "server", "main.js"));
+  } catch {
+    return false;
+  }
 };
 
 interface ProcessMemory {
@@ -158,7 +174,9 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     let liveAfterMs: number | null = null;
     while (liveAfterMs === null) {
       if (performance.now() - sent > DEPLOY_TIMEOUT_MS) throw new Error("the deploy did not go live within 15 minutes");
-      const build = descendantsOf(site.pid).map(memoryMbOf);
+      const build = descendantsOf(site.pid)
+        .filter((pid) => !isSiteServer(pid))
+        .map(memoryMbOf);
       const summed = (figure: keyof ProcessMemory) => build.reduce((sum, memory) => sum + memory[figure], 0);
       peakPssMb = Math.max(peakPssMb, summed("pssMb"));
       peakRssSumMb = Math.max(peakRssSumMb, summed("rssMb"));
@@ -177,11 +195,24 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     if (health.site?.liveCommit !== commit)
       throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
     const deployDir = path.join(work, "releases");
-    const release = listReleases(deployDir).find((record) => record.commit === commit);
+    const first = listReleases(deployDir).find((record) => record.commit === commit);
+    const contentPush = await measurePush(site, editor, branch, CONTENT_HEADLINE, () => undefined);
+    const codePush = await measurePush(site, editor, branch, CODE_HEADLINE, (checkout) => {
+      const refusals = path.join(checkout, "server", "site", "refusals.ts");
+      fs.writeFileSync(
+        refusals,
+        fs.readFileSync(refusals, "utf8").replace("could not be handled.", "could not be handled here."),
+      );
+    });
+    const contentRelease = listReleases(deployDir).find((record) => record.commit === contentPush.commit);
     const { duringFailedRelease, duringPrune } = await measureFailureAndPrune(site, deployDir, editor, branch);
     return {
-      webhookToLiveSeconds: Math.round(liveAfterMs / 100) / 10,
-      stepSeconds: release?.seconds ?? {},
+      firstPushSeconds: Math.round(liveAfterMs / 100) / 10,
+      firstPushStepSeconds: first?.seconds ?? {},
+      webhookToLiveSeconds: contentPush.seconds,
+      codePushSeconds: codePush.seconds,
+      stepSeconds: contentRelease?.seconds ?? {},
+      throughSwitch: contentPush.throughSwitch,
       idle: latencyOf(idle),
       duringBuild: latencyOf(during),
       duringFailedRelease,
@@ -192,6 +223,47 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
   } finally {
     await site.stop();
   }
+};
+
+/**
+ * A commit with a new headline (and whatever `change` does), pushed and followed until / shows it: the seconds
+ * from the webhook, and every GET / within SWITCH_WINDOW_MS of the first answer that showed it.
+ */
+const measurePush = async (
+  site: RunningSite,
+  editor: string,
+  branch: string,
+  headline: string,
+  change: (checkout: string) => void,
+): Promise<{ commit: string; seconds: number; throughSwitch: Latency }> => {
+  const homeFile = path.join(editor, "content", "home.json");
+  const home = JSON.parse(fs.readFileSync(homeFile, "utf8")) as { hero: { headline: string } };
+  home.hero.headline = headline;
+  fs.writeFileSync(homeFile, `${JSON.stringify(home, null, 2)}\n`);
+  change(editor);
+  git(editor, "commit", "--quiet", "--all", "--message", headline);
+  git(editor, "push", "--quiet", "origin", branch);
+  const commit = git(editor, "rev-parse", "HEAD");
+  const samples: { at: number; ms: number }[] = [];
+  const sent = performance.now();
+  await sendPush(site, branch, commit);
+  let liveAt: number | null = null;
+  while (liveAt === null || performance.now() < liveAt + SWITCH_WINDOW_MS) {
+    if (performance.now() - sent > DEPLOY_TIMEOUT_MS) throw new Error(`${headline} did not go live within 15 minutes`);
+    const at = performance.now();
+    const { ms, html } = await timedGet(site.url("/"));
+    samples.push({ at, ms });
+    if (liveAt === null && html.includes(headline)) liveAt = at + ms;
+    const release = listReleases(path.join(path.dirname(editor), "releases")).find(
+      (record) => record.commit === commit,
+    );
+    if (release?.state === "failed") throw new Error(`${headline} failed: ${release.reason ?? ""}`);
+    await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+  }
+  const around = samples
+    .filter((sample) => Math.abs(sample.at - liveAt) <= SWITCH_WINDOW_MS)
+    .map((sample) => sample.ms);
+  return { commit, seconds: Math.round((liveAt - sent) / 100) / 10, throughSwitch: latencyOf(around) };
 };
 
 const sendPush = async (site: RunningSite, branch: string, commit: string) => {
@@ -264,10 +336,14 @@ const describeLatency = (what: string, latency: Latency) =>
 export const printDeploy = (figures: DeployFigures) => {
   console.log(
     [
-      `Deploy on the single server: webhook to live ${figures.webhookToLiveSeconds} s ` +
+      `Deploy on the single server: webhook to live ${figures.webhookToLiveSeconds} s for a content-only push ` +
         `(${Object.entries(figures.stepSeconds)
           .map(([step, seconds]) => `${step} ${seconds} s`)
+          .join(", ")}), ${figures.codePushSeconds} s for a push that changes the server's code, ` +
+        `${figures.firstPushSeconds} s for the first push (a full build: ${Object.entries(figures.firstPushStepSeconds)
+          .map(([step, seconds]) => `${step} ${seconds} s`)
           .join(", ")})`,
+      describeLatency("through the content push's switch", figures.throughSwitch),
       describeLatency("idle", figures.idle),
       describeLatency("during the build", figures.duringBuild),
       describeLatency("while a release fails and is removed", figures.duringFailedRelease),

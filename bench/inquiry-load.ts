@@ -4,10 +4,11 @@
 // a flood from one client at the configured rate limit. Part of `npm run bench`;
 // `npm run bench:inquiries` runs it alone against the existing build. npm run check:budgets judges
 // the figures.
+import { operationSettings } from "../server/inquiries/config";
 import fs from "node:fs";
 import path from "node:path";
 import { enterRunTempRoot } from "../testing/run-temp-root";
-import { processUsage, readContent, startSite, type RunningSite } from "../testing/site-server";
+import { processUsage, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { readBudgets } from "./budgets";
@@ -215,7 +216,11 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
 };
 
 const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
-  const { rateLimit } = readContent("inquiry.json").delivery;
+  // The limit a deploy runs with unless its operator sets another (startSite raises it for the other runs).
+  const rateLimit = {
+    requests: operationSettings.INQUIRY_RATE_LIMIT_REQUESTS.default,
+    windowSeconds: operationSettings.INQUIRY_RATE_LIMIT_WINDOW_SECONDS.default,
+  };
   const site = await startSite({
     env: {
       INQUIRY_RATE_LIMIT_REQUESTS: String(rateLimit.requests),

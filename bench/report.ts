@@ -154,10 +154,17 @@ export interface Latency {
 }
 
 export interface DeployFigures {
-  /** From the webhook's POST to the first GET / that shows the pushed headline. */
+  /** From the webhook's POST to the first GET / that shows the pushed headline: a content-only push (incremental). */
   readonly webhookToLiveSeconds: number;
-  /** The steps as the release's record has them (fetch, install, check, build). */
+  /** The same for a push that also changes the server's code. */
+  readonly codePushSeconds: number;
+  /** The same for the first push, a full build in an empty build folder. */
+  readonly firstPushSeconds: number;
+  /** The content push's steps as the release's record has them (fetch, install, check, build, verify, start). */
   readonly stepSeconds: Readonly<Record<string, number>>;
+  readonly firstPushStepSeconds: Readonly<Record<string, number>>;
+  /** GET / within 3 s either side of the moment the content push's release took over. */
+  readonly throughSwitch: Latency;
   readonly idle: Latency;
   readonly duringBuild: Latency;
   /** From a broken push's webhook until its release has failed and its files are removed. */

@@ -6,9 +6,11 @@ import { createInterface } from "node:readline/promises";
 import { configuredTransports, readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { deliverEntries, retentionLine } from "../server/inquiries/delivery-worker";
+import { digestPass } from "../server/inquiries/digest";
 import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
 import { openOutbox } from "../server/inquiries/open-outbox";
 import {
+  isDigesting,
   isRetaining,
   UnknownReferenceError,
   type EntryState,
@@ -26,13 +28,15 @@ as \`sudo cardinal-site inquiries ...\` (docs/deploy-server.md); in a checkout, 
 The Netlify deploy's outbox is a Blobs store: give the site's ID and a personal access token, as flags or as
 NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN): --site <site ID> --token <token> [--store inquiries].
 
-  (no option)                   the inquiries and where they stand, oldest first, a page at a time
+  (no option)                   the inquiries and where they stand, oldest first, a page at a time, and how
+                                many are held as suspected spam, the oldest for how long
   --after CRS-XXXX-XXXX         the next page, after that inquiry (the listing says which)
   --limit N                     pages of N (50 by default)
   --state STATE                 only those in one state (pending, dead, quarantined, delivered, stored)
   --show CRS-XXXX-XXXX          one inquiry in full
   --release CRS-XXXX-XXXX       let a quarantined inquiry through to delivery
-  --retry                       deliver every undelivered inquiry now, dead letters included
+  --retry                       deliver every undelivered inquiry now, dead letters included, and every
+                                undelivered digest of held inquiries
   --keep CRS-XXXX-XXXX          never remove this one by retention (a quote or an order)
   --export-email ADDRESS        every inquiry from that address, as JSON on stdout (messages go to stderr)
   --erase-email ADDRESS         remove them for good (asks first, unless --yes)
@@ -106,6 +110,20 @@ const describe = (entry: OutboxEntry) => {
   ]
     .filter(Boolean)
     .join("  ");
+};
+
+/** How long ago, in the largest whole unit: "3 days", "5 hours", "12 minutes". */
+const ageText = (ms: number): string => {
+  const units: [string, number][] = [
+    ["day", 86_400_000],
+    ["hour", 3_600_000],
+    ["minute", 60_000],
+  ];
+  for (const [unit, size] of units) {
+    const count = Math.floor(ms / size);
+    if (count >= 1) return `${count} ${unit}${count === 1 ? "" : "s"}`;
+  }
+  return "less than a minute";
 };
 
 const main = async (): Promise<number> => {
@@ -230,7 +248,10 @@ const main = async (): Promise<number> => {
         console.error(`${reference} is not a quarantined inquiry in ${outbox.location}.`);
         return 1;
       }
-      await outbox.release(reference);
+      if (!(await outbox.release(reference))) {
+        console.error(`${reference} was released already.`);
+        return 1;
+      }
       console.log(`${reference} released: the next delivery pass delivers it (or run --retry).`);
     }
     return 0;
@@ -267,6 +288,17 @@ const main = async (): Promise<number> => {
     const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
     const which = `${options.after ? ` after ${options.after}` : ""}${next ? ` (a page of ${limit})` : ""}`;
     console.log(`${entries.length} inquiries in ${outbox.location}${which}: ${counts.join(", ")}.`);
+    // Of the whole store, whatever the page: what waits for a person to judge it.
+    if (isDigesting(outbox)) {
+      const held = await outbox.heldSummary();
+      const since = held.oldestReceivedAt;
+      console.log(
+        held.count === 0
+          ? "Held as suspected spam: none."
+          : `Held as suspected spam: ${held.count}` +
+              (since === null ? "." : `, the oldest for ${ageText(Date.now() - Date.parse(since))} (since ${since}).`),
+      );
+    }
     for (const entry of entries) console.log(describe(entry));
     if (next) {
       const again = [`--after ${next}`, options.limit ? `--limit ${limit}` : "", wanted ? `--state ${wanted}` : ""];
@@ -300,7 +332,19 @@ const main = async (): Promise<number> => {
           stopping: () => !lease.mayStart(),
         },
       );
-      return { tried: undelivered.length, ...summary };
+      // The digests of held inquiries likewise, given up on or not; none is made here, the worker makes them.
+      const digests = await digestPass(
+        outbox,
+        { ...config, digest: { ...config.digest, hour: null } },
+        content,
+        (line) => console.log(line),
+        () => new Date(),
+        {
+          retryDead: true,
+          stopping: () => !lease.mayStart(),
+        },
+      );
+      return { tried: undelivered.length, ...summary, digestsFailed: digests?.failed ?? 0 };
     },
     LOCK_WAIT_MS,
     (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`),
@@ -309,12 +353,13 @@ const main = async (): Promise<number> => {
     console.error(`Another delivery held the outbox's lock for over ${LOCK_WAIT_MS / 1000} s; nothing was retried.`);
     return 1;
   }
-  const { tried, delivered, failed } = outcome.value;
+  const { tried, delivered, failed, digestsFailed } = outcome.value;
   console.log(`Retried ${tried} undelivered inquiries: ${delivered} delivered, ${failed} still undelivered.`);
   // Only a lease that ran short (a stalled or very long run) leaves some untried.
   const untried = tried - delivered - failed;
   if (untried > 0) console.log(`${untried} were not tried this time: run --retry again.`);
-  return failed > 0 || untried > 0 ? 1 : 0;
+  if (digestsFailed > 0) console.log(`${digestsFailed} digests of held inquiries are still undelivered.`);
+  return failed > 0 || untried > 0 || digestsFailed > 0 ? 1 : 0;
 };
 
 main().then(

@@ -1,10 +1,14 @@
 import { constants as zlibConstants } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
-import fastifyRateLimit from "@fastify/rate-limit";
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { health } from "./health/plugin";
-import { clientKey } from "./inquiries/client-address";
 import { readInquiryConfig, type InquiryConfig } from "./inquiries/config";
 import type { InquiryContent } from "./inquiries/content";
 import { preloadEmailTransport } from "./inquiries/deliver";
@@ -12,6 +16,8 @@ import { DeliveryWorker } from "./inquiries/delivery-worker";
 import { createInquiryHandler } from "./inquiries/handler";
 import { openOutbox } from "./inquiries/open-outbox";
 import { inquiries } from "./inquiries/plugin";
+import { createReleaseHandler } from "./inquiries/release";
+import { inquiryRelease } from "./inquiries/release-plugin";
 import { deployWebhook } from "./releases/webhook-plugin";
 import type { ReleaseControl } from "./releases/worker-link";
 import type { GithubOAuthSettings } from "./sign-in/github-oauth";
@@ -19,6 +25,7 @@ import { signIn } from "./sign-in/plugin";
 import { COMPRESSION_THRESHOLD_BYTES } from "./site/compression";
 import { siteAnswers, siteFiles } from "./site/plugin";
 import { answerClientError, COULD_NOT_HANDLE, hstsHeaders } from "./site/refusals";
+import { limitRequests } from "./site/request-limit";
 import { SiteSource } from "./site/served-site";
 
 export interface ServerOptions {
@@ -169,7 +176,9 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
   const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
-  const worker = new DeliveryWorker({ outbox: openOutbox(startConfig), config: readConfig, log, now: options.now });
+  const outbox = openOutbox(startConfig);
+  const worker = new DeliveryWorker({ outbox, config: readConfig, log, now: options.now, content });
+  const releaseHandler = createReleaseHandler({ content, config: readConfig, log, now: options.now });
 
   // Shared by every route below: the release a request is answered from, the site's headers, the 404.
   await app.register(siteAnswers, { sites, hsts: options.hsts, lingerMs: timeouts.lingerMs });
@@ -177,7 +186,8 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   // Errors become answers, never a crash, in JSON; a plugin answers its own in its terms first.
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
-    if (status >= 500) log(`error ${request.method} ${request.url.split("?")[0]}: ${error.code ?? error.name}`);
+    // The error itself (its type, message and stack) for the operator; the request is its method and path only.
+    if (status >= 500) request.log.error({ err: error, req: request }, `error ${request.method} ${request.url.split("?")[0]}`);
     return reply
       .code(status >= 400 && status < 600 ? status : 500)
       .header("Cache-Control", "no-store")
@@ -185,13 +195,11 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   });
 
   if (options.requestsPerMinute > 0) {
-    await app.register(fastifyRateLimit, {
-      max: options.requestsPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => clientKey(request.ip),
-      // The inquiry endpoint has a limit of its own, from content, counted by its handler.
-      allowList: (request) => request.url.split("?")[0] === inquiryEndpoint && request.method === "POST",
-    });
+    // A flood guard on every request but inquiry posts, which have a limit of their own counted by the
+    // handler (the sign-in has one too, which holds whether or not this one is on).
+    const ownLimit = (request: FastifyRequest) =>
+      request.method === "POST" && request.url.split("?")[0] === inquiryEndpoint;
+    app.addHook("onRequest", limitRequests({ requests: options.requestsPerMinute, windowSeconds: 60 }, ownLimit));
   }
   await app.register(fastifyCompress, {
     global: true,
@@ -201,7 +209,8 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
     brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
   });
 
-  await app.register(inquiries, { handler, worker, log });
+  await app.register(inquiries, { handler, worker });
+  await app.register(inquiryRelease, { handler: releaseHandler, outbox, worker });
   if (options.githubOAuth) await app.register(signIn, { settings: options.githubOAuth, log });
   await app.register(health, { readConfig, worker, releases: releases?.control ?? null, served: releases?.served });
   if (releases?.webhookSecret) {

@@ -10,6 +10,7 @@ import "./require-node";
  */
 import cluster from "node:cluster";
 import path from "node:path";
+import closeWithGrace from "close-with-grace";
 import pino from "pino";
 import { readInquiryContent } from "./inquiries/content-on-disk";
 import { readInquiryConfig } from "./inquiries/config";
@@ -68,38 +69,37 @@ const shutdownGrace = (root: string): number =>
   );
 
 /**
- * Stops on SIGTERM or SIGINT with `close`, exiting 0 when it ends within the grace and 1 otherwise. Node
- * ignores SIGXFSZ, so a write past the file-size limit fails (EFBIG) and the inquiry is answered 503; the
+ * Stops on SIGTERM, SIGINT and the like (close-with-grace) with `close`, exiting 0 when it ends within the grace
+ * and 1 otherwise, or after an exception nobody caught. A rejection nobody handled is logged with its error and
+ * the process goes on serving, rather than dropping every visitor's connection. A worker is stopped by its
+ * primary with a message, not a signal, so that a terminal's Ctrl-C reaching both is not a second signal.
+ * Node ignores SIGXFSZ, so a write past the file-size limit fails (EFBIG) and the inquiry is answered 503; the
  * deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens to,
- * which would end the process instead. A rejection nobody handled is logged with its error, and the process
- * goes on serving rather than dropping every visitor's connection.
+ * which would end the process instead.
  */
 const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<void>) => {
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, `${signal}: finishing requests in flight, then stopping`);
-    const force = setTimeout(() => {
-      log.error({ graceMs }, "stopped before everything in flight had finished");
-      process.exit(1);
-    }, graceMs);
-    force.unref();
-    close().then(
-      () => {
-        log.info("stopped");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, "stopped with an error");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGXFSZ", () => undefined);
+  let stopping = false;
+  const grace = closeWithGrace(
+    {
+      delay: graceMs,
+      skip: ["unhandledRejection"],
+      logger: { error: (message: unknown) => log.error({ err: message }, String(message)) },
+    },
+    async ({ signal, err }) => {
+      stopping = true;
+      if (err) log.error({ err }, "an exception nobody caught: finishing requests in flight, then stopping");
+      else log.info({ signal: signal ?? "stop" }, `${signal ?? "stop"}: finishing requests in flight, then stopping`);
+      await close();
+      log.info("stopped");
+    },
+  );
   process.on("unhandledRejection", (reason: unknown) => log.error({ err: reason }, "unhandled rejection"));
+  process.on("SIGXFSZ", () => undefined);
+  if (cluster.isWorker) {
+    process.on("message", (message: unknown) => {
+      if ((message as { type?: unknown } | null)?.type === "stop" && !stopping) grace.close();
+    });
+  }
 };
 
 /** The release a worker runs, from the folder it runs in (null: the checkout). */
@@ -131,7 +131,8 @@ const serveSite = async (deploy: DeploySettings | null) => {
     hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
     requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
   });
-  const log = server.app.log as pino.Logger;
+  // Fastify's logger is a pino logger; its own type names only the methods Fastify's plugins may call.
+  const log = server.app.log as unknown as pino.Logger;
   stopOnSignals(log, shutdownGrace(root), server.close);
   const port = numberSetting("PORT", 9000);
   // Unset or blank: loopback only.
@@ -157,7 +158,7 @@ const runPrimary = async (deploy: DeploySettings) => {
   let primary: Primary | null = null;
   const deployer = new Deployer({
     settings: deploy,
-    log: (line) => log.info({ component: "deploy" }, line),
+    log: (line, fields) => log.info({ component: "deploy", ...fields }, line),
     modulesFrom: root,
     onLive: () => void primary?.follow(),
   });

@@ -23,6 +23,9 @@ export const testServerEnv = {
   INQUIRY_MIN_FILL_SECONDS: "0",
   INQUIRY_RATE_LIMIT_REQUESTS: "100000",
   SITE_REQUESTS_PER_MINUTE: "0",
+  // Deliveries are counted by what reaches the mail and webhook stand-ins: the daily digest of held inquiries,
+  // which would join them from its hour on, is on only where a test is about it (e2e/held-inquiries.test.ts).
+  INQUIRY_DIGEST_HOUR: "off",
 } as const;
 
 /** Stops a run that has no build to serve, with what to do, instead of a server that answers 404 to everything. */

@@ -1,6 +1,6 @@
-// A stand-in for the deploy's steps (npm ci, the content check, gatsby build), run by the deployer in a
-// release's site folder, for tests that need many deploys: the real build takes a minute, this a moment.
-// `node fake-site-build.js install|check|build`. What a step does is read from the release's own files,
+// A stand-in for the deploy's steps (npm ci, the content check, gatsby build), run by the deployer in its
+// build folder, for tests that need many deploys: the real build takes a minute, this a moment.
+// `node fake-site-build.js install|check|build`. What a step does is read from the commit's own files,
 // so a commit decides it, as it does for the real steps:
 // - install fails as npm ci does when the registry cannot be reached, when content/offline.txt exists, and
 //   otherwise writes content/module-files.txt files (a number) into node_modules, as a real install writes many;
@@ -14,7 +14,12 @@
 //   and the files of public/, and names itself in an X-Release-Server header with content/server.txt (or
 //   "standard"); with content/server-fails.txt it ends at start with that file's text, as a server that
 //   cannot start does; with content/server-ms.txt it waits that long before it listens. It counts itself
-//   in public/started.txt, so a test sees how often a release's server was started.
+//   in public/started.txt and prints its pid, so a test sees how often a release's server was started,
+//   and whether that process still runs. With content/answer-ms.txt it takes that long over every answer
+//   (requests in flight while it is stopped); with content/server-env.txt (variable names, one a line) it
+//   writes those variables, as it got them, to public/server-env.json at start.
+//   The build appends its headline to public/built.txt: an incremental build adds to what the build before
+//   left there, a full one (which starts without public/) begins the file again.
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -31,9 +36,18 @@ if (fs.existsSync(failFile)) {
   process.exit(1);
 }
 fs.appendFileSync(path.join("public", "started.txt"), process.pid + "\\n");
-const waitFile = path.join("content", "server-ms.txt");
-const waitMs = fs.existsSync(waitFile) ? Number(fs.readFileSync(waitFile, "utf8")) : 0;
-const server = http.createServer((request, response) => {
+console.log("started as pid " + process.pid);
+const envFile = path.join("content", "server-env.txt");
+if (fs.existsSync(envFile)) {
+  const names = fs.readFileSync(envFile, "utf8").split("\\n").filter(Boolean);
+  const seen = Object.fromEntries(names.filter((name) => name in process.env).map((name) => [name, process.env[name]]));
+  fs.writeFileSync(path.join("public", "server-env.json"), JSON.stringify(seen));
+}
+const msOf = (file) => (fs.existsSync(file) ? Number(fs.readFileSync(file, "utf8")) : 0);
+const waitMs = msOf(path.join("content", "server-ms.txt"));
+const answerMs = msOf(path.join("content", "answer-ms.txt"));
+const server = http.createServer((request, response) => setTimeout(() => answer(request, response), answerMs));
+const answer = (request, response) => {
   response.setHeader("X-Release-Server", ${JSON.stringify(name)});
   response.setHeader("X-Release-Pid", String(process.pid));
   const url = request.url.split("?")[0];
@@ -51,9 +65,13 @@ const server = http.createServer((request, response) => {
     }
     response.end(body);
   });
-});
+};
 server.keepAliveTimeout = 1000;
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
+// A primary stops its workers with a message, as main.ts answers it.
+process.on("message", (message) => {
+  if (message && message.type === "stop") server.close(() => process.exit(0));
+});
 setTimeout(() => server.listen(Number(process.env.PORT), process.env.HOST || "127.0.0.1", () => {
   console.log("serving on " + server.address().port);
 }), waitMs);
@@ -93,6 +111,7 @@ if (step === "install") {
     }
     if (process.env.BUILD_RECORD) fs.appendFileSync(process.env.BUILD_RECORD, `${headline}\n`);
     fs.mkdirSync("public", { recursive: true });
+    fs.appendFileSync(path.join("public", "built.txt"), `${headline}\n`);
     const page = (title) =>
       `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1>${"<p>Uniforms and tactical gear.</p>".repeat(60)}</body></html>`;
     fs.writeFileSync(path.join("public", "index.html"), page(headline));

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { InquiryConfig } from "../inquiries/config";
 import type { DeliveryWorker } from "../inquiries/delivery-worker";
 import { openOutbox } from "../inquiries/open-outbox";
+import { isDigesting } from "../inquiries/outbox";
 import type { DeployStatus } from "../releases/deployer";
 import type { ReleaseControl } from "../releases/worker-link";
 
@@ -39,7 +40,10 @@ const siteHealth = ({ live, last, running, queued }: DeployStatus, served: strin
   };
 };
 
-/** GET /healthz: whether an inquiry can be stored now, how delivery goes, and the releases' state. */
+/**
+ * GET /healthz: whether an inquiry can be stored now, how delivery goes, how many inquiries are held as
+ * suspected spam and since when the oldest, and the releases' state.
+ */
 // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
 // eslint-disable-next-line @typescript-eslint/require-await
 export const health: FastifyPluginAsync<HealthOptions> = async (app, { readConfig, worker, releases, served }) => {
@@ -54,6 +58,17 @@ export const health: FastifyPluginAsync<HealthOptions> = async (app, { readConfi
     } catch {
       writable = false;
     }
+    // What waits for a person: how many are held as suspected spam, and for how long the oldest.
+    let held: { count: number; oldestReceivedAt: string | null; oldestAgeSeconds: number | null } | null = null;
+    if (isDigesting(outbox)) {
+      try {
+        const { count, oldestReceivedAt } = await outbox.heldSummary();
+        const age = oldestReceivedAt === null ? null : Math.floor((Date.now() - Date.parse(oldestReceivedAt)) / 1000);
+        held = { count, oldestReceivedAt, oldestAgeSeconds: age === null ? null : Math.max(0, age) };
+      } catch {
+        // A store that cannot be read now: the probe above says so; nothing to count.
+      }
+    }
     return reply
       .code(writable ? 200 : 503)
       .header("Cache-Control", "no-store")
@@ -65,6 +80,7 @@ export const health: FastifyPluginAsync<HealthOptions> = async (app, { readConfi
             : "ok",
         outboxWritable: writable,
         delivery: worker.status(),
+        held,
         ...(site ? { site } : {}),
       });
   });

@@ -7,7 +7,13 @@ import {
   type AddResult,
   type DeliveryAttempt,
   type DeliveryLease,
+  type DigestAttempt,
+  type DigestEntry,
+  type DigestingOutbox,
+  digestEntryOf,
   type EntryScope,
+  type HeldDigest,
+  type HeldSummary,
   type InquiryOutbox,
   type OutboxContents,
   type OutboxEntries,
@@ -25,7 +31,7 @@ import {
   UnknownLayoutError,
   UnknownReferenceError,
 } from "./outbox";
-import type { RetentionPolicy } from "./config";
+import type { RetentionPolicy, TransportName } from "./config";
 import { processWide } from "./process-wide";
 
 /*
@@ -49,6 +55,16 @@ import { processWide } from "./process-wide";
  *   kept/<reference>                  marked by an operator: never removed by retention
  *   meta/retention                    when the last whole retention run ended (the scheduled run's daily turn)
  *   meta/layout                       the layout version of these keys ({ version }), written with the first write
+ * and for the daily digest of held inquiries (digest.ts), which older code of this layout ignores:
+ *   digested/<reference>              a held inquiry a digest has listed ({ digest }): the next digest lists
+ *                                     the held ones without such a mark
+ *   digests/<day>                     the day's digest: the references it lists and its transports
+ *   digest-open/<day>                 a mark that it may still need delivering, written before the digest,
+ *                                     removed once every transport has it
+ *   digest-attempts/<day>/<time>-...  one delivery attempt of it
+ *   meta/digest                       the last day a digest was decided on ({ day })
+ * A release is written once, under releases/<shard>/<reference>/release, only if new: of two releases at
+ * once, one is written (releases an earlier release wrote have a time of their own in the key instead).
  * A <shard> is two hex digits of the SHA-256 of the folder's name (the reference, or the address's hash):
  * 256 folders, so that a listing of one inquiry's attempts, or of one person's inquiries, never passes over
  * a folder per inquiry or per person ever stored (a store may answer a prefix listing by walking the
@@ -67,6 +83,13 @@ const EXPIRY = "expiry/";
 const HELD = "held/";
 const SENDERS = "senders/";
 const KEPT = "kept/";
+const DIGESTED = "digested/";
+const DIGESTS = "digests/";
+const DIGEST_OPEN = "digest-open/";
+const DIGEST_ATTEMPTS = "digest-attempts/";
+const DIGEST_DAY = "meta/digest";
+/** The last segment of the key a release is written under (see the list of keys above). */
+const RELEASE_KEY = "release";
 /** Exported for bench/blobs-scale.ts, which removes it to make the day's retention due. */
 export const RETENTION_RUN = "meta/retention";
 /**
@@ -133,6 +156,10 @@ const isRecord = (record: OutboxRecord) => typeof record.reference === "string" 
 const isAttempt = (attempt: DeliveryAttempt) =>
   typeof attempt.reference === "string" && typeof attempt.transport === "string";
 const isRelease = (release: QuarantineRelease) => typeof release.reference === "string";
+const isDigest = (digest: HeldDigest) =>
+  typeof digest.id === "string" && Array.isArray(digest.references) && Array.isArray(digest.transports);
+const isDigestAttempt = (attempt: DigestAttempt) =>
+  typeof attempt.digest === "string" && typeof attempt.transport === "string";
 const referenceOf = (key: string, prefix: string) => key.slice(prefix.length).split("/")[0] ?? "";
 /** What follows a key's last "/": the reference of a by-day key, the `<time>-<reference>` of a timed one. */
 const lastSegment = (key: string) => key.slice(key.lastIndexOf("/") + 1);
@@ -210,7 +237,7 @@ const RETENTION_CHUNK = 64;
  * if new, with strong consistency, before the visitor is answered; what becomes of it is appended as
  * blobs of their own (one per attempt, one per release), never by rewriting a blob.
  */
-export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord {
+export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord, DigestingOutbox {
   readonly location: string;
   private readonly timing: LeaseTiming;
 
@@ -341,13 +368,29 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     await this.append(attemptKeyOf(attempt), attempt);
   }
 
-  /** Records the release, then moves the inquiry's mark from held to open, for the next pass to read it. */
-  async release(reference: string, at: Date = new Date()): Promise<void> {
+  /**
+   * Records the release, only if none was written before (a conditional write: of two at once, one wins),
+   * then moves the inquiry's mark from held to open, for the next pass to read it. A release cut short
+   * between its writes is finished by the next call, which still answers false.
+   */
+  async release(reference: string, at: Date = new Date()): Promise<boolean> {
     await this.checkLayout(true);
+    const folder = shardedFolder(RELEASES, reference);
+    const [record, held, earlier] = await Promise.all([
+      this.recordOf(reference),
+      this.blobs.get(QUARANTINED + reference),
+      this.keys(folder),
+    ]);
+    if (!record?.quarantine) return false;
     const release: QuarantineRelease = { reference, at: at.toISOString() };
-    await this.append(`${shardedFolder(RELEASES, reference)}${keyTime(release.at)}`, release);
-    await this.blobs.write(OPEN + reference, { at: release.at }, { onlyIfNew: true });
-    await this.blobs.delete(QUARANTINED + reference);
+    const released =
+      earlier.length === 0 && (await this.blobs.write(folder + RELEASE_KEY, release, { onlyIfNew: true })).written;
+    if (released || held !== null) {
+      await this.blobs.write(OPEN + reference, { at: release.at }, { onlyIfNew: true });
+      await this.blobs.delete(QUARANTINED + reference);
+      await this.blobs.delete(DIGESTED + reference);
+    }
+    return released;
   }
 
   /**
@@ -595,7 +638,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       ...indexKeysOf(record),
       ...attemptKeys,
       ...releaseKeys,
-      ...[OPEN, QUARANTINED, KEPT].map((prefix) => prefix + reference),
+      ...[OPEN, QUARANTINED, KEPT, DIGESTED].map((prefix) => prefix + reference),
     ];
     await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.delete(key));
     await this.blobs.delete(INQUIRIES + reference);
@@ -618,6 +661,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     const inquiries = await this.drain(EXPIRY, cutoffs.delivered, stopping, (reference, key) =>
       this.expireContact(reference, key, cutoffs.delivered),
     );
+    if (!stopping()) await this.removeOldDigests(dayOf(cutoffs.quarantined));
     return {
       inquiries: inquiries.removed,
       quarantined: quarantined.removed,
@@ -691,6 +735,121 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     }
     await this.remove(reference, record);
     return true;
+  }
+
+  /** Digests of days before `day`, with their attempts: they list only references, past their quarantine. */
+  private async removeOldDigests(day: string): Promise<void> {
+    const old = (await this.keys(DIGESTS)).map((key) => key.slice(DIGESTS.length)).filter((id) => id < day);
+    for (const id of old) {
+      const keys = [...(await this.keys(`${DIGEST_ATTEMPTS}${id}/`)), DIGEST_OPEN + id];
+      await mapLimited(keys, READ_CONCURRENCY, (key) => this.blobs.delete(key));
+      await this.blobs.delete(DIGESTS + id);
+    }
+  }
+
+  /**
+   * The held marks, less those of inquiries a release has marked open (a release cut short), and the oldest
+   * of them through the held/ queue's days, oldest day first: only the first day that holds one is read.
+   */
+  async heldSummary(): Promise<HeldSummary> {
+    await this.checkLayout(false);
+    const [heldKeys, openKeys] = await Promise.all([this.keys(QUARANTINED), this.keys(OPEN)]);
+    const open = new Set(openKeys.map((key) => referenceOf(key, OPEN)));
+    const held = new Set(heldKeys.map((key) => referenceOf(key, QUARANTINED)).filter((ref) => !open.has(ref)));
+    if (held.size === 0) return { count: 0, oldestReceivedAt: null };
+    for (const day of await this.folderNames(HELD)) {
+      const here = (await this.keys(`${HELD}${day}/`)).map(lastSegment).filter((reference) => held.has(reference));
+      const records = (await mapLimited(here, READ_CONCURRENCY, (reference) => this.recordOf(reference))).filter(
+        (record): record is OutboxRecord => record !== null,
+      );
+      const oldest = BlobsOutbox.byArrival(records)[0];
+      if (oldest) return { count: held.size, oldestReceivedAt: oldest.receivedAt };
+    }
+    // Marks whose inquiries are still being written (or never were): counted, with no age to give.
+    return { count: held.size, oldestReceivedAt: null };
+  }
+
+  async lastDigestDay(): Promise<string | null> {
+    await this.checkLayout(false);
+    const text = await this.blobs.get(DIGEST_DAY);
+    if (text === null) return null;
+    try {
+      const { day } = JSON.parse(text) as { day?: unknown };
+      return typeof day === "string" ? day : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async readDigest(id: string): Promise<HeldDigest | null> {
+    return (await this.readBlobs([DIGESTS + id], isDigest)).items[0] ?? null;
+  }
+
+  /**
+   * Under the delivery lease (one run at a time): the held inquiries no digest has listed are those with a
+   * held mark and no digested/ mark; each is read, so one whose inquiry is still being written waits for
+   * the next digest. The digest is marked open, then written only if new, then its inquiries marked listed,
+   * then the day recorded: a run cut short in between finishes the same digest the next time, never a second.
+   */
+  async takeDigest(day: string, at: Date, transports: readonly TransportName[]): Promise<HeldDigest | null> {
+    if (transports.length === 0) return null;
+    await this.checkLayout(true);
+    const last = await this.lastDigestDay();
+    if (last !== null && last >= day) return null;
+    let digest = await this.readDigest(day);
+    if (digest === null) {
+      const [heldKeys, listedKeys] = await Promise.all([this.keys(QUARANTINED), this.keys(DIGESTED)]);
+      const listed = new Set(listedKeys.map((key) => referenceOf(key, DIGESTED)));
+      const candidates = heldKeys.map((key) => referenceOf(key, QUARANTINED)).filter((ref) => !listed.has(ref));
+      const records = (await mapLimited(candidates, READ_CONCURRENCY, (reference) => this.recordOf(reference))).filter(
+        (record): record is OutboxRecord => record !== null && record.quarantine !== undefined,
+      );
+      if (records.length === 0) {
+        await this.blobs.write(DIGEST_DAY, { day });
+        return null;
+      }
+      const made: HeldDigest = {
+        id: day,
+        createdAt: at.toISOString(),
+        references: BlobsOutbox.byArrival(records).map((record) => record.reference),
+        transports: [...transports],
+      };
+      await this.blobs.write(DIGEST_OPEN + day, { at: made.createdAt }, { onlyIfNew: true });
+      const written = await this.blobs.write(DIGESTS + day, made, { onlyIfNew: true });
+      digest = written.written ? made : await this.readDigest(day);
+      if (digest === null) throw new Error(`the digest ${DIGESTS}${day} was written and is not there`);
+    }
+    const { id } = digest;
+    await mapLimited(digest.references, READ_CONCURRENCY, (reference) =>
+      this.blobs.write(DIGESTED + reference, { digest: id }, { onlyIfNew: true }),
+    );
+    await this.blobs.write(DIGEST_DAY, { day });
+    return digest;
+  }
+
+  /** From the open marks only; a digest found delivered loses its mark, so the next run does not read it. */
+  async openDigests(maxAttempts: number): Promise<DigestEntry[]> {
+    await this.checkLayout(false);
+    const ids = (await this.keys(DIGEST_OPEN)).map((key) => key.slice(DIGEST_OPEN.length)).sort();
+    const entries: DigestEntry[] = [];
+    for (const id of ids) {
+      const digest = await this.readDigest(id);
+      if (digest === null) {
+        // A mark whose digest was never written (its run was cut short, and the day decided since).
+        if (((await this.lastDigestDay()) ?? "") >= id) await this.blobs.delete(DIGEST_OPEN + id);
+        continue;
+      }
+      const attempts = await this.readBlobs(await this.keys(`${DIGEST_ATTEMPTS}${id}/`), isDigestAttempt);
+      const entry = digestEntryOf(digest, attempts.items, maxAttempts);
+      if (entry.state === "delivered") await this.blobs.delete(DIGEST_OPEN + id);
+      else entries.push(entry);
+    }
+    return entries;
+  }
+
+  async recordDigestAttempt(attempt: DigestAttempt): Promise<void> {
+    await this.checkLayout(true);
+    await this.append(`${DIGEST_ATTEMPTS}${attempt.digest}/${keyTime(attempt.at)}-${attempt.transport}`, attempt);
   }
 
   async lastRetentionAt(): Promise<Date | null> {

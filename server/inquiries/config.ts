@@ -62,6 +62,19 @@ export interface RetentionPolicy {
   readonly quarantinedDays: number;
 }
 
+/**
+ * The daily digest of inquiries held as suspected spam, and the links in it that release one (digest.ts,
+ * release-link.ts).
+ */
+export interface DigestSettings {
+  /** The hour (0 to 23, in the company's time zone) from which each day's digest goes out; null: no digest. */
+  readonly hour: number | null;
+  /** The key release links are signed with; null: the digest has no release links, and the release page is not there. */
+  readonly releaseSecret: string | null;
+  /** The origin release links point to (`https://www.example.com`); null: the site's own, content/company.json's siteUrl. */
+  readonly releaseOrigin: string | null;
+}
+
 export interface InquiryConfig {
   readonly outbox: OutboxKind;
   readonly dataDir: string;
@@ -83,6 +96,7 @@ export interface InquiryConfig {
   readonly allowedOrigins: readonly string[];
   readonly delivery: DeliveryPolicy;
   readonly retention: RetentionPolicy;
+  readonly digest: DigestSettings;
 }
 
 /** An unset or blank variable means "use the default". */
@@ -133,6 +147,23 @@ const secondsSetting = (env: NodeJS.ProcessEnv, name: string, min: number, max: 
   if (!(value >= min && value <= max)) throw new Error(`${name} must be a number from ${min} to ${max}, not ${text}`);
   return value;
 };
+/** The digest's hour by default: 7 in the morning in the company's time zone, before the sales desk opens. */
+export const DEFAULT_DIGEST_HOUR = 7;
+/** The shortest release secret taken: `openssl rand -hex 32` makes 64 characters. */
+export const MIN_RELEASE_SECRET_LENGTH = 32;
+
+/** An hour of the day, 0 to 23, or `off`; unset, the default. */
+const digestHourSetting = (env: NodeJS.ProcessEnv): number | null => {
+  const text = setting(env, "INQUIRY_DIGEST_HOUR");
+  if (text === undefined) return DEFAULT_DIGEST_HOUR;
+  if (text.toLowerCase() === "off") return null;
+  const value = /^\d{1,2}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 0 && value <= 23)) {
+    throw new Error(`INQUIRY_DIGEST_HOUR must be a whole number from 0 to 23, or off, not ${text}`);
+  }
+  return value;
+};
+
 const isYes = (value: string | undefined) => ["1", "true", "yes"].includes((value ?? "").toLowerCase());
 
 const isUrl = (value: string, protocols: readonly string[]) => {
@@ -177,6 +208,8 @@ export const readInquiryConfig = (
     INQUIRY_CLIENT_IP_HEADER: setting(env, "INQUIRY_CLIENT_IP_HEADER"),
     INQUIRY_ALLOWED_ORIGINS: setting(env, "INQUIRY_ALLOWED_ORIGINS"),
     SMTP_ALLOW_PLAIN: setting(env, "SMTP_ALLOW_PLAIN"),
+    INQUIRY_RELEASE_SECRET: setting(env, "INQUIRY_RELEASE_SECRET"),
+    INQUIRY_RELEASE_ORIGIN: setting(env, "INQUIRY_RELEASE_ORIGIN"),
   };
   // Called with each name written out, and with a body in braces: that is how the docs check finds a reader's names.
   const operation = (name: keyof typeof operationSettings): number => {
@@ -233,6 +266,24 @@ export const readInquiryConfig = (
       problems.push("INQUIRY_WEBHOOK_URL must be an http:// or https:// URL");
   }
 
+  const releaseSecret = settings.INQUIRY_RELEASE_SECRET ?? null;
+  // Refused rather than taken: a short key makes links someone could forge; the server does not start with one.
+  if (releaseSecret !== null && releaseSecret.length < MIN_RELEASE_SECRET_LENGTH) {
+    throw new Error(
+      `INQUIRY_RELEASE_SECRET must be at least ${MIN_RELEASE_SECRET_LENGTH} characters (openssl rand -hex 32 makes one), ` +
+        `not ${releaseSecret.length}`,
+    );
+  }
+  const releaseOriginText = settings.INQUIRY_RELEASE_ORIGIN?.replace(/\/+$/, "");
+  if (
+    releaseOriginText !== undefined &&
+    !(isUrl(releaseOriginText, ["http:", "https:"]) && new URL(releaseOriginText).origin === releaseOriginText)
+  ) {
+    throw new Error(
+      `INQUIRY_RELEASE_ORIGIN must be an origin such as https://www.example.com, not ${releaseOriginText}`,
+    );
+  }
+
   return {
     outbox,
     dataDir: path.resolve(cwd, settings.INQUIRY_DATA_DIR ?? ".data"),
@@ -257,6 +308,7 @@ export const readInquiryConfig = (
     delivery: deliveryPolicy,
     // From content only, never from the environment: the privacy page states the same number.
     retention: delivery.retention,
+    digest: { hour: digestHourSetting(env), releaseSecret, releaseOrigin: releaseOriginText ?? null },
   };
 };
 

@@ -14,11 +14,15 @@ export interface InquiryContent {
   readonly choices: LabelledChoices;
 }
 
-/** The company's details that a reply names: who to write or call, and when someone answers. */
-interface CompanyContact {
+/**
+ * The company's details that a reply names (who to write or call, and when someone answers), and what the
+ * digest of held inquiries needs: the site's address for its links, and the time zone its hour is in.
+ */
+export interface CompanyContact {
   readonly name: CompanyContent["name"];
+  readonly siteUrl: CompanyContent["siteUrl"];
   readonly contact: Pick<CompanyContent["contact"], "email" | "phone">;
-  readonly hours: Pick<CompanyContent["hours"], "display">;
+  readonly hours: Pick<CompanyContent["hours"], "display" | "timeZone">;
 }
 
 /** The JSON of the files involved. */
@@ -39,7 +43,7 @@ export const inquiryContentFrom = (files: InquiryContentFiles): InquiryContent =
   const company = files.company as CompanyContent;
   return {
     form: files.inquiry as InquiryContent["form"],
-    company: { name: company.name, contact: company.contact, hours: company.hours },
+    company: { name: company.name, siteUrl: company.siteUrl, contact: company.contact, hours: company.hours },
     choices: {
       productCategories: categoryOptions(categories),
       complianceOptions: complianceOptions((files.certifications as CertificationsContent).compliance.items),

@@ -57,8 +57,28 @@ export const preloadEmailTransport = (): void => {
   loadEmailTransport().catch(() => undefined);
 };
 
+/**
+ * What the transports send, made once and the same on every attempt: an email and a webhook body, and the
+ * headers that name it (an inquiry's reference, a digest's day) and say what it is, in both.
+ */
+export interface OutgoingMessage {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly email: { readonly subject: string; readonly text: string; readonly html: string; readonly replyTo?: string };
+  readonly webhookBody: string;
+}
+
+/** An inquiry as its transports send it: `X-Inquiry-Event: inquiry`, its reference, the visitor's address to reply to. */
+export const inquiryMessage = (record: OutboxRecord): OutgoingMessage => ({
+  // The same on every attempt, so a receiver can tell a delivery it already has (a retry, or a run that
+  // stalled between sending and recording) from a new inquiry.
+  headers: { "X-Inquiry-Event": "inquiry", "X-Inquiry-Reference": record.reference },
+  // The address alone: a display name would be text the visitor chose, in a header.
+  email: { subject: record.subject, ...emailBody(record), replyTo: record.replyTo.address },
+  webhookBody: JSON.stringify(webhookPayload(record)),
+});
+
 const sendEmail = async (
-  record: OutboxRecord,
+  message: OutgoingMessage,
   settings: NonNullable<InquiryConfig["email"]>,
   timeoutMs: number,
 ): Promise<void> => {
@@ -72,16 +92,15 @@ const sendEmail = async (
     socketTimeout: timeoutMs,
   });
   try {
-    const body = emailBody(record);
+    const { subject, text, html, replyTo } = message.email;
     const sending = transport.sendMail({
       from: settings.from,
       to: settings.to,
-      // The address alone: a display name would be text the visitor chose, in a header.
-      replyTo: record.replyTo.address,
-      subject: record.subject,
-      text: body.text,
-      html: body.html,
-      headers: { "X-Inquiry-Reference": record.reference },
+      ...(replyTo === undefined ? {} : { replyTo }),
+      subject,
+      text,
+      html,
+      headers: { ...message.headers },
     });
     await withDeadline(sending, timeoutMs, () => transport.close());
   } finally {
@@ -100,18 +119,13 @@ export const webhookSignature = (secret: string, timestamp: number, body: string
   `v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 
 const callWebhook = async (
-  record: OutboxRecord,
+  message: OutgoingMessage,
   settings: NonNullable<InquiryConfig["webhook"]>,
   timeoutMs: number,
   now: () => Date,
 ): Promise<void> => {
-  const body = JSON.stringify(webhookPayload(record));
-  const headers: Record<string, string> = {
-    "Content-Type": "application/json",
-    // The same on every attempt, so a receiver can tell a delivery it already has (a retry, or a run that
-    // stalled between sending and recording) from a new inquiry.
-    "X-Inquiry-Reference": record.reference,
-  };
+  const body = message.webhookBody;
+  const headers: Record<string, string> = { "Content-Type": "application/json", ...message.headers };
   if (settings.secret) {
     const timestamp = Math.floor(now().getTime() / 1000);
     headers["X-Inquiry-Timestamp"] = String(timestamp);
@@ -129,7 +143,7 @@ const callWebhook = async (
 };
 
 const deliverOne = async (
-  record: OutboxRecord,
+  message: OutgoingMessage,
   transport: TransportName,
   config: InquiryConfig,
   now: () => Date,
@@ -138,10 +152,10 @@ const deliverOne = async (
   const timeoutMs = config.delivery.attemptTimeoutMs;
   if (transport === "email") {
     if (!config.email) throw new DeliveryError("SMTP_URL is not set");
-    return sendEmail(record, config.email, timeoutMs);
+    return sendEmail(message, config.email, timeoutMs);
   }
   if (!config.webhook) throw new DeliveryError("INQUIRY_WEBHOOK_URL is not set");
-  return callWebhook(record, config.webhook, timeoutMs, now);
+  return callWebhook(message, config.webhook, timeoutMs, now);
 };
 
 /**
@@ -154,16 +168,19 @@ export const backoffMs = (failedAttempts: number, policy: DeliveryPolicy, random
   return Math.round(ceiling * (0.5 + random() / 2));
 };
 
+/** One attempt's outcome as it is recorded: when, and after a failure, when the next attempt is due. */
+export type AttemptOutcome = DeliveryResult & { readonly at: string; readonly retryAt?: string };
+
 /**
- * Tries each of the given transports once and appends the outcome of each to the outbox, with the
- * time of the next attempt after a failure. A failure is recorded, not thrown.
- * `attemptsSoFar` says how often each transport was tried before, which the backoff grows with.
+ * Tries each of the given transports once with `message`, and has `record` write the outcome of each, with
+ * the time of the next attempt after a failure. A failure is recorded, not thrown. `attemptsSoFar` says how
+ * often each transport was tried before, which the backoff grows with.
  */
-export const deliver = async (
-  record: OutboxRecord,
+export const sendThrough = async (
+  message: OutgoingMessage,
   transports: readonly TransportName[],
   config: InquiryConfig,
-  outbox: Pick<InquiryOutbox, "recordAttempt">,
+  record: (outcome: AttemptOutcome) => Promise<void>,
   attemptsSoFar: Readonly<Partial<Record<TransportName, number>>> = {},
   now: () => Date = () => new Date(),
 ): Promise<DeliveryResult[]> =>
@@ -171,7 +188,7 @@ export const deliver = async (
     transports.map(async (transport): Promise<DeliveryResult> => {
       let result: DeliveryResult;
       try {
-        await deliverOne(record, transport, config, now);
+        await deliverOne(message, transport, config, now);
         result = { transport, ok: true };
       } catch (error) {
         result = {
@@ -182,12 +199,29 @@ export const deliver = async (
       }
       const at = now();
       const failed = (attemptsSoFar[transport] ?? 0) + 1;
-      await outbox.recordAttempt({
-        reference: record.reference,
+      await record({
         at: at.toISOString(),
         ...result,
         ...(result.ok ? {} : { retryAt: new Date(at.getTime() + backoffMs(failed, config.delivery)).toISOString() }),
       });
       return result;
     }),
+  );
+
+/** Tries each of the given transports once with the inquiry, and appends the outcome of each to the outbox. */
+export const deliver = async (
+  record: OutboxRecord,
+  transports: readonly TransportName[],
+  config: InquiryConfig,
+  outbox: Pick<InquiryOutbox, "recordAttempt">,
+  attemptsSoFar: Readonly<Partial<Record<TransportName, number>>> = {},
+  now: () => Date = () => new Date(),
+): Promise<DeliveryResult[]> =>
+  sendThrough(
+    inquiryMessage(record),
+    transports,
+    config,
+    (outcome) => outbox.recordAttempt({ reference: record.reference, ...outcome }),
+    attemptsSoFar,
+    now,
   );

@@ -1,5 +1,6 @@
 import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
 import { deliver } from "./deliver";
+import { digestPass, type DigestContent, type DigestOutcome } from "./digest";
 import { isRetaining, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
 
 export interface DeliveryWorkerOptions {
@@ -9,6 +10,8 @@ export interface DeliveryWorkerOptions {
   readonly now?: () => Date;
   /** The longest the worker sleeps before it looks at the outbox again (another process may have written). */
   readonly idleMs?: number;
+  /** The copy and the company's details the digest of held inquiries needs; without it, the worker makes none. */
+  readonly content?: DigestContent;
 }
 
 /** What the worker last saw, for the health endpoint. */
@@ -18,6 +21,8 @@ export interface WorkerStatus {
   readonly pending: number;
   readonly dead: number;
   readonly quarantined: number;
+  /** Digests of held inquiries not yet delivered through every transport: due or waiting to be retried, and given up on. */
+  readonly digests: { readonly pending: number; readonly dead: number };
 }
 
 export interface DeliverySummary {
@@ -143,7 +148,14 @@ export class DeliveryWorker {
   private nextRunAt = 0;
   /** When the worker last removed what was past its retention (ms, on its clock); null: not yet. */
   private lastRetentionAt: number | null = null;
-  private lastStatus: WorkerStatus = { lastPassAt: null, lastPassFailed: false, pending: 0, dead: 0, quarantined: 0 };
+  private lastStatus: WorkerStatus = {
+    lastPassAt: null,
+    lastPassFailed: false,
+    pending: 0,
+    dead: 0,
+    quarantined: 0,
+    digests: { pending: 0, dead: 0 },
+  };
   private readonly now: () => Date;
   private readonly idleMs: number;
 
@@ -235,7 +247,7 @@ export class DeliveryWorker {
     const config = this.options.config();
     const { outbox, log } = this.options;
     await this.removeExpired();
-    const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped);
+    const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped, this.options.content);
     if (!outcome) return LOCKED_RETRY_MS;
     this.lastStatus = {
       lastPassAt: this.now().toISOString(),
@@ -243,8 +255,11 @@ export class DeliveryWorker {
       pending: outcome.pending,
       dead: outcome.dead,
       quarantined: outcome.quarantined,
+      digests: { pending: outcome.digests?.pending ?? 0, dead: outcome.digests?.dead ?? 0 },
     };
-    const { nextDueAt } = outcome;
+    // The next inquiry or digest due; the day's digest itself is looked for at least every idle period.
+    const dueTimes = [outcome.nextDueAt, outcome.digests?.nextDueAt ?? null].filter((time) => time !== null);
+    const nextDueAt = dueTimes.length > 0 ? Math.min(...dueTimes) : null;
     return nextDueAt === null ? this.idleMs : Math.min(this.idleMs, Math.max(0, nextDueAt - this.now().getTime()));
   }
 }
@@ -258,11 +273,14 @@ export interface PassOutcome extends DeliverySummary {
   readonly quarantined: number;
   /** When the next pending inquiry falls due (ms since the epoch); null when none is pending. */
   readonly nextDueAt: number | null;
+  /** The digest of held inquiries: made if due, and delivered; null where the pass makes none. */
+  readonly digests: DigestOutcome | null;
 }
 
 /**
  * One pass over an outbox while holding its delivery lock: every inquiry due at `now` is delivered
- * through each transport it still needs. Null when another process holds the lock. Deliveries stop
+ * through each transport it still needs; then, given `content`, the day's digest of held inquiries is made
+ * if it is due, and every digest due is delivered. Null when another process holds the lock. Deliveries stop
  * being started once `stopping` says so or the lock no longer allows it. The server's worker runs a
  * pass whenever something is due; the scheduled function on the CDN deploy runs one every few minutes.
  */
@@ -272,6 +290,7 @@ export const deliveryPass = async (
   log: (line: string) => void,
   now: () => Date,
   stopping: () => boolean = () => false,
+  content: DigestContent | null = null,
 ): Promise<PassOutcome | null> => {
   const outcome = await outbox.whileDelivering(
     async (lease) => {
@@ -288,6 +307,10 @@ export const deliveryPass = async (
       const nextDue = after
         .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
         .sort((a, b) => a - b)[0];
+      // After the inquiries: what is due to visitors goes first.
+      const digests = content
+        ? await digestPass(outbox, config, content, log, now, { stopping: () => stopping() || !lease.mayStart() })
+        : null;
       return {
         ...summary,
         due: due.length,
@@ -295,6 +318,7 @@ export const deliveryPass = async (
         dead: count("dead"),
         quarantined: count("quarantined") + heldUnread,
         nextDueAt: nextDue ?? null,
+        digests,
       };
     },
     0,

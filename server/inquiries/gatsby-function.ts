@@ -28,7 +28,7 @@ export interface GatsbyFunctionOptions {
 export const NETLIFY_CLIENT_IP_HEADER = "x-nf-client-connection-ip";
 
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
-type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
+export type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
 
 /**
  * The key the rate limit counts this visitor under. INQUIRY_CLIENT_IP_HEADER names the header where it
@@ -47,7 +47,7 @@ const clientAddressOf = (req: GatsbyFunctionRequest, configuredHeader: string | 
   return clientKey(fromHeader === undefined || fromHeader === "" ? socket?.remoteAddress : fromHeader);
 };
 
-type BodyText = { readonly kind: "text"; readonly text: string } | { readonly kind: "tooLarge" | "unreadable" };
+export type BodyText = { readonly kind: "text"; readonly text: string } | { readonly kind: "tooLarge" | "unreadable" };
 
 /**
  * The body's text, as it came, read here from the request's stream: Gatsby's body parsers are told to
@@ -60,7 +60,7 @@ type BodyText = { readonly kind: "text"; readonly text: string } | { readonly ki
  * (reading 'removeListener')" and ended the function on every POST with a body. Such a request is
  * complete (its body is all in memory), so it is marked so, and read to its end rather than dropped halfway.
  */
-const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number): Promise<BodyText> => {
+export const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number): Promise<BodyText> => {
   const encoding = header(req, "content-encoding")?.trim().toLowerCase();
   // The single server reads a compressed body as it is, so cannot read it either; no browser sends one.
   if (encoding && encoding !== "identity") return { kind: "unreadable" };

@@ -11,6 +11,7 @@ import {
   honeypotField,
   idempotencyKeyField,
   idempotencyKeyPattern,
+  retiredHoneypotFields,
   type InquiryFailure,
   type InquiryResponseBody,
 } from "../../src/inquiry/protocol";
@@ -89,11 +90,12 @@ const bodyKind = (contentType: string | undefined): BodyKind | null => {
   return null;
 };
 
-/** Software fills in the field nobody sees, or sends faster than a person can type. */
+const isFilled = (value: unknown) =>
+  typeof value === "string" ? value.trim() !== "" : value !== undefined && value !== null;
+
+/** Software fills in the field nobody sees (under its name or an earlier one), or sends faster than a person can type. */
 const looksAutomated = (body: Record<string, unknown>, minFillSeconds: number): string | null => {
-  const honeypot = body[honeypotField];
-  if (typeof honeypot === "string" ? honeypot.trim() !== "" : honeypot !== undefined && honeypot !== null)
-    return "honeypot filled";
+  if ([honeypotField, ...retiredHoneypotFields].some((name) => isFilled(body[name]))) return "honeypot filled";
   const fill = body[fillTimeField];
   // A post without JavaScript has no fill time to report; the honeypot is its only check.
   if (fill === undefined || fill === null || fill === "") return null;

@@ -31,29 +31,31 @@ export interface EmailBody {
   readonly html: string;
 }
 
-/** Plain text for every mail client and HTML in which every answer is escaped. */
-export const emailBody = (record: OutboxRecord): EmailBody => {
-  const text = [
-    record.subject,
-    `Received ${record.receivedAt}`,
-    "",
-    ...record.fields.map((field) =>
-      MULTILINE.has(field.name) ? `${field.label}:\n${field.value}\n` : `${field.label}: ${field.value}`,
-    ),
-  ].join("\n");
-  const rows = record.fields
+/** The answers as lines of plain text, a long answer on lines of its own. */
+export const fieldsText = (fields: OutboxRecord["fields"]): string[] =>
+  fields.map((field) =>
+    MULTILINE.has(field.name) ? `${field.label}:\n${field.value}\n` : `${field.label}: ${field.value}`,
+  );
+
+/** The answers as an HTML table, every label and answer escaped. */
+export const fieldsHtml = (fields: OutboxRecord["fields"]): string =>
+  `<table style="border-collapse:collapse">${fields
     .map(
       (field) =>
         `<tr><th align="left" valign="top" style="padding:6px 12px 6px 0;white-space:nowrap">${escapeHtml(field.label)}</th>` +
         `<td style="padding:6px 0;${MULTILINE.has(field.name) ? "white-space:pre-wrap" : ""}">${escapeHtml(field.value)}</td></tr>`,
     )
-    .join("");
+    .join("")}</table>`;
+
+/** Plain text for every mail client and HTML in which every answer is escaped. */
+export const emailBody = (record: OutboxRecord): EmailBody => {
+  const text = [record.subject, `Received ${record.receivedAt}`, "", ...fieldsText(record.fields)].join("\n");
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(record.subject)}</title></head>` +
     `<body style="font-family:Arial,Helvetica,sans-serif;color:#1b2430;line-height:1.5">` +
     `<h1 style="font-size:18px">${escapeHtml(record.subject)}</h1>` +
     `<p>Received ${escapeHtml(record.receivedAt)}</p>` +
-    `<table style="border-collapse:collapse">${rows}</table></body></html>`;
+    `${fieldsHtml(record.fields)}</body></html>`;
   return { text, html };
 };
 

@@ -102,51 +102,81 @@ const latest = (times: readonly string[]): string | null =>
 export const transportsOf = (record: OutboxRecord, tried: readonly DeliveryAttempt[]): readonly TransportName[] =>
   record.transports.length > 0 ? record.transports : [...new Set(tried.map((attempt) => attempt.transport))];
 
-/** Where one inquiry stands, from its record and every line written about it since. */
-export const entryOf = (
-  record: OutboxRecord,
-  tried: readonly DeliveryAttempt[],
-  released: boolean,
+/** How each transport stands for one message (an inquiry, a digest), from the attempts made through it. */
+export interface TransportStandings {
+  readonly deliveries: Readonly<Partial<Record<TransportName, TransportState>>>;
+  readonly attemptsByTransport: Readonly<Partial<Record<TransportName, number>>>;
+  /** When each transport not yet delivered and not dead is next due (ISO times). */
+  readonly dueTimes: readonly string[];
+}
+
+/**
+ * Where each of `transports` stands for a message first due at `since`: delivered once an attempt went
+ * through; not tried (due at once); failed, due at its last retry time; dead after `maxAttempts` failures.
+ */
+export const transportStandings = (
+  transports: readonly TransportName[],
+  tried: readonly Pick<DeliveryAttempt, "transport" | "ok" | "at" | "retryAt">[],
+  since: string,
   maxAttempts: number,
-): OutboxEntry => {
+): TransportStandings => {
   const deliveries: Partial<Record<TransportName, TransportState>> = {};
   const attemptsByTransport: Partial<Record<TransportName, number>> = {};
   const dueTimes: string[] = [];
-  const transports = transportsOf(record, tried);
   for (const transport of transports) {
     const mine = tried.filter((attempt) => attempt.transport === transport);
     attemptsByTransport[transport] = mine.length;
     if (mine.some((attempt) => attempt.ok)) deliveries[transport] = "delivered";
     else if (mine.length === 0) {
       deliveries[transport] = "not tried";
-      dueTimes.push(record.receivedAt);
+      dueTimes.push(since);
     } else if (mine.length >= maxAttempts) deliveries[transport] = "dead";
     else {
       deliveries[transport] = "failed";
-      dueTimes.push(latest(mine.map((attempt) => attempt.retryAt ?? attempt.at)) ?? record.receivedAt);
+      dueTimes.push(latest(mine.map((attempt) => attempt.retryAt ?? attempt.at)) ?? since);
     }
   }
+  return { deliveries, attemptsByTransport, dueTimes };
+};
+
+/** Delivered through every transport, dead (one gave up and none is due), or pending. */
+export const deliveryStateOf = (
+  transports: readonly TransportName[],
+  { deliveries, dueTimes }: TransportStandings,
+): "delivered" | "dead" | "pending" => {
   const states = transports.map((transport) => deliveries[transport]);
+  if (states.every((value) => value === "delivered")) return "delivered";
+  return states.includes("dead") && dueTimes.length === 0 ? "dead" : "pending";
+};
+
+/**
+ * Where one inquiry stands, from its record and every line written about it since. The judgement that it
+ * looked automated comes first: held until released, whatever transports are configured (an inquiry
+ * held while none was is quarantined, never a `stored` one the next pass would deliver once one is).
+ */
+export const entryOf = (
+  record: OutboxRecord,
+  tried: readonly DeliveryAttempt[],
+  released: boolean,
+  maxAttempts: number,
+): OutboxEntry => {
+  const transports = transportsOf(record, tried);
+  const standings = transportStandings(transports, tried, record.receivedAt, maxAttempts);
   const quarantined = Boolean(record.quarantine) && !released;
-  const state: EntryState =
-    transports.length === 0
+  const state: EntryState = quarantined
+    ? "quarantined"
+    : transports.length === 0
       ? "stored"
-      : quarantined
-        ? "quarantined"
-        : states.every((value) => value === "delivered")
-          ? "delivered"
-          : states.includes("dead") && dueTimes.length === 0
-            ? "dead"
-            : "pending";
+      : deliveryStateOf(transports, standings);
   return {
     record,
-    deliveries,
+    deliveries: standings.deliveries,
     attempts: tried.length,
-    attemptsByTransport,
+    attemptsByTransport: standings.attemptsByTransport,
     state,
     released,
     // The earliest transport due decides; the others are tried in the same pass.
-    dueAt: state === "pending" ? (dueTimes.sort()[0] ?? null) : null,
+    dueAt: state === "pending" ? ([...standings.dueTimes].sort()[0] ?? null) : null,
   };
 };
 
@@ -228,7 +258,11 @@ export interface InquiryOutbox {
    */
   add(record: OutboxRecord): Promise<AddResult>;
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;
-  release(reference: string, at?: Date): Promise<void>;
+  /**
+   * Lets a quarantined inquiry through to delivery. True when this call released it; false when it was
+   * released already, is not held, or is not there: of two calls at once, one is true.
+   */
+  release(reference: string, at?: Date): Promise<boolean>;
   read(): Promise<OutboxContents>;
   /** Every inquiry (in the scope) with where it stands, oldest first. */
   entries(maxAttempts: number, scope?: EntryScope): Promise<OutboxEntries>;
@@ -320,3 +354,84 @@ export const retentionCutoffs = (now: Date, retention: RetentionPolicy) => {
     quarantined: new Date(now.getTime() - retention.quarantinedDays * 86_400_000).toISOString(),
   };
 };
+
+/** How many inquiries are held as suspected spam now, and since when the oldest of them. */
+export interface HeldSummary {
+  readonly count: number;
+  /** When the oldest held inquiry arrived (ISO time); null when none is held. */
+  readonly oldestReceivedAt: string | null;
+}
+
+/**
+ * One day's digest of the inquiries held as suspected spam since the digest before: made once, in the
+ * store, with the inquiries it lists (each listed in one digest only), then delivered through each transport
+ * as an inquiry is, retried and recorded.
+ */
+export interface HeldDigest {
+  /** The day whose digest it is (YYYY-MM-DD in the company's time zone): at most one a day. */
+  readonly id: string;
+  readonly createdAt: string;
+  /** The held inquiries it lists, oldest first. */
+  readonly references: readonly string[];
+  /** The transports configured when it was made: it is pending until each has delivered it. */
+  readonly transports: readonly TransportName[];
+}
+
+/** One delivery attempt of a digest, written once, as an inquiry's are. */
+export interface DigestAttempt {
+  readonly digest: string;
+  readonly transport: TransportName;
+  readonly ok: boolean;
+  readonly at: string;
+  readonly detail?: string;
+  readonly retryAt?: string;
+}
+
+/** Where a digest stands, as an inquiry's entry says of it. */
+export interface DigestEntry {
+  readonly digest: HeldDigest;
+  readonly deliveries: Readonly<Partial<Record<TransportName, TransportState>>>;
+  readonly attemptsByTransport: Readonly<Partial<Record<TransportName, number>>>;
+  readonly state: "delivered" | "pending" | "dead";
+  readonly dueAt: string | null;
+}
+
+/** Where a digest stands, from the attempts made to deliver it. */
+export const digestEntryOf = (
+  digest: HeldDigest,
+  tried: readonly DigestAttempt[],
+  maxAttempts: number,
+): DigestEntry => {
+  const standings = transportStandings(digest.transports, tried, digest.createdAt, maxAttempts);
+  const state = deliveryStateOf(digest.transports, standings);
+  return {
+    digest,
+    deliveries: standings.deliveries,
+    attemptsByTransport: standings.attemptsByTransport,
+    state,
+    dueAt: state === "pending" ? ([...standings.dueTimes].sort()[0] ?? null) : null,
+  };
+};
+
+/**
+ * What an outbox keeps for the daily digest of held inquiries (digest.ts): which held inquiries no digest
+ * has listed yet, the digests made and what became of each, and the last day one was made for. Every
+ * step is recorded in the store, so a restart neither repeats a digest nor skips one.
+ */
+export interface DigestingOutbox {
+  heldSummary(): Promise<HeldSummary>;
+  /** The last day (YYYY-MM-DD) whose digest was decided on, made or not; null before the first. */
+  lastDigestDay(): Promise<string | null>;
+  /**
+   * Decides the digest of `day`, once: every inquiry held now that no digest has listed is listed in a new
+   * digest for `transports`, and the day is recorded. Resolves to that digest; null when none is made (no held
+   * inquiry is new, or the day was decided on before, or no transport is given).
+   */
+  takeDigest(day: string, at: Date, transports: readonly TransportName[]): Promise<HeldDigest | null>;
+  /** The digests not yet delivered through every transport (pending or dead), oldest first. */
+  openDigests(maxAttempts: number): Promise<DigestEntry[]>;
+  recordDigestAttempt(attempt: DigestAttempt): Promise<void>;
+}
+
+export const isDigesting = (outbox: InquiryOutbox): outbox is InquiryOutbox & DigestingOutbox =>
+  "takeDigest" in outbox && "heldSummary" in outbox;

@@ -9,7 +9,6 @@ export interface InquiriesPluginOptions {
   readonly handler: InquiryHandler;
   /** Told of every new inquiry stored, so it delivers at once. */
   readonly worker: DeliveryWorker;
-  readonly log: (line: string) => void;
 }
 
 /** A single value from a header that may repeat. */
@@ -34,7 +33,7 @@ const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
  */
 // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
 // eslint-disable-next-line @typescript-eslint/require-await
-export const inquiries: FastifyPluginAsync<InquiriesPluginOptions> = async (app, { handler, worker, log }) => {
+export const inquiries: FastifyPluginAsync<InquiriesPluginOptions> = async (app, { handler, worker }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     "application/json",
@@ -59,7 +58,7 @@ export const inquiries: FastifyPluginAsync<InquiriesPluginOptions> = async (app,
     if (status === 413) return sendReply(reply, handler.tooLarge(inquiryRequest));
     if (status === 400) return sendReply(reply, handler.malformed(inquiryRequest));
     if (status === 415) return sendReply(reply, handler.unsupported(inquiryRequest));
-    if (status >= 500) log(`error ${request.method} ${inquiryEndpoint}: ${error.code ?? error.name}`);
+    if (status >= 500) request.log.error({ err: error, req: request }, `error ${request.method} ${inquiryEndpoint}`);
     return sendReply(reply, handler.failed(inquiryRequest));
   });
 

@@ -1,32 +1,17 @@
-import RateLimiterMemory from "rate-limiter-flexible/lib/RateLimiterMemory";
+import { memoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from "../rate-limit";
 import { processWide } from "./process-wide";
 
-export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
-
-interface Limit {
-  readonly requests: number;
-  readonly windowSeconds: number;
-}
-
-// One limiter per configured limit, for the whole process.
-const limiters = () => processWide("inquiry-rate-limiters", () => new Map<string, RateLimiterMemory>());
+// One limiter per configured limit, for the whole process: a function's module may be loaded afresh for
+// every request (process-wide.ts), and the count must outlive it.
+const limiters = () => processWide("inquiry-rate-limits", () => new Map<string, RateLimiter>());
 
 /** Counts one accepted submission from a client and says whether it is within the limit. */
-export const takeRateLimit = async (limit: Limit, client: string): Promise<RateDecision> => {
+export const takeRateLimit = (limit: RateLimit, client: string): Promise<RateDecision> => {
   const key = `${limit.requests}/${limit.windowSeconds}`;
   let limiter = limiters().get(key);
   if (!limiter) {
-    limiter = new RateLimiterMemory({ points: limit.requests, duration: limit.windowSeconds });
+    limiter = memoryRateLimiter(limit);
     limiters().set(key, limiter);
   }
-  try {
-    await limiter.consume(client);
-    return { allowed: true };
-  } catch (rejection) {
-    // The limiter may come from an earlier load of this module, so its result class is not this
-    // load's: recognise a refusal by its shape.
-    const msBeforeNext = (rejection as { msBeforeNext?: unknown }).msBeforeNext;
-    if (typeof msBeforeNext !== "number") throw rejection;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
-  }
+  return limiter.take(client);
 };

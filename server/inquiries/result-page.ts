@@ -21,7 +21,7 @@ export const resultPagePolicy =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Escapes the copy, then puts the company's details and the given values in place of their placeholders. */
-const fill = (text: string, content: InquiryContent, values: Record<string, string> = {}) => {
+export const fill = (text: string, content: Pick<InquiryContent, "company">, values: Record<string, string> = {}) => {
   const { contact, hours } = content.company;
   const tokens: Record<string, string> = {
     email: `<a href="mailto:${escapeHtml(contact.email)}">${escapeHtml(contact.email)}</a>`,
@@ -43,6 +43,37 @@ const styles = `
   li { margin-bottom: 0.5rem; }
   .error { color: ${colors.error}; }
   .actions a { display: inline-block; margin: 0.5rem 1.5rem 0 0; font-weight: 700; }
+  button { font: inherit; font-weight: 700; color: ${colors.white}; background: ${colors.navy}; border: 0; border-radius: 4px; padding: 0.75rem 1.25rem; cursor: pointer; }
+  button:focus-visible { outline: 3px solid ${colors.focus}; outline-offset: 2px; }
+`;
+
+/**
+ * A plain page of the site's back end, without script: the company's name, a heading, `body` (HTML the
+ * caller has escaped) and `actions` (links, likewise).
+ */
+export const renderPlainPage = (
+  title: string,
+  body: string,
+  actions: string,
+  company: Pick<InquiryContent["company"], "name">,
+): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)} | ${escapeHtml(company.name)}</title>
+<style>${styles}</style>
+</head>
+<body>
+<header><a href="/">${escapeHtml(company.name)}</a></header>
+<main>
+<h1>${escapeHtml(title)}</h1>
+${body}
+<p class="actions">${actions}</p>
+</main>
+</body>
+</html>
 `;
 
 export const renderResultPage = (page: ResultPage, content: InquiryContent): string => {
@@ -83,23 +114,5 @@ export const renderResultPage = (page: ResultPage, content: InquiryContent): str
     page.kind === "received"
       ? `<a href="/">${escapeHtml(copy.homeLabel)}</a>`
       : `<a href="${CONTACT_PATH}">${escapeHtml(copy.backLabel)}</a><a href="/">${escapeHtml(copy.homeLabel)}</a>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)} | ${escapeHtml(company.name)}</title>
-<style>${styles}</style>
-</head>
-<body>
-<header><a href="/">${escapeHtml(company.name)}</a></header>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-<p class="actions">${actions}</p>
-</main>
-</body>
-</html>
-`;
+  return renderPlainPage(title, body, actions, company);
 };

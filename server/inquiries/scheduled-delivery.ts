@@ -1,6 +1,7 @@
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "./delivery-worker";
+import type { DigestContent } from "./digest";
 import { openOutbox } from "./open-outbox";
 import { hasRetentionRecord, isRetaining, type InquiryOutbox } from "./outbox";
 
@@ -17,6 +18,8 @@ export interface ScheduledDeliveryOptions {
   readonly now?: () => Date;
   /** How long one run may take in all; the platform's limit by default. */
   readonly runLimitMs?: number;
+  /** The copy and the company's details the digest of held inquiries needs; without them, a run makes none. */
+  readonly content?: DigestContent;
 }
 
 /** What one scheduled run reports: its pass, or why it made none. */
@@ -26,8 +29,9 @@ export type ScheduledOutcome =
 /**
  * One run of the scheduled delivery on the CDN deploy (netlify/functions/deliver-inquiries.mts): the
  * same pass as the single server's worker (deliveryPass: the same backoff, attempt limit and dead
- * letters), over the Blobs outbox, under its lease. A run starts deliveries only while each can still
- * end within the platform's time limit; what it leaves, the next run takes up.
+ * letters, and the daily digest of held inquiries), over the Blobs outbox, under its lease. A run starts
+ * deliveries only while each can still end within the platform's time limit; what it leaves, the next run
+ * takes up.
  */
 export const runScheduledDelivery = async (
   delivery: InquiryContent["form"]["delivery"],
@@ -45,7 +49,7 @@ export const runScheduledDelivery = async (
   const lastStart =
     startedAt + (options.runLimitMs ?? SCHEDULED_RUN_LIMIT_MS) - config.delivery.attemptTimeoutMs - END_MARGIN_MS;
   const outbox = (options.outbox ?? openOutbox)(config);
-  const outcome = await deliveryPass(outbox, config, log, now, () => Date.now() > lastStart);
+  const outcome = await deliveryPass(outbox, config, log, now, () => Date.now() > lastStart, options.content ?? null);
   if (!outcome) {
     log("another delivery run holds the lease; this run delivers nothing");
     return { ran: false, reason: "locked" };

@@ -10,8 +10,14 @@ import {
   type AddResult,
   type DeliveryAttempt,
   type DeliveryLease,
+  type DigestAttempt,
+  type DigestEntry,
+  type DigestingOutbox,
+  digestEntryOf,
   type EntryScope,
   type EntryState,
+  type HeldDigest,
+  type HeldSummary,
   type InquiryOutbox,
   type OutboxContents,
   type OutboxEntries,
@@ -109,13 +115,57 @@ CREATE TABLE IF NOT EXISTS health (
 ) STRICT;
 `;
 
+/*
+ * Version 2: the daily digest of held inquiries. `digest` on an inquiry names the digest that listed it (null:
+ * none yet, so the next digest lists it while it is held); `digests` holds each day's digest (the references
+ * it lists and its transports, as JSON) and `digest_attempts` its deliveries, as `attempts` an inquiry's;
+ * `digest_day` the last day a digest was decided on. Inquiries judged automated while no transport was
+ * configured were filed as open (the judgement came second): they are filed as held again.
+ */
+const DIGEST_SCHEMA = `
+CREATE INDEX IF NOT EXISTS inquiries_held_undigested ON inquiries (received_at) WHERE phase = 'held' AND digest IS NULL;
+CREATE TABLE IF NOT EXISTS digests (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  phase TEXT NOT NULL CHECK (phase IN ('open', 'done'))
+) STRICT;
+CREATE INDEX IF NOT EXISTS digests_open ON digests (id) WHERE phase = 'open';
+CREATE TABLE IF NOT EXISTS digest_attempts (
+  digest TEXT NOT NULL,
+  transport TEXT NOT NULL,
+  ok INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  detail TEXT,
+  retry_at TEXT,
+  UNIQUE (digest, transport, at)
+) STRICT;
+CREATE TABLE IF NOT EXISTS digest_day (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  day TEXT NOT NULL
+) STRICT;
+UPDATE inquiries SET phase = 'held', due_at = NULL
+  WHERE phase = 'open' AND released_at IS NULL AND json_extract(record, '$.quarantine') IS NOT NULL;
+`;
+
+const hasColumn = (db: DatabaseSync, table: string, column: string): boolean =>
+  (db.prepare(`PRAGMA table_info(${table})`).all() as unknown as { name: string }[]).some(
+    (found) => found.name === column,
+  );
+
 /**
  * The steps that bring the database from each layout version to the next, the index being the version a step
  * starts from, so the current version is their count. Version 0 is a new database, or one written before the
- * version was recorded, whose tables are this layout's: SCHEMA creates only what is missing. A change of layout
- * appends its step here.
+ * version was recorded, whose tables are version 1's: each step creates only what is missing, so a database
+ * whose version was lost is brought up without harm. A change of layout appends its step here.
  */
-const MIGRATIONS: readonly string[] = [SCHEMA];
+const MIGRATIONS: readonly ((db: DatabaseSync) => void)[] = [
+  (db) => db.exec(SCHEMA),
+  (db) => {
+    if (!hasColumn(db, "inquiries", "digest")) db.exec("ALTER TABLE inquiries ADD COLUMN digest TEXT");
+    db.exec(DIGEST_SCHEMA);
+  },
+];
 /** The layout this code reads and writes, recorded in the database's `PRAGMA user_version`. */
 export const LAYOUT_VERSION = MIGRATIONS.length;
 
@@ -135,6 +185,19 @@ interface AttemptRow {
   readonly detail: string | null;
   readonly retry_at: string | null;
 }
+interface DigestRow {
+  readonly id: string;
+  readonly created_at: string;
+  readonly digest: string;
+}
+interface DigestAttemptRow {
+  readonly digest: string;
+  readonly transport: string;
+  readonly ok: number;
+  readonly at: string;
+  readonly detail: string | null;
+  readonly retry_at: string | null;
+}
 interface LeaseRow {
   readonly holder: string;
   readonly expires_at: number;
@@ -142,6 +205,18 @@ interface LeaseRow {
 
 const attemptOf = (row: AttemptRow): DeliveryAttempt => ({
   reference: row.reference,
+  transport: row.transport as TransportName,
+  ok: row.ok === 1,
+  at: row.at,
+  ...(row.detail === null ? {} : { detail: row.detail }),
+  ...(row.retry_at === null ? {} : { retryAt: row.retry_at }),
+});
+const digestOf = (row: DigestRow): HeldDigest => {
+  const { references, transports } = JSON.parse(row.digest) as Pick<HeldDigest, "references" | "transports">;
+  return { id: row.id, createdAt: row.created_at, references, transports };
+};
+const digestAttemptOf = (row: DigestAttemptRow): DigestAttempt => ({
+  digest: row.digest,
   transport: row.transport as TransportName,
   ok: row.ok === 1,
   at: row.at,
@@ -166,7 +241,10 @@ const prepare = (db: DatabaseSync) => ({
      VALUES (:reference, :transport, :ok, :at, :detail, :retryAt)`,
   ),
   attemptsOf: db.prepare("SELECT * FROM attempts WHERE reference = ? ORDER BY rowid"),
-  release: db.prepare("UPDATE inquiries SET released_at = COALESCE(released_at, ?) WHERE reference = ?"),
+  // Only a held one, once: of two releases at once, the second changes nothing.
+  release: db.prepare(
+    "UPDATE inquiries SET released_at = ? WHERE reference = ? AND phase = 'held' AND released_at IS NULL",
+  ),
   standing: db.prepare("UPDATE inquiries SET phase = ?, due_at = ? WHERE reference = ?"),
   all: db.prepare("SELECT reference, record, released_at FROM inquiries ORDER BY rowid"),
   allAttempts: db.prepare("SELECT * FROM attempts ORDER BY rowid"),
@@ -182,6 +260,27 @@ const prepare = (db: DatabaseSync) => ({
      WHERE inquiries.phase = 'open' ORDER BY attempts.rowid`,
   ),
   held: db.prepare("SELECT coalesce((SELECT count FROM phase_counts WHERE phase = 'held'), 0) AS count"),
+  oldestHeld: db.prepare("SELECT min(received_at) AS oldest FROM inquiries WHERE phase = 'held'"),
+  digestDay: db.prepare("SELECT day FROM digest_day WHERE id = 1"),
+  setDigestDay: db.prepare(
+    "INSERT INTO digest_day (id, day) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET day = excluded.day",
+  ),
+  undigested: db.prepare(
+    "SELECT reference FROM inquiries WHERE phase = 'held' AND digest IS NULL ORDER BY received_at, rowid",
+  ),
+  insertDigest: db.prepare("INSERT INTO digests (id, created_at, digest, phase) VALUES (?, ?, ?, 'open')"),
+  listedIn: db.prepare("UPDATE inquiries SET digest = ? WHERE reference = ?"),
+  openDigests: db.prepare("SELECT id, created_at, digest FROM digests WHERE phase = 'open' ORDER BY id"),
+  digestById: db.prepare("SELECT id, created_at, digest FROM digests WHERE id = ?"),
+  digestAttemptsOf: db.prepare("SELECT * FROM digest_attempts WHERE digest = ? ORDER BY rowid"),
+  insertDigestAttempt: db.prepare(
+    `INSERT OR IGNORE INTO digest_attempts (digest, transport, ok, at, detail, retry_at)
+     VALUES (:digest, :transport, :ok, :at, :detail, :retryAt)`,
+  ),
+  digestDone: db.prepare("UPDATE digests SET phase = 'done' WHERE id = ?"),
+  oldDigests: db.prepare("SELECT id FROM digests WHERE created_at < ?"),
+  removeDigestAttempts: db.prepare("DELETE FROM digest_attempts WHERE digest = ?"),
+  removeDigest: db.prepare("DELETE FROM digests WHERE id = ?"),
   lease: db.prepare("SELECT holder, expires_at FROM leases WHERE name = ?"),
   takeLease: db.prepare(
     "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
@@ -264,14 +363,14 @@ const userVersion = (db: DatabaseSync): number =>
  * this code has no steps from (a later release's, or not this site's).
  */
 const settleLayout = (db: DatabaseSync, file: string): void => {
-  const stepsFrom = (found: number): readonly string[] => {
+  const stepsFrom = (found: number): readonly ((db: DatabaseSync) => void)[] => {
     if (found < 0 || found > LAYOUT_VERSION) throw new UnknownLayoutError(file, String(found), LAYOUT_VERSION);
     return MIGRATIONS.slice(found);
   };
   if (stepsFrom(userVersion(db)).length === 0) return;
   inTransaction(db, () => {
     // Read again under the write lock: another process may have brought it up meanwhile.
-    for (const step of stepsFrom(userVersion(db))) db.exec(step);
+    for (const step of stepsFrom(userVersion(db))) step(db);
     db.exec(`PRAGMA user_version = ${LAYOUT_VERSION}`);
   });
 };
@@ -334,7 +433,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * opens it (the server, `npm run inquiries`) shares the file; SQLite's locking keeps their writes apart,
  * and a lease row in the database decides which of them delivers.
  */
-export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
+export class SqliteOutbox implements InquiryOutbox, RetainingOutbox, DigestingOutbox {
   readonly file: string;
 
   constructor(
@@ -451,11 +550,81 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await
-  async release(reference: string, at: Date = new Date()): Promise<void> {
+  async release(reference: string, at: Date = new Date()): Promise<boolean> {
+    const { db, statements } = this.connection();
+    return inTransaction(db, () => {
+      if (Number(statements.release.run(at.toISOString(), reference).changes) === 0) return false;
+      SqliteOutbox.refresh(statements, reference);
+      return true;
+    });
+  }
+
+  /** The count kept by the triggers, and the oldest through the phase index: never a scan of the held ones. */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async heldSummary(): Promise<HeldSummary> {
+    const { statements } = this.connection();
+    const { count } = statements.held.get() as { count: number };
+    const { oldest } = statements.oldestHeld.get() as { oldest: string | null };
+    return { count, oldestReceivedAt: oldest };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async lastDigestDay(): Promise<string | null> {
+    const row = this.connection().statements.digestDay.get() as { day: string } | undefined;
+    return row?.day ?? null;
+  }
+
+  /** The day, the digest and the inquiries it lists in one transaction: all of it happened, or none. */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async takeDigest(day: string, at: Date, transports: readonly TransportName[]): Promise<HeldDigest | null> {
+    if (transports.length === 0) return null;
+    const { db, statements } = this.connection();
+    return inTransaction(db, () => {
+      const last = statements.digestDay.get() as { day: string } | undefined;
+      if (last !== undefined && last.day >= day) return null;
+      statements.setDigestDay.run(day);
+      const references = (statements.undigested.all() as unknown as { reference: string }[]).map(
+        (row) => row.reference,
+      );
+      if (references.length === 0) return null;
+      const digest: HeldDigest = { id: day, createdAt: at.toISOString(), references, transports: [...transports] };
+      statements.insertDigest.run(digest.id, digest.createdAt, JSON.stringify({ references, transports }));
+      for (const reference of references) statements.listedIn.run(digest.id, reference);
+      return digest;
+    });
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async openDigests(maxAttempts: number): Promise<DigestEntry[]> {
+    const { statements } = this.connection();
+    return (statements.openDigests.all() as unknown as DigestRow[]).map((row) =>
+      digestEntryOf(
+        digestOf(row),
+        (statements.digestAttemptsOf.all(row.id) as unknown as DigestAttemptRow[]).map(digestAttemptOf),
+        maxAttempts,
+      ),
+    );
+  }
+
+  /** The attempt, and the digest filed as done once every transport has it, in one transaction. */
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async recordDigestAttempt(attempt: DigestAttempt): Promise<void> {
     const { db, statements } = this.connection();
     inTransaction(db, () => {
-      statements.release.run(at.toISOString(), reference);
-      SqliteOutbox.refresh(statements, reference);
+      statements.insertDigestAttempt.run({
+        digest: attempt.digest,
+        transport: attempt.transport,
+        ok: attempt.ok ? 1 : 0,
+        at: attempt.at,
+        detail: attempt.detail ?? null,
+        retryAt: attempt.retryAt ?? null,
+      });
+      const row = statements.digestById.get(attempt.digest) as DigestRow | undefined;
+      if (!row) return;
+      const tried = (statements.digestAttemptsOf.all(row.id) as unknown as DigestAttemptRow[]).map(digestAttemptOf);
+      if (digestEntryOf(digestOf(row), tried, Number.POSITIVE_INFINITY).state === "delivered") {
+        statements.digestDone.run(row.id);
+      }
     });
   }
 
@@ -645,6 +814,15 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox {
       inquiries: removeAll(statements.expired, cutoffs.delivered),
       quarantined: removeAll(statements.expiredHeld, cutoffs.quarantined),
     };
+    // A digest lists only references; once the inquiries it listed are past their quarantine, it is of no use.
+    if (!stopping()) {
+      inTransaction(this.connection().db, () => {
+        for (const { id } of statements.oldDigests.all(cutoffs.quarantined) as unknown as { id: string }[]) {
+          statements.removeDigestAttempts.run(id);
+          statements.removeDigest.run(id);
+        }
+      });
+    }
     if (counts.inquiries + counts.quarantined > 0) this.checkpoint();
     return { ...counts, complete };
   }

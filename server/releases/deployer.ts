@@ -10,7 +10,6 @@ import {
   buildStateFile,
   readBuildState,
   writeBuildState,
-  type BuildState,
   listReleases,
   liveReleaseId,
   makeLive,
@@ -57,7 +56,8 @@ export const defaultSteps: DeploySteps = {
 
 export interface DeployerOptions {
   readonly settings: DeploySettings;
-  readonly log: (line: string) => void;
+  /** An operational line, and its fields (release, commit, step, seconds) for the logger to carry. */
+  readonly log: (line: string, fields?: Readonly<Record<string, unknown>>) => void;
   /** A folder whose node_modules may be reused when its lockfile is the same: the server's own checkout. */
   readonly modulesFrom?: string;
   /** Called after a release went live, in the same process; what it throws is logged, never a failure. */
@@ -123,6 +123,17 @@ const fullBuildKey = (build: string): string => {
     hash.update(`${file}\0`).update(fs.readFileSync(full)).update("\0");
   }
   return hash.digest("hex");
+};
+
+/** In the build folder's node_modules: the hash of the lockfile they were installed from. */
+const MODULES_MARKER = ".deploy-lockfile-sha256";
+
+const readText = (file: string): string | null => {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
 };
 
 /** A loopback port free now, for the release's server to start on. */
@@ -273,7 +284,7 @@ class OutputTail {
 
 export class Deployer {
   private readonly settings: DeploySettings;
-  private readonly log: (line: string) => void;
+  private readonly log: (line: string, fields?: Readonly<Record<string, unknown>>) => void;
   private readonly steps: DeploySteps;
   private readonly now: () => Date;
   private running: Promise<void> | null = null;
@@ -330,7 +341,9 @@ export class Deployer {
     let next: string | null = first;
     try {
       while (next !== null && !this.stopping.signal.aborted) {
-        await this.deployOnce(next).catch((error: unknown) => this.log(`deploy: ${(error as Error).message}`));
+        await this.deployOnce(next).catch((error: unknown) =>
+          this.log(`deploy: ${(error as Error).message}`, { err: error }),
+        );
         next = this.queued;
         this.queued = null;
       }
@@ -353,7 +366,7 @@ export class Deployer {
       const liveId = liveReleaseId(dir);
       const live = listReleases(dir).find((candidate) => candidate.id === liveId);
       if (live?.commit === commit) {
-        this.log(`deploy: ${commit.slice(0, 12)} is already live`);
+        this.log(`deploy: ${commit.slice(0, 12)} is already live`, { commit });
         return null;
       }
       return await this.build(commit, deadline);
@@ -568,13 +581,29 @@ export class Deployer {
   private async prepareModules(
     build: string,
     lockfileHash: string | null,
-    state: BuildState | null,
     logFile: number,
     deadline: number,
   ): Promise<"reused" | "installed"> {
     const modules = path.join(build, "node_modules");
-    if (lockfileHash !== null && state?.lockfileHash === lockfileHash && fs.existsSync(modules)) return "reused";
+    const marker = path.join(modules, MODULES_MARKER);
+    if (lockfileHash !== null && readText(marker) === lockfileHash) return "reused";
     await this.remove([modules]);
+    const installed = await this.installModules(build, lockfileHash, logFile, deadline);
+    // Written beside, then renamed: the modules are hard-linked into releases, whose copy must not change.
+    if (lockfileHash !== null) {
+      fs.writeFileSync(`${marker}.tmp`, lockfileHash);
+      fs.renameSync(`${marker}.tmp`, marker);
+    }
+    return installed;
+  }
+
+  private async installModules(
+    build: string,
+    lockfileHash: string | null,
+    logFile: number,
+    deadline: number,
+  ): Promise<"reused" | "installed"> {
+    const modules = path.join(build, "node_modules");
     const from = this.options.modulesFrom;
     if (
       lockfileHash !== null &&
@@ -634,12 +663,25 @@ export class Deployer {
   private async startCheck(site: string, logFile: number, deadline: number): Promise<void> {
     const port = await freeLoopbackPort();
     const scratch = fs.mkdtempSync(path.join(path.dirname(site), "start-check-"));
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.steps.env };
-    for (const name of Object.keys(env)) if (name.startsWith("DEPLOY_") || name === "NODE_UNIQUE_ID") delete env[name];
-    Object.assign(env, { PORT: String(port), HOST: "127.0.0.1", INQUIRY_DATA_DIR: scratch, INQUIRY_OUTBOX: "sqlite" });
+    // The server's own settings but its releases (it deploys nothing) and the cluster's (it is no worker).
+    const env: NodeJS.ProcessEnv = {
+      ...Object.fromEntries(
+        Object.entries({ ...process.env, ...this.steps.env }).filter(
+          ([name]) => !name.startsWith("DEPLOY_") && name !== "NODE_UNIQUE_ID",
+        ),
+      ),
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      INQUIRY_DATA_DIR: scratch,
+      INQUIRY_OUTBOX: "sqlite",
+    };
     const startDeadline = Math.min(deadline, Date.now() + (this.options.startTimeoutMs ?? START_TIMEOUT_MS));
-    let child: ReturnType<typeof spawn> | null = null;
-    let checked = false;
+    // Set from the child's callbacks: whether the check is over, and how the server ended before it was.
+    const state: { child: ReturnType<typeof spawn> | null; checked: boolean; ended: Error | null } = {
+      child: null,
+      checked: false,
+      ended: null,
+    };
     const server = this.run("the release's server", this.steps.start, {
       cwd: site,
       // Its own deadline ends it only if it outlives the check and its stop.
@@ -647,24 +689,23 @@ export class Deployer {
       env,
       logFile,
       onSpawn: (started) => {
-        child = started;
+        state.child = started;
       },
     });
     // Until it answers: the server ending first (a crash at start) is the reason, not the time-out.
-    let ended: Error | null = null;
     const exited = server.then(
       () => {
-        if (!checked)
-          ended ??= new StepFailure("the release's server ended by itself before it answered its health check");
+        if (!state.checked)
+          state.ended ??= new StepFailure("the release's server ended by itself before it answered its health check");
       },
       (error: unknown) => {
-        if (!checked) ended ??= error as Error;
+        if (!state.checked) state.ended ??= error as Error;
       },
     );
     try {
       for (const target of ["/healthz", "/"]) {
         for (;;) {
-          if (ended) throw ended;
+          if (state.ended) throw state.ended;
           if (Date.now() > startDeadline) {
             throw new StepFailure(
               `the release's server did not answer ${target} with 200 within ${Math.round((this.options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000)} s`,
@@ -685,11 +726,10 @@ export class Deployer {
           await sleep(START_POLL_MS);
         }
       }
-      checked = true;
     } finally {
       // Stopped as systemd stops a server, then killed with its whole group if it does not end in time.
-      checked = true;
-      const started = child as ReturnType<typeof spawn> | null;
+      state.checked = true;
+      const started = state.child;
       if (started?.pid && started.exitCode === null) {
         started.kill("SIGTERM");
         const kill = setTimeout(() => started.pid && this.killGroup(started.pid), START_STOP_MS);
@@ -710,7 +750,7 @@ export class Deployer {
     fs.mkdirSync(site, { recursive: true });
     let record: ReleaseRecord = { id, commit, branch, startedAt: started.toISOString(), state: "building" };
     writeReleaseRecord(dir, record);
-    this.log(`deploy: building ${commit.slice(0, 12)} as release ${id}`);
+    this.log(`deploy: building ${commit.slice(0, 12)} as release ${id}`, { release: id, commit });
     const seconds: Record<string, number> = {};
     let step: FailedStep = "fetch";
     const timed = async <T>(name: FailedStep, work: () => Promise<T>): Promise<T> => {
@@ -726,19 +766,21 @@ export class Deployer {
     try {
       const build = await timed("fetch", () => this.checkOut(commit, deadline));
       const state = readBuildState(dir);
-      // Until this build has succeeded, the folder's state is unknown: a failure makes the next one full.
-      fs.rmSync(buildStateFile(dir), { force: true });
       const key = fullBuildKey(build);
       const lockfileHash = sha256OfFile(path.join(build, "package-lock.json"));
       const incremental = state !== null && state.key === key;
-      if (!incremental) await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
-      const dependencies = await timed("install", () =>
-        this.prepareModules(build, lockfileHash, state, logFile, deadline),
-      );
+      if (!incremental) {
+        fs.rmSync(buildStateFile(dir), { force: true });
+        await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
+      }
+      const dependencies = await timed("install", () => this.prepareModules(build, lockfileHash, logFile, deadline));
       record = { ...record, dependencies, build: incremental ? "incremental" : "full" };
       await timed("check", () => this.runStep("the content check", this.steps.check, build, logFile, deadline));
+      // From here until the build has succeeded, the caches' state is unknown: a failed or cut-short build
+      // makes the next one full. A failed content check leaves them as they were.
+      fs.rmSync(buildStateFile(dir), { force: true });
       await timed("build", () => this.runStep("gatsby build", this.steps.build, build, logFile, deadline));
-      writeBuildState(dir, { key, lockfileHash, commit });
+      writeBuildState(dir, { key, commit });
       step = "verify";
       for (const file of ["index.html", "404.html", "_headers"]) {
         if (!fs.existsSync(path.join(build, "public", file)))
@@ -753,6 +795,7 @@ export class Deployer {
       this.log(
         `deploy: ${commit.slice(0, 12)} failed at its ${step} step, the live site is unchanged: ` +
           `${reason.split("\n")[0] ?? ""} (${buildLogOf(dir, id)})`,
+        { release: id, commit, step, seconds, buildLog: buildLogOf(dir, id) },
       );
       // The live release is untouched; what a failed build leaves behind is only its record and its log.
       // A record that cannot be written (a full disk) still leaves the folder removed, which frees the space.
@@ -775,6 +818,7 @@ export class Deployer {
       `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${record.build} build, ${Object.entries(seconds)
         .map(([name, s]) => `${name} ${s} s`)
         .join(", ")})`,
+      { release: id, commit, build: record.build, dependencies: record.dependencies, seconds },
     );
     // Past the switch nothing fails the release: it is live and stays so.
     try {
@@ -792,7 +836,7 @@ export class Deployer {
       const removed = releasesToPrune(this.settings.dir, this.settings.keep, previousLive);
       if (removed.length === 0) return;
       await this.remove(removed.map((id) => releaseDir(this.settings.dir, id)));
-      this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`);
+      this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`, { removed });
     } catch (error) {
       this.log(`deploy: could not remove an older release: ${(error as Error).message}`);
     }

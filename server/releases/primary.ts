@@ -47,7 +47,7 @@ export class Primary {
   private current: Running | null = null;
   private readonly retiring = new Set<Worker>();
   private reconciling: Promise<void> | null = null;
-  private again = false;
+  private requests = 0;
   private stopping = false;
   /** A release whose server did not start: not tried again until `live` changes. */
   private refused: string | null = null;
@@ -76,16 +76,16 @@ export class Primary {
 
   /** Brings the workers in line with `live` now; a switch under way finishes first. */
   follow(): Promise<void> {
-    if (this.reconciling) {
-      this.again = true;
-      return this.reconciling;
-    }
+    this.requests += 1;
+    if (this.reconciling) return this.reconciling;
     this.reconciling = (async () => {
       try {
+        // Calls made while this one awaits count as requests; one more pass answers them all.
+        let answered: number;
         do {
-          this.again = false;
+          answered = this.requests;
           await this.reconcile();
-        } while (this.again && !this.stopping);
+        } while (answered !== this.requests && !this.stopping);
       } finally {
         this.reconciling = null;
       }
@@ -115,8 +115,10 @@ export class Primary {
 
   private async reconcile(): Promise<void> {
     if (this.stopping) return;
+    // Nothing serves and a restart waits its pause: the polls meanwhile must not start a worker at once.
+    if (this.current === null && this.restart !== null) return;
     const wanted = this.wanted();
-    if (this.current && this.current.release === wanted) {
+    if (this.current?.release === wanted) {
       this.refused = null;
       return;
     }
@@ -178,7 +180,11 @@ export class Primary {
     });
   }
 
-  /** Stops a worker as systemd stops a server (SIGTERM, then SIGKILL past the grace); resolves when it ended. */
+  /**
+   * Stops a worker: a message (main.ts), on which it finishes what it holds and exits, then SIGKILL past the
+   * grace; resolves when it ended. Not a signal, so that one from elsewhere (a terminal's Ctrl-C reaches the
+   * whole process group) is never its second.
+   */
   private retire(worker: Worker): Promise<void> {
     if (worker.isDead()) return Promise.resolve();
     this.retiring.add(worker);
@@ -189,7 +195,11 @@ export class Primary {
         this.retiring.delete(worker);
         resolve();
       });
-      worker.process.kill("SIGTERM");
+      try {
+        worker.send({ type: "stop" });
+      } catch {
+        // Its channel is already closed: it is ending by itself.
+      }
     });
   }
 

@@ -64,8 +64,6 @@ export const buildStateFile = (deployDir: string): string => path.join(deployDir
 export interface BuildState {
   /** The inputs that decide a full build (the lockfile, Gatsby's own files, the content contract). */
   readonly key: string;
-  /** The lockfile its node_modules were installed from. */
-  readonly lockfileHash: string | null;
   readonly commit: string;
 }
 

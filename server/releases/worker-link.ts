@@ -10,12 +10,12 @@ import { listReleases } from "./release-store";
 export type WorkerMessage =
   { readonly type: "deploy"; readonly commit: string } | { readonly type: "deploy-status"; readonly id: number };
 
-export type PrimaryMessage = {
+export interface PrimaryMessage {
   readonly type: "deploy-status";
   readonly id: number;
   readonly running: boolean;
   readonly queued: string | null;
-};
+}
 
 /** The deploys as a route sees them, whether the deployer runs in this process or in the primary. */
 export interface ReleaseControl {

@@ -6,10 +6,21 @@ import {
   createGithubOAuth,
   memorySpentStates,
   readGithubOAuthSettings,
+  type GithubOAuth,
   type OAuthAnswer,
   type OAuthRequest,
   type SpentStates,
 } from "./github-oauth";
+
+/**
+ * The answer's cookies as Set-Cookie values, written by the `cookie` package, as @fastify/cookie writes them
+ * on the single server. Loaded when first needed: it is an ES module, which this CommonJS code imports.
+ */
+const setCookieValues = async (answer: OAuthAnswer): Promise<string[]> => {
+  if (!answer.cookies?.length) return [];
+  const { stringifySetCookie } = await import("cookie");
+  return answer.cookies.map(({ name, value, options }) => stringifySetCookie({ name, value, ...options }));
+};
 
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
 type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
@@ -46,9 +57,12 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
       new BlobsStore({ store: SPENT_STATES_STORE, siteID: null, token: null, serverURL: null }, edge),
     );
   };
-  const send = (res: GatsbyFunctionResponse, answer: OAuthAnswer) => {
+  const send = async (res: GatsbyFunctionResponse, answer: OAuthAnswer) => {
     for (const [name, value] of Object.entries({ ...options.siteHeaders, ...answer.headers }))
       res.setHeader(name, value);
+    const cookies = await setCookieValues(answer);
+    const [only, ...more] = cookies;
+    if (only !== undefined) res.setHeader("Set-Cookie", more.length === 0 ? only : cookies);
     res.status(answer.status).send(answer.body);
   };
   /** The path and query: gatsby-adapter-netlify gives the event's path as the URL and the query apart, in `query`. */
@@ -63,24 +77,29 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
   };
   const requestOf = (req: GatsbyFunctionRequest): OAuthRequest => ({
     url: urlOf(req),
-    cookie: header(req, "cookie"),
+    // Gatsby parses the Cookie header for a function (`gatsby serve` and gatsby-adapter-netlify's handler
+    // alike), with the `cookie` package; a request without the header has no `cookies` at all.
+    cookies: (req as { readonly cookies?: Readonly<Record<string, string>> }).cookies ?? {},
     // The CDN serves the site over HTTPS only; it says so in x-forwarded-proto, as `gatsby serve` does not.
     origin: `${header(req, "x-forwarded-proto") ?? "https"}://${header(req, "host") ?? ""}`,
   });
   /** The handshake's step, or 404 where sign-in is not set up, or the function was called at its own address. */
   const step =
-    (run: (oauth: ReturnType<typeof createGithubOAuth>, request: OAuthRequest) => OAuthAnswer | Promise<OAuthAnswer>) =>
+    (run: (oauth: GithubOAuth, request: OAuthRequest) => OAuthAnswer | Promise<OAuthAnswer>) =>
     async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
       if (calledAtOwnAddress(req) || req.method !== "GET") {
-        send(res, FUNCTION_NOT_FOUND);
+        await send(res, FUNCTION_NOT_FOUND);
         return;
       }
       const settings = readGithubOAuthSettings();
       if (!settings) {
-        send(res, FUNCTION_NOT_FOUND);
+        await send(res, FUNCTION_NOT_FOUND);
         return;
       }
-      send(res, await run(createGithubOAuth({ settings, log, spentStates: spentStatesFor(req) }), requestOf(req)));
+      await send(
+        res,
+        await run(createGithubOAuth({ settings, log, spentStates: spentStatesFor(req) }), requestOf(req)),
+      );
     };
   return {
     begin: step((oauth, request) => oauth.begin(request)),

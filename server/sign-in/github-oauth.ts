@@ -42,15 +42,34 @@ export interface GithubOAuthSettings {
 export interface OAuthRequest {
   /** The path and query string, as the request line has them. */
   readonly url: string;
-  readonly cookie: string | undefined;
+  /** The request's cookies by name, as the adapter's cookie parser read them. */
+  readonly cookies: Readonly<Record<string, string | undefined>>;
   /** This site's origin as the editor's browser reaches it (`https://www.example.com`). */
   readonly origin: string;
+}
+
+/**
+ * A cookie for the answer to set, as data: each adapter writes its Set-Cookie header with the serializer
+ * it has (@fastify/cookie on the single server, the `cookie` package in a Gatsby Function).
+ */
+export interface OAuthCookie {
+  readonly name: string;
+  readonly value: string;
+  readonly options: {
+    readonly path: string;
+    readonly maxAge: number;
+    readonly httpOnly: boolean;
+    readonly sameSite: "lax";
+    readonly secure: boolean;
+  };
 }
 
 export interface OAuthAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** The cookies to set with the answer; none when absent. */
+  readonly cookies?: readonly OAuthCookie[];
 }
 
 export const AUTH_PATH = "/api/auth";
@@ -128,14 +147,6 @@ export const readGithubOAuthSettings = (read: (name: string) => string = env): G
 export const githubApiRoot = (githubUrl: string): string =>
   githubUrl === "https://github.com" ? "https://api.github.com" : `${githubUrl}/api/v3`;
 
-const cookieValue = (header: string | undefined, name: string): string | null => {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return null;
-};
-
 const sameText = (a: string, b: string): boolean => {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
@@ -161,15 +172,12 @@ const stateExpiry = (clientSecret: string, state: string): number | null => {
   return parseInt(issued, 36) + STATE_MAX_AGE_SECONDS * 1000;
 };
 
-const stateCookie = (value: string, maxAge: number, secure: boolean) =>
-  [
-    `${STATE_COOKIE}=${value}`,
-    `Path=${CALLBACK_PATH}`,
-    `Max-Age=${maxAge}`,
-    "HttpOnly",
-    "SameSite=Lax",
-    ...(secure ? ["Secure"] : []),
-  ].join("; ");
+/** The state's cookie, sent back to the callback only; an empty value and no age ends it. */
+const stateCookie = (value: string, maxAge: number, secure: boolean): OAuthCookie => ({
+  name: STATE_COOKIE,
+  value,
+  options: { path: CALLBACK_PATH, maxAge, httpOnly: true, sameSite: "lax", secure },
+});
 
 const PAGE_STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;color:#1b2a41;max-width:34rem;margin:3rem auto;padding:0 1rem}h1{font-size:1.4rem}";
@@ -200,11 +208,70 @@ const page = (title: string, paragraphs: readonly string[], script: string | nul
     "</body></html>",
   ].join("");
 
-const errorPage = (status: number, what: string, todo: string, clearState: boolean, secure: boolean): OAuthAnswer => ({
-  status,
-  headers: { ...pageHeaders(null), ...(clearState ? { "Set-Cookie": stateCookie("", 0, secure) } : {}) },
-  body: page("Sign-in did not finish", [what, todo, "You can close this window."]),
-});
+const AGAIN = "Go back to the editing screen and choose Login with GitHub again.";
+
+/**
+ * Every way a callback ends without a token: its status, what happened and what to do. Each ends this
+ * browser's sign-in (its state cookie), but one: a link made by someone else must not end the sign-in
+ * this browser has under way.
+ */
+const REFUSALS = {
+  notThisBrowser: {
+    status: 400,
+    what: "This sign-in was not started from this browser, or it took too long.",
+    todo: AGAIN,
+  },
+  tooOld: { status: 400, what: "This sign-in took too long, or was not started from this site.", todo: AGAIN },
+  unrecordable: {
+    status: 503,
+    what: "This site could not check that the sign-in is new.",
+    todo: "Wait a minute and sign in again.",
+  },
+  usedBefore: {
+    status: 400,
+    what: "This sign-in link was already used. Each sign-in works once.",
+    todo: "If the editing screen did not sign you in, go back to it and choose Login with GitHub again.",
+  },
+  accessDenied: {
+    status: 403,
+    what: "GitHub says access was not granted.",
+    todo: "To edit, sign in again and choose Authorize.",
+  },
+  githubRefused: {
+    status: 502,
+    what: "GitHub refused the sign-in request.",
+    todo: "Ask whoever runs the site to check the GitHub OAuth App's settings (its callback URL).",
+  },
+  noCode: {
+    status: 400,
+    what: "GitHub sent no sign-in code.",
+    todo: "Go back to the editing screen and sign in again.",
+  },
+  badCode: {
+    status: 400,
+    what: "GitHub did not accept this sign-in code: it was used or expired.",
+    todo: "Sign in again.",
+  },
+  badCredentials: {
+    status: 502,
+    what: "GitHub did not accept this site's OAuth App credentials.",
+    todo: "Ask whoever runs the site to check CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET.",
+  },
+  githubFailed: { status: 502, what: "GitHub had a problem answering.", todo: "Wait a few minutes and sign in again." },
+  githubSlow: { status: 504, what: "GitHub did not answer in time.", todo: "Wait a minute and sign in again." },
+} as const satisfies Record<string, { readonly status: number; readonly what: string; readonly todo: string }>;
+
+type Refusal = keyof typeof REFUSALS;
+
+const errorPage = (refusal: Refusal, secure: boolean): OAuthAnswer => {
+  const { status, what, todo } = REFUSALS[refusal];
+  return {
+    status,
+    headers: pageHeaders(null),
+    body: page("Sign-in did not finish", [what, todo, "You can close this window."]),
+    cookies: refusal === "notThisBrowser" ? [] : [stateCookie("", 0, secure)],
+  };
+};
 
 /**
  * The script of the page that hands the token over. It speaks first ("authorizing:github") to the window
@@ -230,6 +297,17 @@ const handoverScript = (origin: string, token: string): string => {
   ].join("");
 };
 
+/** The page that hands the token to the editing screen, its one script allowed by its hash; the state is spent. */
+const handoverPage = (origin: string, token: string, secure: boolean): OAuthAnswer => {
+  const script = handoverScript(origin, token);
+  return {
+    status: 200,
+    headers: pageHeaders(`sha256-${createHash("sha256").update(script).digest("base64")}`),
+    body: page("Signed in", ["Returning to the editing screen…"], script),
+    cookies: [stateCookie("", 0, secure)],
+  };
+};
+
 export interface GithubOAuthOptions {
   readonly settings: GithubOAuthSettings;
   readonly log: (line: string) => void;
@@ -239,184 +317,140 @@ export interface GithubOAuthOptions {
   readonly now?: () => number;
 }
 
+/** What every step of the handshake works with: the options, defaults filled in. */
+type Handshake = Required<GithubOAuthOptions>;
+
+const originOf = ({ settings }: Handshake, request: OAuthRequest) => settings.siteOrigin ?? request.origin;
+const secureFor = (origin: string) => origin.startsWith("https:");
+const redirectUri = (origin: string) => `${origin}${CALLBACK_PATH}`;
+
+/** /api/auth: a new state, remembered in a cookie for the callback, and the way to GitHub. */
+const begin = (handshake: Handshake, request: OAuthRequest): OAuthAnswer => {
+  const { settings } = handshake;
+  const origin = originOf(handshake, request);
+  const state = newState(settings.clientSecret, handshake.now());
+  const authorize = new URL(`${settings.githubUrl}/login/oauth/authorize`);
+  authorize.searchParams.set("client_id", settings.clientId);
+  authorize.searchParams.set("redirect_uri", redirectUri(origin));
+  authorize.searchParams.set("scope", settings.scope);
+  authorize.searchParams.set("state", state);
+  authorize.searchParams.set("allow_signup", "false");
+  return {
+    status: 302,
+    headers: { Location: authorize.href, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" },
+    body: "",
+    cookies: [stateCookie(state, STATE_MAX_AGE_SECONDS, secureFor(origin))],
+  };
+};
+
+/**
+ * The callback's state, checked before anything else the answer says: only the sign-in this browser started
+ * is acted on. Then it is spent, whatever GitHub answered, so a replay of this callback ends here however
+ * the first one ended. Null: the state is this browser's, fresh, and used for the first time.
+ */
+const stateRefusal = async (handshake: Handshake, state: string, expected: string): Promise<Refusal | null> => {
+  const { settings, log, spentStates, now } = handshake;
+  if (state === "" || expected === "" || !sameText(state, expected)) {
+    log("sign-in: refused, the state does not match this browser's");
+    return "notThisBrowser";
+  }
+  const expiresAtMs = stateExpiry(settings.clientSecret, state);
+  if (expiresAtMs === null || expiresAtMs <= now()) {
+    log("sign-in: refused, the state is too old or was not issued here");
+    return "tooOld";
+  }
+  let firstUse: boolean;
+  try {
+    firstUse = await spentStates.spend(createHash("sha256").update(state).digest("base64url"), expiresAtMs);
+  } catch (failure) {
+    log(`sign-in: the record of used sign-ins could not be reached (${(failure as Error).name})`);
+    return "unrecordable";
+  }
+  if (firstUse) return null;
+  log("sign-in: refused, this state was used before");
+  return "usedBefore";
+};
+
+/** What GitHub's answer itself refuses: an error it reports, or no code to exchange. Null: a code. */
+const answerRefusal = (query: URLSearchParams, log: (line: string) => void): Refusal | null => {
+  const error = query.get("error");
+  if (error !== null) {
+    log(`sign-in: GitHub answered ${error.slice(0, 40).replace(/[^\w-]/g, "?")}`);
+    return error === "access_denied" ? "accessDenied" : "githubRefused";
+  }
+  const code = query.get("code") ?? "";
+  return code === "" || code.length > 256 ? "noCode" : null;
+};
+
+/** The code exchanged for a token with the OAuth App's secret (@octokit/oauth-methods), within the deadline. */
+const exchangeCode = async (handshake: Handshake, code: string, redirectUrl: string): Promise<string> => {
+  const { settings, exchangeTimeoutMs } = handshake;
+  const [{ exchangeWebFlowCode }, { request: octokitRequest }] = await Promise.all([
+    import("@octokit/oauth-methods"),
+    import("@octokit/request"),
+  ]);
+  const { authentication } = await exchangeWebFlowCode({
+    clientType: "oauth-app",
+    clientId: settings.clientId,
+    clientSecret: settings.clientSecret,
+    code,
+    redirectUrl,
+    request: octokitRequest.defaults({
+      baseUrl: githubApiRoot(settings.githubUrl),
+      request: { signal: AbortSignal.timeout(exchangeTimeoutMs) },
+    }),
+  });
+  return authentication.token;
+};
+
+/** Why an exchange failed, as the editor is told it; the log line names the kind of failure, never the code. */
+const exchangeRefusal = (failure: unknown, log: (line: string) => void): Refusal => {
+  const status = (failure as { status?: unknown }).status;
+  const message = (failure as Error).message;
+  // GitHub's OAuth errors come as 200 with an error field, turned into a 400 RequestError.
+  const badCode = status === 400 && message.includes("bad_verification_code");
+  const badSecret = status === 400 && message.includes("incorrect_client_credentials");
+  log(
+    `sign-in: the code exchange failed (${badCode ? "bad code" : badSecret ? "client credentials refused" : (failure as Error).name})`,
+  );
+  if (badCode) return "badCode";
+  if (badSecret) return "badCredentials";
+  // A response from GitHub (not a connection refused, nor our own deadline) that was a server error.
+  const answered = (failure as { response?: unknown }).response !== undefined;
+  return answered && typeof status === "number" && status >= 500 ? "githubFailed" : "githubSlow";
+};
+
+/** /api/auth/callback: GitHub's answer, checked, exchanged, and handed to the editing screen. */
+const callback = async (handshake: Handshake, request: OAuthRequest): Promise<OAuthAnswer> => {
+  const origin = originOf(handshake, request);
+  const secure = secureFor(origin);
+  const query = new URL(request.url, "http://callback.invalid").searchParams;
+  const refused =
+    (await stateRefusal(handshake, query.get("state") ?? "", request.cookies[STATE_COOKIE] ?? "")) ??
+    answerRefusal(query, handshake.log);
+  if (refused) return errorPage(refused, secure);
+  let token: string;
+  try {
+    token = await exchangeCode(handshake, query.get("code") ?? "", redirectUri(origin));
+  } catch (failure) {
+    return errorPage(exchangeRefusal(failure, handshake.log), secure);
+  }
+  handshake.log("sign-in: token handed to the editing screen");
+  return handoverPage(origin, token, secure);
+};
+
+export interface GithubOAuth {
+  readonly begin: (request: OAuthRequest) => OAuthAnswer;
+  readonly callback: (request: OAuthRequest) => Promise<OAuthAnswer>;
+}
+
 export const createGithubOAuth = ({
   settings,
   log,
   spentStates = memorySpentStates(),
   exchangeTimeoutMs = EXCHANGE_TIMEOUT_MS,
   now = Date.now,
-}: GithubOAuthOptions) => {
-  const secureFor = (origin: string) => origin.startsWith("https:");
-  const redirectUri = (origin: string) => `${origin}${CALLBACK_PATH}`;
-  const originOf = (request: OAuthRequest) => settings.siteOrigin ?? request.origin;
-
-  /** /api/auth: a new state, remembered in a cookie for the callback, and the way to GitHub. */
-  const begin = (request: OAuthRequest): OAuthAnswer => {
-    const state = newState(settings.clientSecret, now());
-    const authorize = new URL(`${settings.githubUrl}/login/oauth/authorize`);
-    authorize.searchParams.set("client_id", settings.clientId);
-    authorize.searchParams.set("redirect_uri", redirectUri(originOf(request)));
-    authorize.searchParams.set("scope", settings.scope);
-    authorize.searchParams.set("state", state);
-    authorize.searchParams.set("allow_signup", "false");
-    return {
-      status: 302,
-      headers: {
-        Location: authorize.href,
-        "Cache-Control": "no-store",
-        "Referrer-Policy": "no-referrer",
-        "Set-Cookie": stateCookie(state, STATE_MAX_AGE_SECONDS, secureFor(originOf(request))),
-      },
-      body: "",
-    };
-  };
-
-  /** /api/auth/callback: GitHub's answer, checked, exchanged, and handed to the editing screen. */
-  const callback = async (request: OAuthRequest): Promise<OAuthAnswer> => {
-    const origin = originOf(request);
-    const secure = secureFor(origin);
-    const query = new URL(request.url, "http://callback.invalid").searchParams;
-    // The state first, whatever else the answer says: only the sign-in this browser started is acted on.
-    const state = query.get("state") ?? "";
-    const expected = cookieValue(request.cookie, STATE_COOKIE) ?? "";
-    if (state === "" || expected === "" || !sameText(state, expected)) {
-      log("sign-in: refused, the state does not match this browser's");
-      return errorPage(
-        400,
-        "This sign-in was not started from this browser, or it took too long.",
-        "Go back to the editing screen and choose Login with GitHub again.",
-        // Left as it is: a link made by someone else must not end the sign-in this browser has under way.
-        false,
-        secure,
-      );
-    }
-    // Then spent, whatever GitHub answered: a replay of this callback ends here, however the first one ended.
-    const expiresAtMs = stateExpiry(settings.clientSecret, state);
-    if (expiresAtMs === null || expiresAtMs <= now()) {
-      log("sign-in: refused, the state is too old or was not issued here");
-      return errorPage(
-        400,
-        "This sign-in took too long, or was not started from this site.",
-        "Go back to the editing screen and choose Login with GitHub again.",
-        true,
-        secure,
-      );
-    }
-    let firstUse: boolean;
-    try {
-      firstUse = await spentStates.spend(createHash("sha256").update(state).digest("base64url"), expiresAtMs);
-    } catch (failure) {
-      log(`sign-in: the record of used sign-ins could not be reached (${(failure as Error).name})`);
-      return errorPage(
-        503,
-        "This site could not check that the sign-in is new.",
-        "Wait a minute and sign in again.",
-        true,
-        secure,
-      );
-    }
-    if (!firstUse) {
-      log("sign-in: refused, this state was used before");
-      return errorPage(
-        400,
-        "This sign-in link was already used. Each sign-in works once.",
-        "If the editing screen did not sign you in, go back to it and choose Login with GitHub again.",
-        true,
-        secure,
-      );
-    }
-    const error = query.get("error");
-    if (error !== null) {
-      log(`sign-in: GitHub answered ${error.slice(0, 40).replace(/[^\w-]/g, "?")}`);
-      return error === "access_denied"
-        ? errorPage(
-            403,
-            "GitHub says access was not granted.",
-            "To edit, sign in again and choose Authorize.",
-            true,
-            secure,
-          )
-        : errorPage(
-            502,
-            "GitHub refused the sign-in request.",
-            "Ask whoever runs the site to check the GitHub OAuth App's settings (its callback URL).",
-            true,
-            secure,
-          );
-    }
-    const code = query.get("code") ?? "";
-    if (code === "" || code.length > 256) {
-      return errorPage(
-        400,
-        "GitHub sent no sign-in code.",
-        "Go back to the editing screen and sign in again.",
-        true,
-        secure,
-      );
-    }
-    let token: string;
-    try {
-      const [{ exchangeWebFlowCode }, { request: octokitRequest }] = await Promise.all([
-        import("@octokit/oauth-methods"),
-        import("@octokit/request"),
-      ]);
-      const { authentication } = await exchangeWebFlowCode({
-        clientType: "oauth-app",
-        clientId: settings.clientId,
-        clientSecret: settings.clientSecret,
-        code,
-        redirectUrl: redirectUri(origin),
-        request: octokitRequest.defaults({
-          baseUrl: githubApiRoot(settings.githubUrl),
-          request: { signal: AbortSignal.timeout(exchangeTimeoutMs) },
-        }),
-      });
-      token = authentication.token;
-    } catch (failure) {
-      const status = (failure as { status?: unknown }).status;
-      const message = (failure as Error).message;
-      // GitHub's OAuth errors come as 200 with an error field, turned into a 400 RequestError.
-      const badCode = status === 400 && message.includes("bad_verification_code");
-      const badSecret = status === 400 && message.includes("incorrect_client_credentials");
-      log(
-        `sign-in: the code exchange failed (${badCode ? "bad code" : badSecret ? "client credentials refused" : (failure as Error).name})`,
-      );
-      if (badCode) {
-        return errorPage(
-          400,
-          "GitHub did not accept this sign-in code: it was used or expired.",
-          "Sign in again.",
-          true,
-          secure,
-        );
-      }
-      if (badSecret) {
-        return errorPage(
-          502,
-          "GitHub did not accept this site's OAuth App credentials.",
-          "Ask whoever runs the site to check CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET.",
-          true,
-          secure,
-        );
-      }
-      // A response from GitHub (not a connection refused, nor our own deadline) that was a server error.
-      const answered = (failure as { response?: unknown }).response !== undefined;
-      if (answered && typeof status === "number" && status >= 500) {
-        return errorPage(502, "GitHub had a problem answering.", "Wait a few minutes and sign in again.", true, secure);
-      }
-      return errorPage(504, "GitHub did not answer in time.", "Wait a minute and sign in again.", true, secure);
-    }
-    const script = handoverScript(origin, token);
-    log("sign-in: token handed to the editing screen");
-    return {
-      status: 200,
-      headers: {
-        ...pageHeaders(`sha256-${createHash("sha256").update(script).digest("base64")}`),
-        "Set-Cookie": stateCookie("", 0, secure),
-      },
-      body: page("Signed in", ["Returning to the editing screen…"], script),
-    };
-  };
-
-  return { begin, callback };
+}: GithubOAuthOptions): GithubOAuth => {
+  const handshake: Handshake = { settings, log, spentStates, exchangeTimeoutMs, now };
+  return { begin: (request) => begin(handshake, request), callback: (request) => callback(handshake, request) };
 };

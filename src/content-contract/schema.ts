@@ -416,6 +416,65 @@ export const inquirySchema = z
         title: "Result page",
         description: "Shown after sending in a browser without JavaScript.",
       }),
+    held: z
+      .strictObject({
+        label: text().meta({
+          title: "Mark of a held inquiry",
+          description: "How the digest and the release page name an inquiry held as suspected spam.",
+        }),
+        reasons: z
+          .strictObject({
+            honeypot: text().meta({ title: "The hidden field was filled" }),
+            tooFast: text().meta({ title: "Sent too fast" }),
+          })
+          .meta({
+            graphqlType: "InquiryHeldReasons",
+            title: "Why it was held",
+            description: "Shown after the mark, in the digest and on the release page.",
+          }),
+        digest: z
+          .strictObject({
+            emailSubject: formText("count", "date").meta({ title: "Email subject" }),
+            intro: formText("days").meta({ title: "Introduction" }),
+            replyLabel: text().meta({ title: "Reply link" }),
+            releaseLabel: text().meta({ title: "Release link" }),
+            releaseNote: formText("date").meta({ title: "Note under the release link" }),
+            noReleaseLink: formText("reference").meta({
+              title: "Without release links",
+              description: "Instead of the link, where release links are not set up on the site.",
+            }),
+          })
+          .meta({
+            graphqlType: "InquiryHeldDigest",
+            title: "Daily digest",
+            description: "The daily email to the sales desk listing the inquiries held since the last one.",
+          }),
+        releasePage: z
+          .strictObject({
+            title: text(),
+            text: formText("reference", "received", "reason"),
+            buttonLabel: text(),
+            releasedTitle: text(),
+            releasedText: formText("reference"),
+            refusedTitle: text(),
+            forgedText: formText(),
+            expiredText: formText(),
+            usedText: formText("reference"),
+            goneText: formText("reference"),
+            crossSiteText: formText(),
+            failedText: formText(),
+          })
+          .meta({
+            graphqlType: "InquiryReleasePage",
+            title: "Release page",
+            description: "The page a release link in the digest opens, and what it says after the button.",
+          }),
+      })
+      .meta({
+        graphqlType: "InquiryHeld",
+        title: "Held as suspected spam",
+        description: "What the sales desk is told of inquiries held as suspected spam, and how one is released.",
+      }),
     delivery: z
       .strictObject({
         referencePrefix: z.string().regex(/^[A-Z]{2,5}$/, { error: "must be 2 to 5 capital letters, like CRS" }),

@@ -17,8 +17,18 @@ export const requestFromSearch = (search: string) => {
 export const quoteRequestPath = (category?: string): string =>
   category ? `/contact/quote/?${new URLSearchParams({ category }).toString()}` : "/contact/quote/";
 
-/** A field people never see or reach; software that fills in every field gives itself away. */
-export const honeypotField = "company_website";
+/**
+ * A field people never see or reach; software that fills in every field gives itself away. Its name means
+ * nothing to a browser's autofill or a password manager: no word their heuristics look for (name, company,
+ * organization, website, url, email, phone, address, ...), so a browser never fills it for a person.
+ */
+export const honeypotField = "hx_trap_q7";
+
+/**
+ * The field's earlier name, which autofill matched ("company"): no page sends it any more, so software that
+ * kept the old form and fills it still gives itself away.
+ */
+export const retiredHoneypotFields: readonly string[] = ["company_website"];
 
 /** How long the visitor spent on the form before sending, in milliseconds, measured by the page. */
 export const fillTimeField = "fill_ms";

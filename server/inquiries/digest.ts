@@ -1,0 +1,295 @@
+import escapeHtml from "escape-html";
+import { configuredTransports, type InquiryConfig } from "./config";
+import type { InquiryContent } from "./content";
+import { sendThrough, type OutgoingMessage } from "./deliver";
+import { fieldsHtml, fieldsText } from "./message";
+import {
+  isDigesting,
+  type DigestEntry,
+  type DigestingOutbox,
+  type HeldDigest,
+  type InquiryOutbox,
+  type OutboxRecord,
+} from "./outbox";
+import { quarantineEndsAt, releaseUrl } from "./release-link";
+
+/**
+ * The daily digest of inquiries held as suspected spam, for the sales desk: once a day, from the hour
+ * INQUIRY_DIGEST_HOUR in the company's time zone, every inquiry held since the last digest, in full, each
+ * marked as held with the reason, and with a link that releases it (release-link.ts). It goes through the
+ * transports configured, an email to INQUIRY_TO and a webhook event of its own type, and is made, delivered,
+ * retried and recorded in the outbox as an inquiry is, by the same pass (the server's worker, the scheduled
+ * function on Netlify): a restart neither repeats it nor skips it. No held inquiry, no digest.
+ */
+
+/** What the digest needs of content: its copy, and the company's name, address and time zone. */
+export type DigestContent = Pick<InquiryContent, "form" | "company">;
+
+/** The webhook event's type, in `X-Inquiry-Event` and the body's `event`; an inquiry's is `inquiry`. */
+export const DIGEST_EVENT = "held-digest";
+
+/** The day (YYYY-MM-DD) and the hour (0 to 23) that `at` is in `timeZone`. */
+export const localDayAndHour = (at: Date, timeZone: string): { day: string; hour: number } => {
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    hourCycle: "h23",
+  }).formatToParts(at);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((found) => found.type === type)?.value ?? "";
+  return { day: `${part("year")}-${part("month")}-${part("day")}`, hour: Number(part("hour")) };
+};
+
+/**
+ * The day whose digest is due at `now`, or null: one a day, from `hour` on. A day passed by while nothing
+ * ran (the server stopped over the hour) is made up at the next pass, as that day's, never twice.
+ */
+export const digestDayDue = (now: Date, hour: number, timeZone: string, lastDay: string | null): string | null => {
+  const local = localDayAndHour(now, timeZone);
+  if (local.hour < hour) return null;
+  return lastDay !== null && lastDay >= local.day ? null : local.day;
+};
+
+/** The reason an inquiry was held, in the sales desk's words (handler.ts gives the codes). */
+export const heldReasonText = (content: DigestContent, reason: string | undefined): string => {
+  const { reasons } = content.form.held;
+  if (reason === "honeypot filled") return reasons.honeypot;
+  if (reason === "sent too fast") return reasons.tooFast;
+  return reason ?? reasons.honeypot;
+};
+
+const formatDate = (at: Date, timeZone: string, withTime: boolean) =>
+  new Intl.DateTimeFormat("en-US", { dateStyle: "long", ...(withTime ? { timeStyle: "short" } : {}), timeZone }).format(
+    at,
+  );
+
+/** When an inquiry arrived, as the desk reads it: in the company's time zone. */
+export const receivedText = (record: Pick<OutboxRecord, "receivedAt">, content: DigestContent): string =>
+  formatDate(new Date(record.receivedAt), content.company.hours.timeZone, true);
+
+/** Puts the values in place of their {placeholders}; `escape` for HTML. */
+const filled = (text: string, values: Record<string, string>, escape = false) =>
+  (escape ? escapeHtml(text) : text).replace(/\{(\w+)\}/g, (whole, token: string) => {
+    const value = values[token];
+    if (value === undefined) return whole;
+    return escape ? escapeHtml(value) : value;
+  });
+
+interface Listed {
+  readonly record: OutboxRecord;
+  readonly reason: string;
+  /** The release page's address and when it stops working; null where release links are not set up. */
+  readonly release: { readonly url: string; readonly expiresAt: Date } | null;
+}
+
+const listedOf = (record: OutboxRecord, content: DigestContent, config: InquiryConfig): Listed => {
+  const { releaseSecret, releaseOrigin } = config.digest;
+  const expiresAt = quarantineEndsAt(record, config.retention);
+  return {
+    record,
+    reason: heldReasonText(content, record.quarantine?.reason),
+    release:
+      releaseSecret === null
+        ? null
+        : {
+            url: releaseUrl(releaseOrigin ?? content.company.siteUrl, releaseSecret, record.reference, expiresAt),
+            expiresAt,
+          },
+  };
+};
+
+/**
+ * The digest as its transports send it. Every answer a visitor typed is escaped in the HTML; the subject
+ * and headers carry only the copy, the count, the day and the digest's name.
+ */
+export const digestMessage = (
+  digest: HeldDigest,
+  records: readonly OutboxRecord[],
+  content: DigestContent,
+  config: InquiryConfig,
+): OutgoingMessage => {
+  const copy = content.form.held;
+  const { timeZone } = content.company.hours;
+  const listed = records.map((record) => listedOf(record, content, config));
+  const subject = filled(copy.digest.emailSubject, { count: String(listed.length), date: digest.id });
+  const intro = filled(copy.digest.intro, { days: String(config.retention.quarantinedDays) });
+  const mark = (item: Listed) => `${copy.label}: ${item.reason}`;
+  const releaseNote = (item: Listed) =>
+    item.release === null
+      ? filled(copy.digest.noReleaseLink, { reference: item.record.reference })
+      : filled(copy.digest.releaseNote, { date: formatDate(item.release.expiresAt, timeZone, false) });
+  const mailto = (record: OutboxRecord) =>
+    `mailto:${encodeURIComponent(record.replyTo.address).replace(/%40/g, "@")}?subject=${encodeURIComponent(`Re: ${record.subject}`)}`;
+
+  const text = [
+    subject,
+    "",
+    intro,
+    ...listed.flatMap((item, index) => [
+      "",
+      `--- ${index + 1} of ${listed.length} ---`,
+      `${item.record.reference}: ${mark(item)}`,
+      `Received ${receivedText(item.record, content)}`,
+      `${copy.digest.replyLabel}: ${item.record.replyTo.address}`,
+      item.record.subject,
+      "",
+      ...fieldsText(item.record.fields),
+      "",
+      ...(item.release ? [`${copy.digest.releaseLabel}: ${item.release.url}`] : []),
+      releaseNote(item),
+    ]),
+  ].join("\n");
+
+  const sections = listed.map(
+    (item) =>
+      `<section style="border-top:2px solid #b3261e;margin-top:24px;padding-top:12px">` +
+      `<h2 style="font-size:16px;margin:0">${escapeHtml(item.record.reference)}: ${escapeHtml(item.record.subject)}</h2>` +
+      `<p style="margin:4px 0;color:#b3261e;font-weight:700">${escapeHtml(mark(item))}</p>` +
+      `<p style="margin:4px 0">Received ${escapeHtml(receivedText(item.record, content))}</p>` +
+      `<p style="margin:4px 0"><a href="${escapeHtml(mailto(item.record))}">${escapeHtml(copy.digest.replyLabel)}</a>: ${escapeHtml(item.record.replyTo.address)}</p>` +
+      fieldsHtml(item.record.fields) +
+      (item.release
+        ? `<p><a href="${escapeHtml(item.release.url)}" style="font-weight:700">${escapeHtml(copy.digest.releaseLabel)}</a></p>`
+        : "") +
+      `<p style="font-size:13px;color:#555">${escapeHtml(releaseNote(item))}</p></section>`,
+  );
+  const html =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
+    `<body style="font-family:Arial,Helvetica,sans-serif;color:#1b2430;line-height:1.5">` +
+    `<h1 style="font-size:18px">${escapeHtml(subject)}</h1><p>${escapeHtml(intro)}</p>${sections.join("")}</body></html>`;
+
+  const webhookBody = JSON.stringify({
+    event: DIGEST_EVENT,
+    digest: digest.id,
+    createdAt: digest.createdAt,
+    inquiries: listed.map((item) => ({
+      reference: item.record.reference,
+      receivedAt: item.record.receivedAt,
+      subject: item.record.subject,
+      replyTo: item.record.replyTo.address,
+      held: { label: copy.label, reason: item.record.quarantine?.reason ?? null, text: item.reason },
+      fields: item.record.fields,
+      values: item.record.values,
+      release: item.release ? { url: item.release.url, expiresAt: item.release.expiresAt.toISOString() } : null,
+    })),
+  });
+  return {
+    headers: { "X-Inquiry-Event": DIGEST_EVENT, "X-Inquiry-Digest": digest.id },
+    email: { subject, text, html },
+    webhookBody,
+  };
+};
+
+/** What a pass did with the digests, and what it left. */
+export interface DigestOutcome {
+  /** The digest this pass made (the day's), or null. */
+  readonly made: HeldDigest | null;
+  /** Digests every transport now has. */
+  readonly delivered: number;
+  readonly failed: number;
+  readonly pending: number;
+  readonly dead: number;
+  /** When the next pending digest falls due (ms since the epoch); null when none is pending. */
+  readonly nextDueAt: number | null;
+}
+
+const dueOf = (entries: readonly DigestEntry[], now: Date, retryDead: boolean) =>
+  entries.filter(
+    (entry) =>
+      (entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime()) ||
+      (retryDead && entry.state === "dead"),
+  );
+
+/** Delivers one digest through each transport it still needs, and records each outcome. */
+const deliverDigest = async (
+  entry: DigestEntry,
+  outbox: InquiryOutbox & DigestingOutbox,
+  config: InquiryConfig,
+  content: DigestContent,
+  log: (line: string) => void,
+  now: () => Date,
+  retryDead: boolean,
+): Promise<boolean> => {
+  const { digest } = entry;
+  const transports = digest.transports.filter(
+    (transport) => entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
+  );
+  if (transports.length === 0) return true;
+  // Read when sent, not kept in the digest: an inquiry erased meanwhile is in no copy of it.
+  const found = await Promise.all(
+    digest.references.map((reference) => outbox.entry(reference, config.delivery.maxAttempts)),
+  );
+  const records = found.flatMap((item) => (item ? [item.record] : []));
+  const record = (outcome: { transport: (typeof transports)[number]; ok: boolean; at: string }) =>
+    outbox.recordDigestAttempt({ digest: digest.id, ...outcome });
+  if (records.length === 0) {
+    const at = now().toISOString();
+    await Promise.all(transports.map((transport) => record({ transport, ok: true, at })));
+    log(`digest ${digest.id}: every inquiry it listed is gone; nothing sent`);
+    return true;
+  }
+  const results = await sendThrough(
+    digestMessage(digest, records, content, config),
+    transports,
+    config,
+    (outcome) => outbox.recordDigestAttempt({ digest: digest.id, ...outcome }),
+    entry.attemptsByTransport,
+    now,
+  );
+  log(
+    `digest ${digest.id} of ${records.length} held inquiries ${results
+      .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
+      .join("; ")}`,
+  );
+  return results.every((result) => result.ok);
+};
+
+/**
+ * The digest's part of a delivery pass, run while the pass holds the outbox's delivery lease: makes the
+ * day's digest when it is due, then delivers every digest due (each transport once it succeeded, retried
+ * with the inquiries' backoff up to their number of attempts). Null for an outbox that keeps no digests.
+ */
+export const digestPass = async (
+  outbox: InquiryOutbox,
+  config: InquiryConfig,
+  content: DigestContent,
+  log: (line: string) => void,
+  now: () => Date,
+  { stopping = () => false, retryDead = false }: { stopping?: () => boolean; retryDead?: boolean } = {},
+): Promise<DigestOutcome | null> => {
+  if (!isDigesting(outbox)) return null;
+  let made: HeldDigest | null = null;
+  const transports = configuredTransports(config);
+  if (config.digest.hour !== null && transports.length > 0 && !stopping()) {
+    const day = digestDayDue(now(), config.digest.hour, content.company.hours.timeZone, await outbox.lastDigestDay());
+    if (day !== null) {
+      made = await outbox.takeDigest(day, now(), transports);
+      // References only: they name an inquiry, never what its sender wrote.
+      if (made) log(`digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`);
+    }
+  }
+  const { maxAttempts } = config.delivery;
+  const before = await outbox.openDigests(maxAttempts);
+  const due = dueOf(before, now(), retryDead);
+  let delivered = 0;
+  let failed = 0;
+  for (const entry of due) {
+    if (stopping()) break;
+    if (await deliverDigest(entry, outbox, config, content, log, now, retryDead)) delivered += 1;
+    else failed += 1;
+  }
+  const after = due.length > 0 ? await outbox.openDigests(maxAttempts) : before;
+  const nextDue = after
+    .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
+    .sort((a, b) => a - b)[0];
+  return {
+    made,
+    delivered,
+    failed,
+    pending: after.filter((entry) => entry.state === "pending").length,
+    dead: after.filter((entry) => entry.state === "dead").length,
+    nextDueAt: nextDue ?? null,
+  };
+};

@@ -1,0 +1,115 @@
+import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
+import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
+import { blobsAccessFromLambdaEvent } from "./blobs-store";
+import { readInquiryConfig, type InquiryConfig } from "./config";
+import type { DigestContent } from "./digest";
+import { deliverNow } from "./delivery-worker";
+import { readBodyText, type NetlifyRequest } from "./gatsby-function";
+import { openOutbox } from "./open-outbox";
+import { createReleaseHandler, MAX_RELEASE_BODY_BYTES, type ReleaseReply } from "./release";
+
+export interface ReleaseFunctionOptions {
+  readonly content: DigestContent;
+  /** The headers every answer of the site carries (server/site/common-headers.ts), which the platform adds to files only. */
+  readonly siteHeaders: Readonly<Record<string, string>>;
+  readonly config?: () => InquiryConfig;
+  readonly log?: (line: string) => void;
+}
+
+/** The query string: gatsby-adapter-netlify gives the event's path as the URL and its query apart, in `query`. */
+const queryOf = (req: GatsbyFunctionRequest): string => {
+  const url = req.url ?? "";
+  const at = url.indexOf("?");
+  if (at !== -1) return url.slice(at + 1);
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
+    for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) query.append(name, String(one));
+  }
+  return query.toString();
+};
+
+/**
+ * /api/inquiry-release as a Gatsby Function, for the CDN deploy: the same core as the single server's route
+ * (release.ts), over the Blobs store reached with the invocation's own access. A released inquiry is
+ * delivered before the answer where a transport takes it; otherwise the scheduled delivery does, within
+ * minutes, as for any inquiry. The body is read here, as the inquiry function reads its own (Gatsby's
+ * parsers are told to take no type: `config`).
+ */
+export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
+  const readConfig = options.config ?? (() => readInquiryConfig(options.content.form.delivery));
+  const log = options.log ?? ((line: string) => console.info(`[inquiry-release] ${line}`));
+  const handler = createReleaseHandler({ content: options.content, config: readConfig, log });
+
+  const send = (res: GatsbyFunctionResponse, reply: ReleaseReply) => {
+    for (const [name, value] of Object.entries({ ...options.siteHeaders, ...reply.headers }))
+      res.setHeader(name, value);
+    res.status(reply.status).send(reply.body);
+  };
+
+  const releaseFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+    if (calledAtOwnAddress(req)) {
+      send(res, FUNCTION_NOT_FOUND);
+      return;
+    }
+    let config: InquiryConfig;
+    try {
+      config = readConfig();
+    } catch (error) {
+      log(`not available: ${(error as Error).message}`);
+      send(res, handler.failed());
+      return;
+    }
+    const method = req.method ?? "GET";
+    let body: string | null = null;
+    if (method === "POST") {
+      const text = await readBodyText(req, MAX_RELEASE_BODY_BYTES);
+      if (text.kind !== "text") {
+        send(res, handler.malformed());
+        return;
+      }
+      body = text.text;
+    }
+    const edge =
+      config.outbox === "blobs"
+        ? blobsAccessFromLambdaEvent((req as NetlifyRequest).netlifyFunctionParams?.event)
+        : null;
+    const outbox = openOutbox(config, edge);
+    try {
+      const outcome = await handler.handle(
+        {
+          method,
+          query: queryOf(req),
+          contentType: header(req, "content-type"),
+          body,
+          host: header(req, "host"),
+          origin: header(req, "origin"),
+          secFetchSite: header(req, "sec-fetch-site"),
+        },
+        outbox,
+      );
+      if (outcome === null) {
+        send(res, FUNCTION_NOT_FOUND);
+        return;
+      }
+      if (outcome.released !== null) {
+        try {
+          await deliverNow(outbox, config, outcome.released, log);
+        } catch (error) {
+          // Released and recorded: the scheduled delivery takes it up.
+          log(`${outcome.released} not delivered now: ${(error as Error).name}`);
+        }
+      }
+      send(res, outcome.reply);
+    } catch (error) {
+      log(`failed: ${(error as Error).name}`);
+      send(res, handler.failed(500));
+    }
+  };
+
+  // Gatsby's parsers take no type at all (a type no request has): the function reads the body itself.
+  const unread = { type: "application/x-read-by-the-function", limit: MAX_RELEASE_BODY_BYTES };
+  const config: GatsbyFunctionConfig = {
+    bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } },
+  };
+  return Object.assign(releaseFunction, { config });
+};

@@ -1,0 +1,220 @@
+import escapeHtml from "escape-html";
+import type { InquiryConfig } from "./config";
+import { heldReasonText, receivedText, type DigestContent } from "./digest";
+import type { InquiryOutbox } from "./outbox";
+import { checkReleaseLink, RELEASE_FIELDS, RELEASE_PATH, type LinkCheck } from "./release-link";
+import { fill, renderPlainPage, resultPagePolicy } from "./result-page";
+
+/**
+ * The page a release link in the digest of held inquiries opens (GET), and its one button (POST), on both
+ * deploys: a framework-free core, with the server's route (release-plugin.ts) and a Gatsby function
+ * (release-function.ts) as its adapters.
+ *
+ * A GET changes nothing, whatever it carries: mail scanners and link previews open every link. It checks the
+ * link and says what a release does, with a form that posts the link's own fields back. The POST, only from
+ * the site's own page, checks the link again and releases the inquiry: the outbox records a release once,
+ * so a link used before, or sent twice at once, releases nothing more. The delivery that follows is the
+ * outbox's, as for any inquiry. A link forged, changed, expired or used gets a page saying so, and nothing
+ * changes. No page runs script. Logs name the reference of a genuine link, never what the inquiry says; a
+ * link that is not genuine is logged without what it carries.
+ */
+
+export interface ReleaseRequest {
+  readonly method: string;
+  /** The query string's fields (a link's), without the "?". */
+  readonly query: string;
+  readonly contentType: string | undefined;
+  /** The body as text (a POST's urlencoded form), or null where there is none. */
+  readonly body: string | null;
+  readonly host: string | undefined;
+  readonly origin: string | undefined;
+  readonly secFetchSite: string | undefined;
+}
+
+export interface ReleaseReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface ReleaseOutcome {
+  readonly reply: ReleaseReply;
+  /** The inquiry this request released: the adapter has it delivered. Null when nothing was released. */
+  readonly released: string | null;
+}
+
+export interface ReleaseHandlerOptions {
+  readonly content: DigestContent;
+  readonly config: () => InquiryConfig;
+  readonly log: (line: string) => void;
+  readonly now?: () => Date;
+}
+
+/** The largest body the button's form posts: three short fields. */
+export const MAX_RELEASE_BODY_BYTES = 1024;
+
+type Page =
+  | {
+      readonly kind: "confirm";
+      readonly reference: string;
+      readonly received: string;
+      readonly reason: string;
+      readonly fields: URLSearchParams;
+    }
+  | { readonly kind: "released"; readonly reference: string }
+  | { readonly kind: "forged" | "expired" | "crossSite" | "failed" }
+  | { readonly kind: "used" | "gone"; readonly reference: string };
+
+/** Whether a browser sent the post from another site (Fetch Metadata, else Origin against Host). */
+const isCrossSite = (request: ReleaseRequest): boolean => {
+  const site = request.secFetchSite?.trim().toLowerCase();
+  if (site) return site !== "same-origin";
+  const origin = request.origin?.trim();
+  if (!origin || origin === "null") return origin === "null";
+  try {
+    return new URL(origin).host.toLowerCase() !== request.host?.trim().toLowerCase();
+  } catch {
+    return true;
+  }
+};
+
+const isForm = (contentType: string | undefined) =>
+  (contentType ?? "").split(";")[0]?.trim().toLowerCase() === "application/x-www-form-urlencoded";
+
+export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
+  const { content, log } = options;
+  const now = options.now ?? (() => new Date());
+  const copy = content.form.held.releasePage;
+
+  const render = (page: Page): string => {
+    const text = (template: string, values: Record<string, string> = {}) => `<p>${fill(template, content, values)}</p>`;
+    const home = `<a href="/">${escapeHtml(content.form.resultPage.homeLabel)}</a>`;
+    switch (page.kind) {
+      case "confirm": {
+        const hidden = Object.values(RELEASE_FIELDS)
+          .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(page.fields.get(name) ?? "")}">`)
+          .join("");
+        const form =
+          `<form method="post" action="${RELEASE_PATH}">${hidden}` +
+          `<button type="submit">${escapeHtml(copy.buttonLabel)}</button></form>`;
+        return renderPlainPage(
+          copy.title,
+          text(copy.text, { reference: page.reference, received: page.received, reason: page.reason }) + form,
+          home,
+          content.company,
+        );
+      }
+      case "released":
+        return renderPlainPage(
+          copy.releasedTitle,
+          text(copy.releasedText, { reference: page.reference }),
+          home,
+          content.company,
+        );
+      case "used":
+        return renderPlainPage(
+          copy.refusedTitle,
+          text(copy.usedText, { reference: page.reference }),
+          home,
+          content.company,
+        );
+      case "gone":
+        return renderPlainPage(
+          copy.refusedTitle,
+          text(copy.goneText, { reference: page.reference }),
+          home,
+          content.company,
+        );
+      case "forged":
+        return renderPlainPage(copy.refusedTitle, text(copy.forgedText), home, content.company);
+      case "expired":
+        return renderPlainPage(copy.refusedTitle, text(copy.expiredText), home, content.company);
+      case "crossSite":
+        return renderPlainPage(copy.refusedTitle, text(copy.crossSiteText), home, content.company);
+      case "failed":
+        return renderPlainPage(copy.refusedTitle, text(copy.failedText), home, content.company);
+    }
+  };
+
+  const answer = (status: number, page: Page, headers: Record<string, string> = {}): ReleaseReply => ({
+    status,
+    headers: {
+      ...headers,
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Content-Security-Policy": resultPagePolicy,
+      // The page's address holds the link's signature: no other site is told it.
+      "Referrer-Policy": "no-referrer",
+      "X-Robots-Tag": "noindex",
+    },
+    body: render(page),
+  });
+
+  /** What a link that is not usable gets: its page, with the status that says why. */
+  const refusal = (check: Exclude<LinkCheck, { ok: true }>, method: string): ReleaseReply => {
+    log(`release link refused (${method}): ${check.why === "malformed" ? "not a release link" : check.why}`);
+    return check.why === "expired" ? answer(410, { kind: "expired" }) : answer(400, { kind: "forged" });
+  };
+
+  /** Null where release links are not set up: the adapters answer as for a path without a page. */
+  const handle = async (request: ReleaseRequest, outbox: InquiryOutbox): Promise<ReleaseOutcome | null> => {
+    const config = options.config();
+    const secret = config.digest.releaseSecret;
+    if (secret === null) return null;
+    const none = (reply: ReleaseReply): ReleaseOutcome => ({ reply, released: null });
+    if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") {
+      return none(answer(405, { kind: "forged" }, { Allow: "GET, HEAD, POST" }));
+    }
+    const posted = request.method === "POST";
+    if (posted && isCrossSite(request)) {
+      log("release refused: posted from another site");
+      return none(answer(403, { kind: "crossSite" }));
+    }
+    const fields = new URLSearchParams(
+      posted ? (isForm(request.contentType) ? (request.body ?? "") : "") : request.query,
+    );
+    const check = checkReleaseLink(secret, fields, now());
+    if (!check.ok) return none(refusal(check, request.method));
+    const { reference } = check;
+    try {
+      const entry = await outbox.entry(reference, config.delivery.maxAttempts);
+      if (entry === null) {
+        log(`${reference} release refused: no such inquiry (removed after its quarantine, or erased)`);
+        return none(answer(410, { kind: "gone", reference }));
+      }
+      if (entry.state !== "quarantined") {
+        log(`${reference} release refused (${request.method}): released already`);
+        return none(answer(409, { kind: "used", reference }));
+      }
+      if (!posted) {
+        return none(
+          answer(200, {
+            kind: "confirm",
+            reference,
+            received: receivedText(entry.record, content),
+            reason: heldReasonText(content, entry.record.quarantine?.reason),
+            fields,
+          }),
+        );
+      }
+      if (!(await outbox.release(reference, now()))) {
+        log(`${reference} release refused (POST): released already`);
+        return none(answer(409, { kind: "used", reference }));
+      }
+      log(`${reference} released from quarantine through the digest's link`);
+      return { reply: answer(200, { kind: "released", reference }), released: reference };
+    } catch (error) {
+      log(`${reference} release failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+      return none(answer(503, { kind: "failed" }));
+    }
+  };
+
+  /** The answer to a body too large or unreadable: nothing is released. */
+  const malformed = (): ReleaseReply => answer(400, { kind: "forged" });
+  /** The answer when something failed before the link was looked at: nothing is released. */
+  const failed = (status = 503): ReleaseReply => answer(status, { kind: "failed" });
+
+  return { handle, malformed, failed };
+};
+
+export type ReleaseHandler = ReturnType<typeof createReleaseHandler>;
