@@ -9,6 +9,7 @@ import react from "eslint-plugin-react";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { functionLength } from "./build/lint/function-length.mjs";
 
 export default defineConfig(
   // Generated or built, never edited by hand.
@@ -61,6 +62,13 @@ export default defineConfig(
         },
       ],
     },
+  },
+
+  // The back end and the operator's tools: every function readable at once.
+  {
+    files: ["server/**/*.ts", "scripts/**/*.ts"],
+    plugins: { local: { rules: { "function-length": functionLength } } },
+    rules: { "local/function-length": ["error", { max: 60 }] },
   },
 
   // Plain JavaScript (jest config and transform, mocks, node scripts) is outside tsconfig.json

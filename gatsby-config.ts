@@ -24,7 +24,11 @@ const config: GatsbyConfig = {
   trailingSlash: "always",
   // The functions are routed by netlify.toml, where each route carries the platform's rate limit.
   ...(buildingForNetlify()
-    ? { adapter: siteNetlifyAdapter({ routedByNetlifyToml: ["/api/inquiry", "/api/auth", "/api/auth/callback"] }) }
+    ? {
+        adapter: siteNetlifyAdapter({
+          routedByNetlifyToml: ["/api/inquiry", "/api/inquiry-release", "/api/auth", "/api/auth/callback"],
+        }),
+      }
     : {}),
   plugins: [
     "gatsby-plugin-image",

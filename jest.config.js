@@ -16,9 +16,10 @@ module.exports = {
   modulePathIgnorePatterns: ["<rootDir>/.cache", "<rootDir>/public"],
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
   // gatsby ships untranspiled ES modules that jest must compile; @fastify/static's content-disposition (3.x) and
-  // light-my-request's cookie (app.inject()) are ES modules only.
+  // cookie (app.inject(), the sign-in) are ES modules only, and @fastify/cookie loads cookie with an import()
+  // that jest's module system runs only once compiled.
   transformIgnorePatterns: [
-    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|light-my-request/node_modules/cookie|cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
+    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|light-my-request/node_modules/cookie|cookie|@fastify/cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
   ],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { parseCookie } from "cookie";
 import { JSDOM } from "jsdom";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
@@ -379,6 +380,35 @@ describe("the production server's sign-in routes", () => {
     }
   });
 
+  it("limit each route to 20 requests a minute from one address, though the site-wide limit is off", async () => {
+    const { server, origin, fetch } = await serve({
+      clientId: FAKE_CLIENT_ID,
+      clientSecret: FAKE_CLIENT_SECRET,
+      githubUrl: github.url,
+      scope: "repo",
+    });
+    try {
+      const statuses = async (path: string) => {
+        const answers = [];
+        for (let index = 0; index < 21; index += 1)
+          answers.push(await fetch(`${origin}${path}`, { redirect: "manual" }));
+        return answers;
+      };
+      const begun = await statuses("/api/auth");
+      expect(begun.map(({ status }) => status)).toEqual([...Array<number>(20).fill(302), 429]);
+      const refused = begun[20];
+      expect(Number(refused?.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused?.headers.get("set-cookie")).toBeNull();
+      expect(await refused?.json()).toEqual({ error: "The request could not be handled." });
+      // The callback counts apart: a sign-in is one request to each.
+      const called = await statuses("/api/auth/callback?code=x&state=y");
+      expect(called.map(({ status }) => status)).toEqual([...Array<number>(20).fill(400), 429]);
+      expect(github.exchanges).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("do not exist when sign-in is not set up", async () => {
     const { server, origin, fetch } = await serve(null);
     try {
@@ -411,7 +441,10 @@ describe("the CDN deploy's sign-in functions", () => {
     process.env = saved;
   });
 
-  /** A GET to a sign-in function as gatsby-adapter-netlify makes it from a Lambda event (no socket). */
+  /**
+   * A GET to a sign-in function as gatsby-adapter-netlify makes it from a Lambda event (no socket), its
+   * Cookie header parsed into `cookies` as the adapter's handler does.
+   */
   const get = async (
     fn: (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse) => Promise<void>,
     url: string,
@@ -425,6 +458,7 @@ describe("the CDN deploy's sign-in functions", () => {
       originalUrl: url,
       query: {},
       headers: { host: "site.example", "x-forwarded-proto": "https", ...(cookie ? { cookie } : {}) },
+      ...(cookie ? { cookies: parseCookie(cookie) } : {}),
       ...(event === undefined ? {} : { netlifyFunctionParams: { event, context: {} } }),
     } as unknown as GatsbyFunctionRequest;
     const res = recordingResponse(answer);
@@ -441,6 +475,9 @@ describe("the CDN deploy's sign-in functions", () => {
       event,
     );
     const state = new URL(begun.headers.location ?? "").searchParams.get("state") ?? "";
+    expect(begun.headers["set-cookie"]).toBe(
+      `cms_oauth_state=${state}; Max-Age=600; Path=/api/auth/callback; HttpOnly; Secure; SameSite=Lax`,
+    );
     return {
       url: `/api/auth/callback?code=${GOOD_CODE}&state=${state}`,
       cookie: (begun.headers["set-cookie"] ?? "").split(";")[0],

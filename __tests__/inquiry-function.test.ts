@@ -129,6 +129,34 @@ describe("/api/inquiry on the single server: the bodies it parses", () => {
     }
   });
 
+  it("refuses JSON that would poison a prototype with 400, as Fastify's parser does, and stores nothing", async () => {
+    const app = await startApp();
+    try {
+      const text = JSON.stringify(valid);
+      for (const poison of ['"__proto__":{"quarantine":null}', '"constructor":{"prototype":{"quarantine":null}}']) {
+        const response = await app.fetch(app.url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: text.replace(/^\{/, `{${poison},`),
+        });
+        expect([poison, response.status, await response.json()]).toEqual([
+          poison,
+          400,
+          { error: "The inquiry could not be read." },
+        ]);
+      }
+      expect(storedRecords()).toEqual([]);
+      // The same inquiry without them is taken; and a form field so named is a field like any other.
+      expect((await postJson(app.url, valid, app.fetch)).status).toBe(201);
+      const { fill_ms: _ignored, ...withoutScript } = valid;
+      const form = await postForm(app.url, { ...withoutScript, ["__proto__"]: "x", constructor: "y" }, app.fetch);
+      expect(form.status).toBe(201);
+      expect(storedRecords()).toHaveLength(2);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("writes no visitor's answers, cookie or query string to any line of the server's log", async () => {
     const lines: string[] = [];
     const app = await startApp({}, { logLines: lines });

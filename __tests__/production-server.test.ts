@@ -415,6 +415,30 @@ describe("HSTS", () => {
   });
 });
 
+describe("the flood guard (SITE_REQUESTS_PER_MINUTE)", () => {
+  it("answers a client past its requests a minute with 429 and Retry-After, and leaves inquiry posts to their own limit", async () => {
+    const site = await startServer({ requestsPerMinute: 3 });
+    try {
+      const statuses = [];
+      for (const url of ["/", "/no-such-page/", "/api/inquiry"]) statuses.push((await site.request(url)).status);
+      expect(statuses).toEqual([200, 404, 405]);
+      const refused = await site.request("/");
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(refused.headers["cache-control"]).toBe("no-store");
+      expectSecurityHeaders(refused.headers);
+      expectOwnJsonError(refused.body.toString());
+      // Counted by the inquiry handler alone, within its own (here generous) limit.
+      for (let index = 0; index < 3; index += 1) {
+        const response = await postJson(`${site.origin}/api/inquiry`, valid, site.fetch);
+        expect(response.status).toBe(201);
+      }
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe("request bodies, bounded while they stream in", () => {
   let site: Started;
   beforeAll(async () => {

@@ -21,6 +21,7 @@ import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { startSite, type RunningSite } from "../testing/site-server";
 import { listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
@@ -162,7 +163,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     const idleUntil = performance.now() + IDLE_SECONDS * 1000;
     while (performance.now() < idleUntil) {
       idle.push((await timedGet(site.url("/"))).ms);
-      await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+      await sleep(SAMPLE_EVERY_MS);
     }
 
     const sent = performance.now();
@@ -189,7 +190,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       const last = health.site?.lastDeploy;
       if (last?.commit === commit && last.state === "failed")
         throw new Error(`the deploy failed: ${last.reason ?? ""}`);
-      await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+      await sleep(SAMPLE_EVERY_MS);
     }
     const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
     if (health.site?.liveCommit !== commit)
@@ -258,7 +259,7 @@ const measurePush = async (
       (record) => record.commit === commit,
     );
     if (release?.state === "failed") throw new Error(`${headline} failed: ${release.reason ?? ""}`);
-    await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+    await sleep(SAMPLE_EVERY_MS);
   }
   const around = samples
     .filter((sample) => Math.abs(sample.at - liveAt) <= SWITCH_WINDOW_MS)
@@ -323,7 +324,7 @@ const measureFailureAndPrune = async (site: RunningSite, deployDir: string, edit
     // A prune over within one interval still gets the request made as it ended, never a figure of none.
     if (pruned && pruning.length > 0) break;
     (pruned || failedAndRemoved() ? pruning : failing).push((await timedGet(site.url("/"))).ms);
-    await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
+    await sleep(SAMPLE_EVERY_MS);
   }
   const reason = listReleases(deployDir).find((record) => record.commit === broken)?.failedStep;
   if (reason !== "check") throw new Error(`the broken push failed at ${String(reason)}, not at its content check`);

@@ -7,6 +7,7 @@
 import { operationSettings } from "../server/inquiries/config";
 import fs from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { processUsage, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
@@ -54,8 +55,6 @@ const request = async (url: string, init: RequestInit = {}) => {
 };
 const post = (url: string, body: unknown) =>
   request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
   const [hook, mail] = await Promise.all([startWebhookReceiver(204), startMailServer()]);

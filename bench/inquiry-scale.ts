@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { processUsage, startSite } from "../testing/site-server";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
@@ -45,7 +46,6 @@ const SEED_BATCH = 5_000;
 /** docs/deploy-server.md's systemd unit gives the server MemoryMax=512M. */
 const MEMORY_LIMIT_MB = Number(process.env.MEMORY_LIMIT_MB ?? 512);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: readonly number[], share: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? 0;
 

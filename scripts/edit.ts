@@ -7,6 +7,7 @@
 // is PORT (8000 by default). DECAP_SERVER_PORT moves decap-server, for tests that route to it themselves.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const root = path.resolve(__dirname, "..");
 const host = process.env.HOST ?? "localhost";
@@ -91,7 +92,7 @@ const announce = async () => {
     } catch {
       // Not listening yet.
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
   }
   console.log(
     [

@@ -9,7 +9,7 @@ import {
   releasesOfCommit,
   type ListedRelease,
 } from "../server/releases/release-store";
-import { readDeploySettings } from "../server/releases/settings";
+import { readDeploySettings, type DeploySettings } from "../server/releases/settings";
 import { readCommandLine } from "./command-line";
 
 const USAGE = `
@@ -57,6 +57,37 @@ const describe = (deployDir: string, release: ListedRelease): string => {
   return [line, `    log: ${buildLogOf(deployDir, release.id)}`, reason].filter(Boolean).join("\n");
 };
 
+/** Makes the newest good release of `commit` live, unless a deploy runs; returns the exit code. */
+const rollback = async (settings: DeploySettings, commit: string): Promise<number> => {
+  const good = releasesOfCommit(settings.dir, commit).filter((release) => release.state === "good");
+  const target = good[0];
+  if (!target) {
+    console.error(`No good release of ${commit} is kept; releases (with no option) lists those that are.`);
+    return 1;
+  }
+  if (target.live) {
+    console.info(`${target.commit.slice(0, 12)} is already live.`);
+    return 0;
+  }
+  // Not while a deploy runs: it would switch over the rollback, or remove the release being rolled back to.
+  const release = await acquireDeployLock(settings.dir, undefined, false);
+  if (!release) {
+    console.error(
+      'A deploy is running (or removing a failed release\'s files); roll back when it has ended: /healthz says "deploying":false.',
+    );
+    return 1;
+  }
+  try {
+    makeLive(settings.dir, target.id);
+  } finally {
+    release();
+  }
+  console.info(
+    `Live: ${target.commit.slice(0, 12)} (release ${target.id}). The server starts its own server within a second and then answers from it.`,
+  );
+  return 0;
+};
+
 const main = async (): Promise<number> => {
   const settings = readDeploySettings();
   if (!settings) {
@@ -67,35 +98,7 @@ const main = async (): Promise<number> => {
   }
   console.info(`Releases in ${settings.dir}, branch ${settings.branch}`);
 
-  if (options.rollback !== undefined) {
-    const good = releasesOfCommit(settings.dir, options.rollback).filter((release) => release.state === "good");
-    const target = good[0];
-    if (!target) {
-      console.error(`No good release of ${options.rollback} is kept; releases (with no option) lists those that are.`);
-      return 1;
-    }
-    if (target.live) {
-      console.info(`${target.commit.slice(0, 12)} is already live.`);
-      return 0;
-    }
-    // Not while a deploy runs: it would switch over the rollback, or remove the release being rolled back to.
-    const release = await acquireDeployLock(settings.dir, undefined, false);
-    if (!release) {
-      console.error(
-        'A deploy is running (or removing a failed release\'s files); roll back when it has ended: /healthz says "deploying":false.',
-      );
-      return 1;
-    }
-    try {
-      makeLive(settings.dir, target.id);
-    } finally {
-      release();
-    }
-    console.info(
-      `Live: ${target.commit.slice(0, 12)} (release ${target.id}). The server starts its own server within a second and then answers from it.`,
-    );
-    return 0;
-  }
+  if (options.rollback !== undefined) return rollback(settings, options.rollback);
 
   if (options.deploy) {
     const deployer = new Deployer({

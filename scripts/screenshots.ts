@@ -40,6 +40,53 @@ const EDITOR_IMAGES = path.resolve(__dirname, "..", "docs", "images");
 /** A name the browser resolves to loopback: served from there, the screen behaves as on the live site (admin.js). */
 const LIVE_HOST = "www.cardinal-site.example";
 
+/** The pictures of docs/images/editor-*.png, each step as an editor takes it. */
+const takeEditorShots = async (page: Page, port: number, backendPort: number) => {
+  const shot = async (name: string, target: Page = page) => {
+    // Decap animates its menus and notices in; a picture mid-animation would be blurred.
+    await target.waitForTimeout(400);
+    const file = path.join(EDITOR_IMAGES, `editor-${name}.png`);
+    await target.screenshot({ path: file });
+    console.log(path.relative(process.cwd(), file));
+  };
+  // 1. On the live site: the sign-in.
+  await page.goto(`http://${LIVE_HOST}:${port}/admin/`);
+  await page.getByRole("button", { name: /Login with GitHub/i }).waitFor();
+  await shot("1-sign-in");
+
+  // 2. Signed in: the collections. (From here on, the local backend: the same screen, with files it may write.)
+  await openEditingScreen(page, backendPort);
+  await shot("2-collections");
+
+  // 3. A file open, a field changed.
+  await openSiteFile(page, "Home page");
+  const headline = textField(page, "Headline");
+  await headline.fill("Uniforms, gear and furniture for every agency");
+  await headline.blur();
+  await shot("3-edit");
+
+  // 4. The publish menu.
+  await page.getByRole("button", { name: "Publish", exact: true }).click();
+  await page.getByText("Publish now", { exact: true }).waitFor();
+  await shot("4-publish");
+  await page.getByText("Publish now", { exact: true }).click();
+  await page.getByText(/changes saved/i).waitFor();
+  await page.getByText("Published", { exact: true }).waitFor();
+  await shot("5-published");
+
+  // 6. A value the contract refuses, with its message next to the field (once the last notice has gone).
+  await page.getByText("Entry saved").waitFor({ state: "hidden" });
+  await page.getByText("Writing in Site content collection").click();
+  await openSiteFile(page, "Company details");
+  const email = textField(page, "Email");
+  await email.waitFor();
+  await email.fill("sales at cardinalridgesupply");
+  await publish(page);
+  await page.getByText("Email didn't match the pattern: must be an email address.").waitFor();
+  await email.evaluate((field) => field.scrollIntoView({ block: "center" }));
+  await shot("6-error");
+};
+
 const editorScreenshots = async () => {
   fs.mkdirSync(EDITOR_IMAGES, { recursive: true });
   // The live site's screen is built with the repository it commits to; any name does for a picture of its sign-in.
@@ -67,50 +114,8 @@ const editorScreenshots = async () => {
     deviceScaleFactor: 1,
   });
   const page = await context.newPage();
-  const shot = async (name: string, target: Page = page) => {
-    // Decap animates its menus and notices in; a picture mid-animation would be blurred.
-    await target.waitForTimeout(400);
-    const file = path.join(EDITOR_IMAGES, `editor-${name}.png`);
-    await target.screenshot({ path: file });
-    console.log(path.relative(process.cwd(), file));
-  };
   try {
-    // 1. On the live site: the sign-in.
-    await page.goto(`http://${LIVE_HOST}:${port}/admin/`);
-    await page.getByRole("button", { name: /Login with GitHub/i }).waitFor();
-    await shot("1-sign-in");
-
-    // 2. Signed in: the collections. (From here on, the local backend: the same screen, with files it may write.)
-    await openEditingScreen(page, backend.port);
-    await shot("2-collections");
-
-    // 3. A file open, a field changed.
-    await openSiteFile(page, "Home page");
-    const headline = textField(page, "Headline");
-    await headline.fill("Uniforms, gear and furniture for every agency");
-    await headline.blur();
-    await shot("3-edit");
-
-    // 4. The publish menu.
-    await page.getByRole("button", { name: "Publish", exact: true }).click();
-    await page.getByText("Publish now", { exact: true }).waitFor();
-    await shot("4-publish");
-    await page.getByText("Publish now", { exact: true }).click();
-    await page.getByText(/changes saved/i).waitFor();
-    await page.getByText("Published", { exact: true }).waitFor();
-    await shot("5-published");
-
-    // 6. A value the contract refuses, with its message next to the field (once the last notice has gone).
-    await page.getByText("Entry saved").waitFor({ state: "hidden" });
-    await page.getByText("Writing in Site content collection").click();
-    await openSiteFile(page, "Company details");
-    const email = textField(page, "Email");
-    await email.waitFor();
-    await email.fill("sales at cardinalridgesupply");
-    await publish(page);
-    await page.getByText("Email didn't match the pattern: must be an email address.").waitFor();
-    await email.evaluate((field) => field.scrollIntoView({ block: "center" }));
-    await shot("6-error");
+    await takeEditorShots(page, port, backend.port);
   } finally {
     await browser.close();
     await backend.stop();

@@ -126,19 +126,15 @@ const trustProxyOption = (
   setting === false ? false : typeof setting === "number" ? (_address, hop) => hop < setting : [...setting];
 
 /**
- * The production server for one machine: the built site as a CDN would serve it, and every endpoint as a
- * plugin over its framework-free core: /api/inquiry (server/inquiries), the editors' sign-in
- * (server/sign-in), the deploy webhook (server/releases) and /healthz (server/health). Inquiries are
- * delivered by a worker in this process after the visitor has had their answer.
+ * Fastify with the server's logger, limits and timeouts; every answer Fastify gives itself (a path that is no
+ * URL, a request Node cannot parse) carries the site's headers.
  */
-export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
-  const { content } = options;
-  const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
-  const hsts = hstsHeaders(options.hsts);
-  const releases = options.releases ?? null;
-  const sites = new SiteSource(options.publicDir, releases?.served ?? null);
-  const headersOfEveryAnswer = () => ({ ...sites.current().siteHeaders, ...hsts });
-  const app: FastifyInstance = Fastify({
+const createFastify = (
+  options: ServerOptions,
+  timeouts: ServerTimeouts,
+  headersOfEveryAnswer: () => Record<string, string>,
+): FastifyInstance =>
+  Fastify({
     logger: serverLogger(options.logStream),
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustProxyOption(options.trustProxy),
@@ -165,6 +161,21 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
     },
     clientErrorHandler: answerClientError(headersOfEveryAnswer, timeouts.lingerMs),
   });
+
+/**
+ * The production server for one machine: the built site as a CDN would serve it, and every endpoint as a
+ * plugin over its framework-free core: /api/inquiry (server/inquiries), the editors' sign-in
+ * (server/sign-in), the deploy webhook (server/releases) and /healthz (server/health). Inquiries are
+ * delivered by a worker in this process after the visitor has had their answer.
+ */
+export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
+  const { content } = options;
+  const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
+  const hsts = hstsHeaders(options.hsts);
+  const releases = options.releases ?? null;
+  const sites = new SiteSource(options.publicDir, releases?.served ?? null);
+  const headersOfEveryAnswer = () => ({ ...sites.current().siteHeaders, ...hsts });
+  const app = createFastify(options, timeouts, headersOfEveryAnswer);
   // The framework-free cores log lines; here they become the messages of Fastify's logger.
   function log(line: string) {
     app.log.info(line);
@@ -187,7 +198,8 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     // The error itself (its type, message and stack) for the operator; the request is its method and path only.
-    if (status >= 500) request.log.error({ err: error, req: request }, `error ${request.method} ${request.url.split("?")[0]}`);
+    if (status >= 500)
+      request.log.error({ err: error, req: request }, `error ${request.method} ${request.url.split("?")[0]}`);
     return reply
       .code(status >= 400 && status < 600 ? status : 500)
       .header("Cache-Control", "no-store")
@@ -224,14 +236,17 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   await app.register(siteFiles, { sites, publicDir: options.publicDir });
 
   if (startConfig.email) preloadEmailTransport();
+  // The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
+  // and is awaited at the close's end, so a stop takes the longer of the two, not their sum (the grace in
+  // main.ts). Inquiries stored meanwhile stay pending in the outbox for the next start.
+  let workerStopped: Promise<void> | null = null;
+  app.addHook("preClose", (done) => {
+    workerStopped = worker.stop();
+    done();
+  });
+  app.addHook("onClose", async () => {
+    await (workerStopped ?? worker.stop());
+  });
   worker.start();
-  return {
-    app,
-    worker,
-    // Side by side, so a stop takes the longer of the two, not their sum (the grace in main.ts).
-    // Inquiries stored meanwhile stay pending in the outbox for the next start.
-    close: async () => {
-      await Promise.all([app.close(), worker.stop()]);
-    },
-  };
+  return { app, worker, close: () => app.close() };
 };

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { SingleFileName } from "../src/content-contract/content-files";
 import type { SingleFileContent } from "../src/content-contract/types";
 
@@ -82,7 +83,7 @@ const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: num
     } catch {
       // Not listening yet.
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   throw new Error(`the server did not answer ${url} within ${timeoutMs / 1000} s`);
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { BlobsStore } from "./blobs-store";
 import type { DeliveryLease } from "./outbox";
 
@@ -39,7 +40,6 @@ export interface LeaseTiming {
 }
 
 const POLL_MS = 250;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const isLeaseBody = (value: unknown): value is LeaseBody =>
   typeof value === "object" &&

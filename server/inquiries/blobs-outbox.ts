@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { BlobsLease, type LeaseTiming } from "./blobs-lease";
 import type { BlobsStore } from "./blobs-store";
+import { mapLimited } from "./map-limited";
 import {
   DuplicateReferenceError,
   entriesOf,
@@ -131,23 +133,6 @@ const processState = () =>
     delivering: new Set(),
     layouts: new Map(),
   }));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `task` over `items`, at most `limit` at a time, results in the order of `items`. */
-const mapLimited = async <T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> => {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-};
 
 /** A time as the digits of its ISO form, so that attempt keys sort by time; any other text kept to its letters. */
 const keyTime = (at: string) => at.replace(/[^0-9A-Za-z]/g, "");

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
 import { deliver } from "./deliver";
 import { digestPass, type DigestContent, type DigestOutcome } from "./digest";
+import { mapLimited } from "./map-limited";
 import { isRetaining, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
 
 export interface DeliveryWorkerOptions {
@@ -46,37 +48,6 @@ export const retentionLine = (removed: RemovedCounts, retention: RetentionPolicy
 const LOCKED_RETRY_MS = 2_000;
 
 /**
- * Runs `task` over `items`, at most `limit` at a time. A task that throws, or `stopping` turning true,
- * stops starting new ones, but the call settles only once every task under way has: the caller holds
- * the delivery lock until then.
- */
-const eachLimited = async <T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<void>,
-  stopping: () => boolean = () => false,
-) => {
-  let next = 0;
-  let failed = false;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length && !failed && !stopping()) {
-      const item = items[next];
-      next += 1;
-      if (item === undefined) continue;
-      try {
-        await task(item);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  });
-  const outcomes = await Promise.allSettled(lanes);
-  const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
-  if (rejected) throw rejected.reason;
-};
-
-/**
  * The entries whose delivery is due at `now`: pending, not quarantined, not given up on; and, once a
  * transport is configured, those stored while none was (the backlog: undelivered whatever the reason).
  */
@@ -113,24 +84,21 @@ export const deliverEntries = async (
   let delivered = 0;
   let failed = 0;
   let reached = 0;
-  await eachLimited(
-    entries,
-    config.delivery.concurrency,
-    async (entry) => {
-      const transports = transportsToTry(entry, config, retryDead);
-      if (transports.length === 0) return;
-      const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
-      if (results.every((result) => result.ok)) delivered += 1;
-      else failed += 1;
-      if (results.some((result) => result.ok)) reached += 1;
-      log(
-        `${entry.record.reference} ${results
-          .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
-          .join("; ")}`,
-      );
-    },
-    stopping,
-  );
+  await mapLimited(entries, config.delivery.concurrency, async (entry) => {
+    // Checked as each inquiry's turn comes: once stopping, the rest are passed over, not started.
+    if (stopping?.()) return;
+    const transports = transportsToTry(entry, config, retryDead);
+    if (transports.length === 0) return;
+    const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
+    if (results.every((result) => result.ok)) delivered += 1;
+    else failed += 1;
+    if (results.some((result) => result.ok)) reached += 1;
+    log(
+      `${entry.record.reference} ${results
+        .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
+        .join("; ")}`,
+    );
+  });
   return { delivered, failed, reached };
 };
 
@@ -198,7 +166,7 @@ export class DeliveryWorker {
   async idle(): Promise<void> {
     const soon = () => this.timer !== null && this.nextRunAt <= Date.now() + 5;
     while (this.running || this.again || soon()) {
-      await (this.running ?? new Promise((resolve) => setTimeout(resolve, 5)));
+      await (this.running ?? sleep(5));
     }
   }
 

@@ -2,9 +2,10 @@ import { configuredTransports, readInquiryConfig, type InquiryConfig } from "./c
 import type { InquiryContent } from "./content";
 import { outboxRecord } from "./message";
 import { openOutbox } from "./open-outbox";
-import { DuplicateReferenceError, type InquiryOutbox } from "./outbox";
+import { DuplicateReferenceError, type InquiryOutbox, type OutboxRecord } from "./outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
+import { bodyKind } from "./request-body";
 import { renderResultPage, resultPagePolicy, type ResultPage } from "./result-page";
 import {
   fillTimeField,
@@ -81,15 +82,6 @@ export interface InquiryHandler {
   readonly maxBodyBytes: number;
 }
 
-type BodyKind = "json" | "form";
-
-const bodyKind = (contentType: string | undefined): BodyKind | null => {
-  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type === "application/json") return "json";
-  if (type === "application/x-www-form-urlencoded") return "form";
-  return null;
-};
-
 const isFilled = (value: unknown) =>
   typeof value === "string" ? value.trim() !== "" : value !== undefined && value !== null;
 
@@ -133,151 +125,179 @@ const isCrossSite = (request: InquiryRequest, allowedOrigins: readonly string[])
 };
 
 const MAX_REFERENCE_TRIES = 3;
+const UNAVAILABLE = "Inquiries cannot be accepted right now.";
+
+/** What the handler's parts work with: its options, defaults filled in. */
+interface HandlerContext {
+  readonly content: InquiryContent;
+  readonly readConfig: () => InquiryConfig;
+  readonly now: () => Date;
+  readonly log: (line: string) => void;
+}
+
+type Accepted = { readonly reply: InquiryReply; readonly stored: StoredInquiry | null };
+
+/** An answer in the request's own terms: a result page for a plain form post, JSON otherwise. */
+const answer = (
+  content: InquiryContent,
+  request: InquiryRequest,
+  status: number,
+  json: InquiryResponseBody,
+  page: ResultPage,
+  headers: Record<string, string> = {},
+): InquiryReply =>
+  bodyKind(request.contentType) === "form"
+    ? {
+        status,
+        headers: {
+          ...headers,
+          "Cache-Control": "no-store",
+          "Content-Type": "text/html; charset=utf-8",
+          "Content-Security-Policy": resultPagePolicy,
+        },
+        body: renderResultPage(page, content),
+      }
+    : {
+        status,
+        headers: { ...headers, "Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8" },
+        body: JSON.stringify(json),
+      };
+
+const failure = (
+  content: InquiryContent,
+  request: InquiryRequest,
+  status: number,
+  error: string,
+  headers: Record<string, string> = {},
+) => answer(content, request, status, { error } satisfies InquiryFailure, { kind: "failed" }, headers);
+
+// Always JSON: a body of an unknown type, or a method no form sends, gets no page of its own.
+const asJson = (request: InquiryRequest): InquiryRequest => ({ ...request, contentType: "application/json" });
+
+const unsupported = (content: InquiryContent, request: InquiryRequest) =>
+  failure(content, asJson(request), 415, "Send inquiries as application/json or application/x-www-form-urlencoded.");
+
+const readConfigOrLog = ({ readConfig, log }: HandlerContext): InquiryConfig | null => {
+  try {
+    return readConfig();
+  } catch (error) {
+    log(`not accepted: ${(error as Error).message}`);
+    return null;
+  }
+};
+
+/** InquiryHandler.screen: the method, the settings, the rate limit, the content type, where the post comes from. */
+const screen = async (context: HandlerContext, request: InquiryRequest): Promise<InquiryReply | null> => {
+  const { content, log } = context;
+  if (request.method !== "POST") {
+    return failure(content, asJson(request), 405, "Send inquiries with POST.", { Allow: "POST" });
+  }
+  const config = readConfigOrLog(context);
+  if (!config) return failure(content, request, 503, UNAVAILABLE);
+  const limit = await takeRateLimit(config.rateLimit, request.clientAddress);
+  if (!limit.allowed) {
+    log(`refused: rate limit (${config.rateLimit.requests} per ${config.rateLimit.windowSeconds} s)`);
+    const retryAfter = { "Retry-After": String(limit.retryAfterSeconds) };
+    return answer(
+      content,
+      request,
+      429,
+      { retryAfterSeconds: limit.retryAfterSeconds },
+      { kind: "tooMany", ...limit },
+      retryAfter,
+    );
+  }
+  if (!bodyKind(request.contentType)) return unsupported(content, request);
+  if (isCrossSite(request, config.allowedOrigins)) {
+    log("refused: posted from another site");
+    const error = "Inquiries are accepted only from this website's own pages.";
+    return answer(content, request, 403, { error }, { kind: "crossSite" });
+  }
+  return null;
+};
+
+/**
+ * Stores the record, under a new reference if its first was already taken, and answers 201; 503 when the
+ * outbox cannot be opened or cannot take it. The log line says which reference was stored and why it is
+ * held, never what it says.
+ */
+const store = async (
+  { content, log }: HandlerContext,
+  request: InquiryRequest,
+  openStore: () => InquiryOutbox,
+  first: OutboxRecord,
+): Promise<Accepted> => {
+  const automated = first.quarantine?.reason;
+  let record = first;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const { reference, created } = await openStore().add(record);
+      log(
+        created
+          ? `${reference} stored (${record.values.inquiryType})${automated ? `; quarantined: ${automated}` : ""}`
+          : `${reference} sent again with the same idempotency key; not stored twice`,
+      );
+      const stored = { reference, created, quarantined: created && automated !== undefined };
+      return { reply: answer(content, request, 201, { reference }, { kind: "received", reference }), stored };
+    } catch (error) {
+      if (error instanceof DuplicateReferenceError && attempt < MAX_REFERENCE_TRIES) {
+        record = { ...record, reference: newReference(content.form.delivery.referencePrefix) };
+        continue;
+      }
+      log(`not stored: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+      return { reply: failure(content, request, 503, "The inquiry could not be stored."), stored: null };
+    }
+  }
+};
+
+/** InquiryHandler.accept: the parsed body checked, made a record and stored. */
+const accept = async (
+  context: HandlerContext,
+  request: InquiryRequest,
+  raw: unknown,
+  openConfiguredOutbox: (config: InquiryConfig) => InquiryOutbox = openOutbox,
+): Promise<Accepted> => {
+  const { content, now } = context;
+  const config = readConfigOrLog(context);
+  if (!config) return { reply: failure(content, request, 503, UNAVAILABLE), stored: null };
+  const body = (typeof raw === "object" && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
+  const checked = checkInquiry(content.form, content.choices, body, now());
+  if (!checked.ok) {
+    const { errors } = checked;
+    return { reply: answer(content, request, 422, { errors }, { kind: "rejected", errors }), stored: null };
+  }
+  // Kept, never dropped: an inquiry that looks automated waits in quarantine for a person to judge it,
+  // and its sender gets the same answer as anyone else, so it learns nothing to work around.
+  const automated = looksAutomated(body, config.minFillSeconds);
+  const idempotencyKey = idempotencyKeyOf(body);
+  const reference = newReference(content.form.delivery.referencePrefix);
+  const record: OutboxRecord = {
+    ...outboxRecord(content, checked.values, reference, now(), configuredTransports(config)),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+    ...(automated ? { quarantine: { reason: automated } } : {}),
+  };
+  return store(context, request, () => openConfiguredOutbox(config), record);
+};
 
 /** The /api/inquiry logic: checks, stores durably, answers in JSON or, for a plain form post, a page. */
 export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHandler => {
   const { content } = options;
-  const readConfig = options.config ?? (() => readInquiryConfig(content.form.delivery));
-  const now = options.now ?? (() => new Date());
-  const log = options.log ?? ((line: string) => console.info(`[inquiry] ${line}`));
-
-  const reply = (
-    request: InquiryRequest,
-    status: number,
-    json: InquiryResponseBody,
-    page: ResultPage,
-    headers: Record<string, string> = {},
-  ): InquiryReply =>
-    bodyKind(request.contentType) === "form"
-      ? {
-          status,
-          headers: {
-            ...headers,
-            "Cache-Control": "no-store",
-            "Content-Type": "text/html; charset=utf-8",
-            "Content-Security-Policy": resultPagePolicy,
-          },
-          body: renderResultPage(page, content),
-        }
-      : {
-          status,
-          headers: { ...headers, "Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8" },
-          body: JSON.stringify(json),
-        };
-  const failure = (request: InquiryRequest, status: number, error: string, headers: Record<string, string> = {}) =>
-    reply(request, status, { error } satisfies InquiryFailure, { kind: "failed" }, headers);
-
-  const readConfigOrLog = (): InquiryConfig | null => {
-    try {
-      return readConfig();
-    } catch (error) {
-      log(`not accepted: ${(error as Error).message}`);
-      return null;
-    }
+  const context: HandlerContext = {
+    content,
+    readConfig: options.config ?? (() => readInquiryConfig(content.form.delivery)),
+    now: options.now ?? (() => new Date()),
+    log: options.log ?? ((line: string) => console.info(`[inquiry] ${line}`)),
   };
-
-  // Always JSON: a body of an unknown type gets no page of its own.
-  const unsupported = (request: InquiryRequest) =>
-    failure(
-      { ...request, contentType: "application/json" },
-      415,
-      "Send inquiries as application/json or application/x-www-form-urlencoded.",
-    );
-
-  const screen = async (request: InquiryRequest): Promise<InquiryReply | null> => {
-    if (request.method !== "POST") {
-      // Always JSON: no form is ever sent this way.
-      return failure({ ...request, contentType: "application/json" }, 405, "Send inquiries with POST.", {
-        Allow: "POST",
-      });
-    }
-    const config = readConfigOrLog();
-    if (!config) return failure(request, 503, "Inquiries cannot be accepted right now.");
-    const limit = await takeRateLimit(config.rateLimit, request.clientAddress);
-    if (!limit.allowed) {
-      log(`refused: rate limit (${config.rateLimit.requests} per ${config.rateLimit.windowSeconds} s)`);
-      return reply(
-        request,
-        429,
-        { retryAfterSeconds: limit.retryAfterSeconds },
-        { kind: "tooMany", ...limit },
-        { "Retry-After": String(limit.retryAfterSeconds) },
-      );
-    }
-    if (!bodyKind(request.contentType)) return unsupported(request);
-    if (isCrossSite(request, config.allowedOrigins)) {
-      log("refused: posted from another site");
-      return reply(
-        request,
-        403,
-        { error: "Inquiries are accepted only from this website's own pages." },
-        { kind: "crossSite" },
-      );
-    }
-    return null;
-  };
-
-  const accept = async (
-    request: InquiryRequest,
-    raw: unknown,
-    openConfiguredOutbox: (config: InquiryConfig) => InquiryOutbox = openOutbox,
-  ): Promise<{ reply: InquiryReply; stored: StoredInquiry | null }> => {
-    const config = readConfigOrLog();
-    if (!config) return { reply: failure(request, 503, "Inquiries cannot be accepted right now."), stored: null };
-    const body = (typeof raw === "object" && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
-
-    const checked = checkInquiry(content.form, content.choices, body, now());
-    if (!checked.ok) {
-      return {
-        reply: reply(request, 422, { errors: checked.errors }, { kind: "rejected", errors: checked.errors }),
-        stored: null,
-      };
-    }
-
-    // Kept, never dropped: an inquiry that looks automated waits in quarantine for a person to judge it,
-    // and its sender gets the same answer as anyone else, so it learns nothing to work around.
-    const automated = looksAutomated(body, config.minFillSeconds);
-    const idempotencyKey = idempotencyKeyOf(body);
-    let record = {
-      ...outboxRecord(
-        content,
-        checked.values,
-        newReference(content.form.delivery.referencePrefix),
-        now(),
-        configuredTransports(config),
-      ),
-      ...(idempotencyKey ? { idempotencyKey } : {}),
-      ...(automated ? { quarantine: { reason: automated } } : {}),
-    };
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const { reference, created } = await openConfiguredOutbox(config).add(record);
-        const stored: StoredInquiry = { reference, created, quarantined: created && Boolean(automated) };
-        log(
-          created
-            ? `${reference} stored (${record.values.inquiryType})${automated ? `; quarantined: ${automated}` : ""}`
-            : `${reference} sent again with the same idempotency key; not stored twice`,
-        );
-        return { reply: reply(request, 201, { reference }, { kind: "received", reference }), stored };
-      } catch (error) {
-        if (error instanceof DuplicateReferenceError && attempt < MAX_REFERENCE_TRIES) {
-          record = { ...record, reference: newReference(content.form.delivery.referencePrefix) };
-          continue;
-        }
-        log(`not stored: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
-        return { reply: failure(request, 503, "The inquiry could not be stored."), stored: null };
-      }
-    }
-  };
-
+  const failing = (status: number, error: string) => (request: InquiryRequest) =>
+    failure(content, request, status, error);
   return {
-    screen,
-    accept,
-    tooLarge: (request) => failure(request, 413, "The inquiry is larger than this form can send."),
-    malformed: (request) => failure(request, 400, "The inquiry could not be read."),
-    unsupported,
-    undelivered: (request) => failure(request, 503, "The inquiry could not be delivered."),
-    failed: (request) => failure(request, 500, "Something went wrong; the inquiry was not stored."),
+    screen: (request) => screen(context, request),
+    accept: (request, body, outbox) => accept(context, request, body, outbox),
+    tooLarge: failing(413, "The inquiry is larger than this form can send."),
+    malformed: failing(400, "The inquiry could not be read."),
+    unsupported: (request) => unsupported(content, request),
+    undelivered: failing(503, "The inquiry could not be delivered."),
+    failed: failing(500, "Something went wrong; the inquiry was not stored."),
     maxBodyBytes: content.form.delivery.maxBodyKilobytes * 1024,
   };
 };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RetentionPolicy, TransportName } from "./config";
 import {
   DuplicateReferenceError,
@@ -425,8 +426,6 @@ export interface SqliteOutboxOptions {
   /** How often a held lease is renewed; 5 s by default. */
   readonly leaseRenewMs?: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The single server's outbox: a SQLite database (node:sqlite) in INQUIRY_DATA_DIR. Every process that

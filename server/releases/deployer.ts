@@ -89,6 +89,12 @@ const REASON_LINES = 12;
 
 class StepFailure extends Error {}
 
+/** Which step a release is at, and the seconds each has taken so far. */
+interface Progress {
+  step: FailedStep;
+  readonly seconds: Record<string, number>;
+}
+
 // The release's own server must answer its health check within this; it starts in a second or two.
 const START_TIMEOUT_MS = 60_000;
 const START_POLL_MS = 250;
@@ -703,29 +709,7 @@ export class Deployer {
       },
     );
     try {
-      for (const target of ["/healthz", "/"]) {
-        for (;;) {
-          if (state.ended) throw state.ended;
-          if (Date.now() > startDeadline) {
-            throw new StepFailure(
-              `the release's server did not answer ${target} with 200 within ${Math.round((this.options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000)} s`,
-            );
-          }
-          const status = await fetch(`http://127.0.0.1:${port}${target}`, { signal: AbortSignal.timeout(5_000) }).then(
-            async (answer) => {
-              await answer.arrayBuffer();
-              return answer.status;
-            },
-            () => null,
-          );
-          if (status === 200) break;
-          if (status !== null && target === "/")
-            throw new StepFailure(`the release's server answered / with ${status}`);
-          if (status !== null && status !== 503)
-            throw new StepFailure(`the release's server answered /healthz with ${status}`);
-          await sleep(START_POLL_MS);
-        }
-      }
+      await this.awaitAnswers(port, startDeadline, state);
     } finally {
       // Stopped as systemd stops a server, then killed with its whole group if it does not end in time.
       state.checked = true;
@@ -742,85 +726,156 @@ export class Deployer {
     }
   }
 
+  /** Until the server on `port` answers /healthz, then /, with 200; what it answers otherwise, or its end, fails it. */
+  private async awaitAnswers(port: number, deadline: number, state: { readonly ended: Error | null }): Promise<void> {
+    for (const target of ["/healthz", "/"]) {
+      for (;;) {
+        if (state.ended) throw state.ended;
+        if (Date.now() > deadline) {
+          throw new StepFailure(
+            `the release's server did not answer ${target} with 200 within ${Math.round((this.options.startTimeoutMs ?? START_TIMEOUT_MS) / 1000)} s`,
+          );
+        }
+        const status = await fetch(`http://127.0.0.1:${port}${target}`, { signal: AbortSignal.timeout(5_000) }).then(
+          async (answer) => {
+            await answer.arrayBuffer();
+            return answer.status;
+          },
+          () => null,
+        );
+        if (status === 200) break;
+        if (status !== null && target === "/") throw new StepFailure(`the release's server answered / with ${status}`);
+        // 503: its store not writable yet; anything else is an answer it should not give.
+        if (status !== null && status !== 503)
+          throw new StepFailure(`the release's server answered /healthz with ${status}`);
+        await sleep(START_POLL_MS);
+      }
+    }
+  }
+
   private async build(commit: string, deadline: number): Promise<ReleaseRecord> {
     const { dir, branch } = this.settings;
     const started = this.now();
     const id = newReleaseId(dir, commit, started);
     const site = siteDirOf(dir, id);
     fs.mkdirSync(site, { recursive: true });
-    let record: ReleaseRecord = { id, commit, branch, startedAt: started.toISOString(), state: "building" };
+    const record: ReleaseRecord = { id, commit, branch, startedAt: started.toISOString(), state: "building" };
     writeReleaseRecord(dir, record);
     this.log(`deploy: building ${commit.slice(0, 12)} as release ${id}`, { release: id, commit });
-    const seconds: Record<string, number> = {};
-    let step: FailedStep = "fetch";
-    const timed = async <T>(name: FailedStep, work: () => Promise<T>): Promise<T> => {
-      step = name;
-      const began = performance.now();
-      try {
-        return await work();
-      } finally {
-        seconds[name] = Math.round(((seconds[name] ?? 0) + (performance.now() - began) / 1000) * 10) / 10;
-      }
-    };
+    const progress: Progress = { step: "fetch", seconds: {} };
     const logFile = fs.openSync(buildLogOf(dir, id), "a");
+    let made: Pick<ReleaseRecord, "dependencies" | "build">;
     try {
-      const build = await timed("fetch", () => this.checkOut(commit, deadline));
-      const state = readBuildState(dir);
-      const key = fullBuildKey(build);
-      const lockfileHash = sha256OfFile(path.join(build, "package-lock.json"));
-      const incremental = state !== null && state.key === key;
-      if (!incremental) {
-        fs.rmSync(buildStateFile(dir), { force: true });
-        await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
-      }
-      const dependencies = await timed("install", () => this.prepareModules(build, lockfileHash, logFile, deadline));
-      record = { ...record, dependencies, build: incremental ? "incremental" : "full" };
-      await timed("check", () => this.runStep("the content check", this.steps.check, build, logFile, deadline));
-      // From here until the build has succeeded, the caches' state is unknown: a failed or cut-short build
-      // makes the next one full. A failed content check leaves them as they were.
-      fs.rmSync(buildStateFile(dir), { force: true });
-      await timed("build", () => this.runStep("gatsby build", this.steps.build, build, logFile, deadline));
-      writeBuildState(dir, { key, commit });
-      step = "verify";
-      for (const file of ["index.html", "404.html", "_headers"]) {
-        if (!fs.existsSync(path.join(build, "public", file)))
-          throw new StepFailure(`the build wrote no public/${file}`);
-      }
-      await timed("verify", () => this.copyOut(build, site, deadline));
-      await timed("start", () => this.startCheck(site, logFile, deadline));
+      made = await this.makeRelease(commit, site, { logFile, deadline, progress });
     } catch (error) {
-      const reason = error instanceof StepFailure ? error.message : `unexpected: ${(error as Error).message}`;
-      record = { ...record, state: "failed", finishedAt: this.now().toISOString(), failedStep: step, reason, seconds };
       fs.closeSync(logFile);
-      this.log(
-        `deploy: ${commit.slice(0, 12)} failed at its ${step} step, the live site is unchanged: ` +
-          `${reason.split("\n")[0] ?? ""} (${buildLogOf(dir, id)})`,
-        { release: id, commit, step, seconds, buildLog: buildLogOf(dir, id) },
-      );
-      // The live release is untouched; what a failed build leaves behind is only its record and its log.
-      // A record that cannot be written (a full disk) still leaves the folder removed, which frees the space.
-      try {
-        writeReleaseRecord(dir, record);
-      } finally {
-        await this.remove([site]).catch((removal: unknown) =>
-          this.log(`deploy: could not remove the failed release's files: ${(removal as Error).message}`),
-        );
-      }
-      await this.prune(null);
-      return record;
+      return this.fail(record, progress, error);
     }
     fs.closeSync(logFile);
-    record = { ...record, state: "good", finishedAt: this.now().toISOString(), seconds };
+    return this.switchTo({
+      ...record,
+      ...made,
+      state: "good",
+      finishedAt: this.now().toISOString(),
+      seconds: progress.seconds,
+    });
+  }
+
+  /** Runs `work` as the release's step `name`, adding the seconds it took to the step's. */
+  private async timed<T>(progress: Progress, name: FailedStep, work: () => Promise<T>): Promise<T> {
+    progress.step = name;
+    const began = performance.now();
+    try {
+      return await work();
+    } finally {
+      const seconds = (progress.seconds[name] ?? 0) + (performance.now() - began) / 1000;
+      progress.seconds[name] = Math.round(seconds * 10) / 10;
+    }
+  }
+
+  /**
+   * Every step of a release, from the checkout of its commit to its own server's start on a port of its own;
+   * throws at the first that fails, the progress saying which.
+   */
+  private async makeRelease(
+    commit: string,
+    site: string,
+    { logFile, deadline, progress }: { logFile: number; deadline: number; progress: Progress },
+  ): Promise<Pick<ReleaseRecord, "dependencies" | "build">> {
+    const { dir } = this.settings;
+    const build = await this.timed(progress, "fetch", () => this.checkOut(commit, deadline));
+    const state = readBuildState(dir);
+    const key = fullBuildKey(build);
+    const incremental = state !== null && state.key === key;
+    if (!incremental) {
+      fs.rmSync(buildStateFile(dir), { force: true });
+      await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
+    }
+    const lockfileHash = sha256OfFile(path.join(build, "package-lock.json"));
+    const dependencies = await this.timed(progress, "install", () =>
+      this.prepareModules(build, lockfileHash, logFile, deadline),
+    );
+    await this.timed(progress, "check", () =>
+      this.runStep("the content check", this.steps.check, build, logFile, deadline),
+    );
+    // From here until the build has succeeded, the caches' state is unknown: a failed or cut-short build
+    // makes the next one full. A failed content check leaves them as they were.
+    fs.rmSync(buildStateFile(dir), { force: true });
+    await this.timed(progress, "build", () => this.runStep("gatsby build", this.steps.build, build, logFile, deadline));
+    writeBuildState(dir, { key, commit });
+    progress.step = "verify";
+    for (const file of ["index.html", "404.html", "_headers"]) {
+      if (!fs.existsSync(path.join(build, "public", file))) throw new StepFailure(`the build wrote no public/${file}`);
+    }
+    await this.timed(progress, "verify", () => this.copyOut(build, site, deadline));
+    await this.timed(progress, "start", () => this.startCheck(site, logFile, deadline));
+    return { dependencies, build: incremental ? "incremental" : "full" };
+  }
+
+  /** Records why a release failed and removes its files; the live release is untouched. */
+  private async fail(building: ReleaseRecord, { step, seconds }: Progress, error: unknown): Promise<ReleaseRecord> {
+    const { dir } = this.settings;
+    const { id, commit } = building;
+    const reason = error instanceof StepFailure ? error.message : `unexpected: ${(error as Error).message}`;
+    const record: ReleaseRecord = {
+      ...building,
+      state: "failed",
+      finishedAt: this.now().toISOString(),
+      failedStep: step,
+      reason,
+      seconds,
+    };
+    this.log(
+      `deploy: ${commit.slice(0, 12)} failed at its ${step} step, the live site is unchanged: ` +
+        `${reason.split("\n")[0] ?? ""} (${buildLogOf(dir, id)})`,
+      { release: id, commit, step, seconds, buildLog: buildLogOf(dir, id) },
+    );
+    // What a failed build leaves behind is only its record and its log. A record that cannot be written (a
+    // full disk) still leaves the folder removed, which frees the space.
+    try {
+      writeReleaseRecord(dir, record);
+    } finally {
+      await this.remove([siteDirOf(dir, id)]).catch((removal: unknown) =>
+        this.log(`deploy: could not remove the failed release's files: ${(removal as Error).message}`),
+      );
+    }
+    await this.prune(null);
+    return record;
+  }
+
+  /** Records a good release and makes it live; past the switch nothing fails it. */
+  private async switchTo(record: ReleaseRecord): Promise<ReleaseRecord> {
+    const { dir } = this.settings;
+    const { id, commit, seconds = {} } = record;
     writeReleaseRecord(dir, record);
     const previous = liveReleaseId(dir);
     makeLive(dir, id);
     this.log(
-      `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${record.build} build, ${Object.entries(seconds)
+      `deploy: ${commit.slice(0, 12)} is live (release ${id}, ${record.build ?? "full"} build, ${Object.entries(seconds)
         .map(([name, s]) => `${name} ${s} s`)
         .join(", ")})`,
       { release: id, commit, build: record.build, dependencies: record.dependencies, seconds },
     );
-    // Past the switch nothing fails the release: it is live and stays so.
     try {
       this.options.onLive?.(record);
     } catch (error) {
