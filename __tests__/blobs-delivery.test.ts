@@ -266,6 +266,58 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
     }
   }, 30_000);
 
+  it("makes the day's digest of held inquiries as the deployed function file, with the content it bundles, once", async () => {
+    const receiver = await startReceiver(() => 204);
+    try {
+      await outbox().add({ ...record("CRS-7K4M-2Q9D"), quarantine: { reason: "honeypot filled" } });
+      const script =
+        "const fn = await import(process.argv[1]); const answer = await fn.default();" +
+        "console.log(JSON.stringify({ status: answer.status, body: await answer.json() }));";
+      const runFile = async () => {
+        const { stdout } = await run(
+          process.execPath,
+          [
+            "--import",
+            "tsx",
+            "--input-type=module",
+            "-e",
+            script,
+            path.join(root, "netlify/functions/deliver-inquiries.mts"),
+          ],
+          {
+            cwd: root,
+            env: {
+              ...process.env,
+              INQUIRY_OUTBOX: "blobs",
+              INQUIRY_BLOBS_STORE: store,
+              INQUIRY_WEBHOOK_URL: receiver.url,
+              INQUIRY_RELEASE_SECRET: "0123456789abcdef".repeat(4),
+              // From midnight in the company's time zone: due at any time of day, once.
+              INQUIRY_DIGEST_HOUR: "0",
+              NETLIFY_BLOBS_CONTEXT: blobsServer.functionContext(),
+            },
+          },
+        );
+        const lines = stdout.trim().split("\n");
+        return JSON.parse(lines[lines.length - 1] ?? "") as {
+          status: number;
+          body: { digests: { made: { references: string[] } | null; delivered: number } };
+        };
+      };
+      const first = await runFile();
+      expect([first.status, first.body.digests.made?.references, first.body.digests.delivered]).toEqual([
+        200,
+        ["CRS-7K4M-2Q9D"],
+        1,
+      ]);
+      expect((await runFile()).body.digests.made).toBeNull();
+      // The digest alone, which names no inquiry in X-Inquiry-Reference: the held inquiry itself is not delivered.
+      expect(receiver.received).toEqual(["undefined"]);
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
+
   it("starts no delivery that could not end within the platform's time limit", async () => {
     const receiver = await startReceiver(() => 204);
     try {
@@ -318,6 +370,9 @@ describe("npm run inquiries on the Blobs store", () => {
         new RegExp(`2 inquiries in Netlify Blobs store "${store}" of site test-site: 1 pending, 0 dead, 1 quarantined`),
       );
       expect(listed.stdout).toMatch(/CRS-QUAR-0001 .*quarantined .*\(honeypot filled\)/);
+      expect(listed.stdout).toMatch(
+        /^Held as suspected spam: 1, the oldest for \d+ (days?|hours?|minutes?) \(since 2026-11-22T10:00:00\.000Z\)\.$/m,
+      );
 
       const shown = await inquiries(["--show", "CRS-PEND-0001"], env);
       expect([shown.code, shown.stdout]).toEqual([
@@ -329,6 +384,7 @@ describe("npm run inquiries on the Blobs store", () => {
       expect((await inquiries(["--release", "CRS-PEND-0001"], env)).code).toBe(1);
       const released = await inquiries(["--release", "CRS-QUAR-0001"], env);
       expect([released.code, released.stdout]).toEqual([0, expect.stringMatching(/CRS-QUAR-0001 released/)]);
+      expect((await inquiries(["--release", "CRS-QUAR-0001"], env)).code).toBe(1);
 
       const retried = await inquiries(["--retry"], env);
       expect([retried.code, retried.stdout]).toEqual([

@@ -701,6 +701,10 @@ describe("npm run inquiries", () => {
     const listed = await inquiries(["--state", "quarantined"], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/2 inquiries .*: 0 pending, 0 dead, 2 quarantined, 0 delivered, 0 stored\./);
+    // Of the whole store, whatever the page shows: how many wait for a person, and for how long the oldest.
+    expect(listed.stdout).toMatch(
+      /^Held as suspected spam: 2, the oldest for \d+ (days?|hours?|minutes?) \(since 2026-11-22T10:00:00\.000Z\)\.$/m,
+    );
     expect(listed.stdout).toMatch(/CRS-QUAR-0001 .*quarantined .*\(honeypot filled\)/);
     expect(listed.stdout).toMatch(/CRS-QUAR-0002 .*\(sent too fast\)/);
     expect(listed.stdout).not.toMatch(/CRS-PEND-0001/);
@@ -708,10 +712,12 @@ describe("npm run inquiries", () => {
     expect((await inquiries(["--release", "CRS-PEND-0001"], env)).code).toBe(1);
     const released = await inquiries(["--release", "CRS-QUAR-0001"], env);
     expect([released.code, released.stdout]).toEqual([0, expect.stringMatching(/CRS-QUAR-0001 released/)]);
+    expect((await inquiries(["--release", "CRS-QUAR-0001"], env)).code).toBe(1);
 
     const retried = await inquiries(["--retry"], env);
     expect(retried.code).toBe(0);
     expect([...receiver.received].sort()).toEqual(["CRS-PEND-0001", "CRS-QUAR-0001"]);
+    expect((await inquiries(["--state", "pending"], env)).stdout).toMatch(/^Held as suspected spam: 1,/m);
     const states = (await outbox.entries(8)).entries.map((entry) => [entry.record.reference, entry.state]);
     expect(states).toEqual([
       ["CRS-QUAR-0001", "delivered"],

@@ -161,3 +161,49 @@ describe("the too-many message", () => {
     expect(retryAfterSeconds).toBeLessThanOrEqual(900);
   });
 });
+
+describe("the digest of held inquiries and its release links", () => {
+  it("sends the digest from 7 in the morning, with no release links until a secret is set", () => {
+    expect(configWith({}).digest).toEqual({ hour: 7, releaseSecret: null, releaseOrigin: null });
+  });
+
+  it.each([
+    ["0", 0],
+    ["23", 23],
+    [" 9 ", 9],
+    ["off", null],
+    ["OFF", null],
+  ])("takes INQUIRY_DIGEST_HOUR=%s", (value, hour) => {
+    expect(configWith({ INQUIRY_DIGEST_HOUR: value }).digest.hour).toBe(hour);
+  });
+
+  it.each(["24", "-1", "7.5", "7am", "1e1", "never"])(
+    "refuses INQUIRY_DIGEST_HOUR=%s, naming it and what it takes",
+    (value) => {
+      expect(() => configWith({ INQUIRY_DIGEST_HOUR: value })).toThrow(
+        `INQUIRY_DIGEST_HOUR must be a whole number from 0 to 23, or off, not ${value}`,
+      );
+    },
+  );
+
+  it("takes a release secret of 32 characters or more, and refuses a shorter one without showing it", () => {
+    const secret = "f".repeat(64);
+    expect(configWith({ INQUIRY_RELEASE_SECRET: secret }).digest.releaseSecret).toBe(secret);
+    const short = () => configWith({ INQUIRY_RELEASE_SECRET: "change-me" });
+    expect(short).toThrow(
+      "INQUIRY_RELEASE_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 9",
+    );
+    expect(short).not.toThrow(/change-me/);
+  });
+
+  it("takes an origin for the links, and refuses anything else", () => {
+    expect(configWith({ INQUIRY_RELEASE_ORIGIN: "https://www.example.gov/" }).digest.releaseOrigin).toBe(
+      "https://www.example.gov",
+    );
+    for (const value of ["www.example.gov", "https://www.example.gov/contact", "ftp://example.gov"]) {
+      expect(() => configWith({ INQUIRY_RELEASE_ORIGIN: value })).toThrow(
+        `INQUIRY_RELEASE_ORIGIN must be an origin such as https://www.example.com, not ${value}`,
+      );
+    }
+  });
+});

@@ -119,6 +119,19 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
     expect([entry?.state, entry?.released]).toEqual(["pending", true]);
   });
 
+  it("releases a held inquiry once: a second release, or one of an inquiry not held, changes nothing", async () => {
+    const outbox = open();
+    await outbox.add({ ...record("CRS-GGGG-0001"), quarantine: { reason: "sent too fast" } });
+    await outbox.add(record("CRS-GGGG-0002"));
+    expect(await outbox.release("CRS-GGGG-0001", new Date("2026-11-23T08:00:00.000Z"))).toBe(true);
+    expect(await outbox.release("CRS-GGGG-0001", new Date("2026-11-23T09:00:00.000Z"))).toBe(false);
+    expect(await outbox.release("CRS-GGGG-0002")).toBe(false);
+    expect(await outbox.release("CRS-NONE-0000")).toBe(false);
+    const { releases } = await outbox.read();
+    expect(releases).toEqual([{ reference: "CRS-GGGG-0001", at: "2026-11-23T08:00:00.000Z" }]);
+    expect((await outbox.entries(8)).entries.map((entry) => entry.state)).toEqual(["pending", "pending"]);
+  });
+
   it("stores one record for one idempotency key, however many arrive at once", async () => {
     const outbox = open();
     const results = await Promise.all(
@@ -459,7 +472,7 @@ describe("the SQLite outbox", () => {
 
   it("records its layout version in a new database", async () => {
     await new SqliteOutbox(dir).add(record("CRS-VERS-0001"));
-    expect(SQLITE_LAYOUT_VERSION).toBe(1);
+    expect(SQLITE_LAYOUT_VERSION).toBe(2);
     expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
   });
 
@@ -473,12 +486,41 @@ describe("the SQLite outbox", () => {
     expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
   });
 
+  it("brings a version 1 database to version 2, filing again as held an inquiry judged automated while no transport was configured", async () => {
+    const outbox = new SqliteOutbox(dir);
+    await outbox.add({ ...record("CRS-7K4M-2Q9D"), transports: [], quarantine: { reason: "honeypot filled" } });
+    await outbox.add({ ...record("CRS-8P3R-5T6V"), quarantine: { reason: "sent too fast" } });
+    await outbox.add(record("CRS-1A2B-3C4D"));
+    forgetProcessState();
+    // The database as version 1 left it: no digests, and the first inquiry filed as open (its judgement came second).
+    onDatabase((db) => {
+      db.exec(`
+        DROP INDEX inquiries_held_undigested;
+        ALTER TABLE inquiries DROP COLUMN digest;
+        DROP TABLE digests; DROP TABLE digest_attempts; DROP TABLE digest_day;
+        UPDATE inquiries SET phase = 'open', due_at = received_at WHERE reference = 'CRS-7K4M-2Q9D';
+        PRAGMA user_version = 1;
+      `);
+    });
+    expect(onDatabase((db) => db.prepare("SELECT count FROM phase_counts WHERE phase = 'held'").get())).toEqual({
+      count: 1,
+    });
+    const reopened = new SqliteOutbox(dir);
+    expect(await reopened.heldSummary()).toEqual({ count: 2, oldestReceivedAt: "2026-11-22T10:00:00.000Z" });
+    expect(versionOnDisk()).toBe(2);
+    const open = await reopened.entries(8, "open");
+    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([["CRS-1A2B-3C4D"], 2]);
+    // Neither was listed in a digest before: the first digest lists both.
+    const digest = await reopened.takeDigest("2026-11-22", new Date("2026-11-22T12:00:00.000Z"), ["email"]);
+    expect(digest?.references).toEqual(["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"]);
+  });
+
   it("refuses a database of a layout version it does not know, naming both versions, and leaves it untouched", async () => {
     onDatabase((db) => db.exec(`PRAGMA user_version = ${SQLITE_LAYOUT_VERSION + 1}`));
     const refused = new SqliteOutbox(dir).add(record("CRS-VERS-0003"));
     await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
     await expect(refused).rejects.toThrow(
-      `${path.join(dir, DATABASE_FILE)} records layout version 2, and this release of the site reads version 1`,
+      `${path.join(dir, DATABASE_FILE)} records layout version ${SQLITE_LAYOUT_VERSION + 1}, and this release of the site reads version ${SQLITE_LAYOUT_VERSION}`,
     );
     await expect(new SqliteOutbox(dir).read()).rejects.toThrow(/Deploy that later release/);
     expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION + 1);
@@ -692,6 +734,17 @@ describe("the Netlify Blobs outbox", () => {
     expect(after.filter((key) => key.includes("CRS-ERAS-0001") || key.includes("key-erased-0001"))).toEqual([]);
     // The other inquiry from the same address keeps its own key under the sender.
     expect(after.filter((key) => key.includes(sender))).toEqual([expect.stringContaining("CRS-STAY-0001")]);
+  });
+
+  it("leaves no key that names an erased held inquiry a digest listed", async () => {
+    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
+    await outbox.add({ ...record("CRS-ERAS-0002"), quarantine: { reason: "honeypot filled" } });
+    const digest = await outbox.takeDigest("2026-11-22", new Date("2026-11-22T12:00:00.000Z"), ["email"]);
+    expect(digest?.references).toEqual(["CRS-ERAS-0002"]);
+    expect((await rawStore().list("digested/")).map((blob) => blob.key)).toEqual(["digested/CRS-ERAS-0002"]);
+    expect(await outbox.erase(["CRS-ERAS-0002"])).toEqual(["CRS-ERAS-0002"]);
+    const after = (await rawStore().list("")).map((blob) => blob.key);
+    expect(after.filter((key) => key.includes("CRS-ERAS-0002"))).toEqual([]);
   });
 
   it("does not deliver while another process holds an unexpired lease, and takes over an expired one", async () => {

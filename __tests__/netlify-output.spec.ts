@@ -731,7 +731,7 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       expect(location.searchParams.get("scope")).toBe("public_repo");
       const cookie = redirect?.headers["set-cookie"] ?? "";
       expect(cookie).toMatch(
-        /^cms_oauth_state=[\w.-]{43,}; Path=\/api\/auth\/callback; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
+        /^cms_oauth_state=[\w.-]{43,}; Max-Age=600; Path=\/api\/auth\/callback; HttpOnly; Secure; SameSite=Lax$/,
       );
       expect(direct?.statusCode).toBe(404);
       // The site's headers, but its Referrer-Policy: the sign-in's pages send no referrer at all (their URLs hold a code).

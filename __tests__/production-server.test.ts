@@ -720,8 +720,9 @@ describe("the server process (server/main.ts)", () => {
 
   it("logs an unhandled rejection and goes on serving", async () => {
     server = await startSiteProcess(env(), [path.resolve("__tests__/support/reject-on-signal.ts")]);
-    server.child.kill("SIGUSR2");
-    await server.waitForLine(/unhandled rejection/);
+    server.child.kill("SIGWINCH");
+    // Logged with the error itself, its message and stack.
+    await server.waitForLine(/"err":\{"type":"Error","message":"a rejection nobody handles","stack":"Error: a rejection nobody handles.*"msg":"unhandled rejection"/);
     expect((await fetch(`${server.origin}/`)).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });

@@ -468,9 +468,47 @@ describe("the single server under its unit's sandbox", () => {
           fs.readFileSync(refusals, "utf8").replace(`"${COULD_NOT_HANDLE}"`, '"This request could not be handled."'),
         );
         setHeadline("Duty gear, delivered")(checkout);
+        // Content removed and renamed in the same push: the incremental build must leave no trace of either.
+        fs.rmSync(path.join(checkout, "content", "pages", "terms.json"));
+        editJson(path.join(checkout, "content", "pages", "accessibility.json"), (page) => {
+          page.slug = "accessibility-statement";
+        });
+        const navigation = path.join(checkout, "content", "navigation.json");
+        const withoutTerms = (value: unknown): unknown =>
+          Array.isArray(value)
+            ? value.filter((item) => (item as { to?: unknown } | null)?.to !== "/terms/").map(withoutTerms)
+            : typeof value === "object" && value !== null
+              ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withoutTerms(inner)]))
+              : value === "/accessibility/"
+                ? "/accessibility-statement/"
+                : value;
+        fs.writeFileSync(
+          navigation,
+          `${JSON.stringify(withoutTerms(JSON.parse(fs.readFileSync(navigation, "utf8"))), null, 2)}\n`,
+        );
       });
       await untilLive(commit, "Duty gear, delivered");
       figures.codePushSeconds = (performance.now() - sentAt) / 1000;
+      const live = releases()[0];
+      expect(live).toMatchObject({ commit, state: "good", build: "incremental" });
+      for (const [page, status] of [
+        ["/terms/", 404],
+        ["/terms", 404],
+        ["/accessibility/", 404],
+        ["/accessibility-statement/", 200],
+      ] as const) {
+        const answer = await fetch(`http://127.0.0.1:${port}${page}`, { redirect: "manual" });
+        expect([page, answer.status]).toEqual([page, status]);
+      }
+      const built = path.join(STATE, "releases", "releases", live?.id ?? "", "site", "public");
+      const leftovers = execFileSync(
+        "find",
+        [built, "-path", "*terms*", "-o", "-path", "*/accessibility/*", "-o", "-path", "*/accessibility"],
+        {
+          encoding: "utf8",
+        },
+      ).trim();
+      expect(leftovers).toBe("");
       const refused = await fetch(`http://127.0.0.1:${port}/%`);
       expect([refused.status, await refused.json()]).toEqual([400, { error: "This request could not be handled." }]);
       const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
@@ -552,12 +590,14 @@ describe("the single server under its unit's sandbox", () => {
   it("serves the last live release after every process of the unit is killed mid-release, and the next push goes live", async () => {
     const live = await headline();
     const { commit } = await pushChange("Cut short", setHeadline("Cut short by a power loss"));
-    await until("the build under way", () =>
-      releases().find((release) => release.commit === commit && release.state === "building") &&
-      serverOutput.join("").includes("gatsby build")
+    await until("the build under way", () => {
+      const release = releases().find((candidate) => candidate.commit === commit && candidate.state === "building");
+      const log = release ? path.join(STATE, "releases", "releases", release.id, "build.log") : null;
+      // Once its build step has begun: the caches are mid-change, the hardest moment to lose power.
+      return log !== null && fs.existsSync(log) && fs.readFileSync(log, "utf8").includes("$ npm run build")
         ? true
-        : undefined,
-    );
+        : undefined;
+    });
     // A power loss: every process of the unit at once, the build's included.
     for (const pid of memory?.processes() ?? []) {
       try {

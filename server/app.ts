@@ -163,6 +163,33 @@ const createFastify = (
   });
 
 /**
+ * The framework-free cores log lines, with fields where an event has them; each capability through a child
+ * logger named for it, so an operator filters by `component`.
+ */
+const componentLog =
+  (app: FastifyInstance) =>
+  (component: string) =>
+  (line: string, fields?: Readonly<Record<string, unknown>>): void => {
+    app.log.child({ component }).info(fields ?? {}, line);
+  };
+
+/**
+ * The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
+ * and is awaited at the close's end, so a stop takes the longer of the two, not their sum (the grace in
+ * main.ts). Inquiries stored meanwhile stay pending in the outbox for the next start.
+ */
+const stopWithApp = (app: FastifyInstance, worker: DeliveryWorker) => {
+  let workerStopped: Promise<void> | null = null;
+  app.addHook("preClose", (done) => {
+    workerStopped = worker.stop();
+    done();
+  });
+  app.addHook("onClose", async () => {
+    await (workerStopped ?? worker.stop());
+  });
+};
+
+/**
  * The production server for one machine: the built site as a CDN would serve it, and every endpoint as a
  * plugin over its framework-free core: /api/inquiry (server/inquiries), the editors' sign-in
  * (server/sign-in), the deploy webhook (server/releases) and /healthz (server/health). Inquiries are
@@ -176,20 +203,22 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   const sites = new SiteSource(options.publicDir, releases?.served ?? null);
   const headersOfEveryAnswer = () => ({ ...sites.current().siteHeaders, ...hsts });
   const app = createFastify(options, timeouts, headersOfEveryAnswer);
-  // The framework-free cores log lines; here they become the messages of Fastify's logger.
-  function log(line: string) {
-    app.log.info(line);
-  }
+  const logFor = componentLog(app);
   // Loaded now, so a folder without a build stops the start instead of failing the first request.
   sites.current();
   // A process's environment does not change while it runs, so the default settings are read once, here,
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
-  const handler = createInquiryHandler({ content, config: readConfig, log, now: options.now });
+  const handler = createInquiryHandler({ content, config: readConfig, log: logFor("inquiries"), now: options.now });
   const outbox = openOutbox(startConfig);
-  const worker = new DeliveryWorker({ outbox, config: readConfig, log, now: options.now, content });
-  const releaseHandler = createReleaseHandler({ content, config: readConfig, log, now: options.now });
+  const worker = new DeliveryWorker({ outbox, config: readConfig, log: logFor("delivery"), now: options.now, content });
+  const releaseHandler = createReleaseHandler({
+    content,
+    config: readConfig,
+    log: logFor("held-inquiries"),
+    now: options.now,
+  });
 
   // Shared by every route below: the release a request is answered from, the site's headers, the 404.
   await app.register(siteAnswers, { sites, hsts: options.hsts, lingerMs: timeouts.lingerMs });
@@ -223,30 +252,20 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
 
   await app.register(inquiries, { handler, worker });
   await app.register(inquiryRelease, { handler: releaseHandler, outbox, worker });
-  if (options.githubOAuth) await app.register(signIn, { settings: options.githubOAuth, log });
+  if (options.githubOAuth) await app.register(signIn, { settings: options.githubOAuth, log: logFor("sign-in") });
   await app.register(health, { readConfig, worker, releases: releases?.control ?? null, served: releases?.served });
   if (releases?.webhookSecret) {
     await app.register(deployWebhook, {
       releases: releases.control,
       secret: releases.webhookSecret,
       branch: releases.branch,
-      log,
+      log: logFor("deploy"),
     });
   }
   await app.register(siteFiles, { sites, publicDir: options.publicDir });
 
   if (startConfig.email) preloadEmailTransport();
-  // The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
-  // and is awaited at the close's end, so a stop takes the longer of the two, not their sum (the grace in
-  // main.ts). Inquiries stored meanwhile stay pending in the outbox for the next start.
-  let workerStopped: Promise<void> | null = null;
-  app.addHook("preClose", (done) => {
-    workerStopped = worker.stop();
-    done();
-  });
-  app.addHook("onClose", async () => {
-    await (workerStopped ?? worker.stop());
-  });
+  stopWithApp(app, worker);
   worker.start();
   return { app, worker, close: () => app.close() };
 };

@@ -1,7 +1,6 @@
 import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import type { createGatsbyFunction } from "../server/inquiries/gatsby-function";
 
 export interface FunctionAnswer {
   status: number;
@@ -27,7 +26,12 @@ export interface FunctionCall {
    * (a Readable with IncomingMessage's prototype copied onto it, the body pushed into it, no socket).
    */
   readonly bodyIn?: "parsed" | "stream" | "refused" | "adapter";
+  /** The request's method; POST unless given. */
+  readonly method?: string;
 }
+
+/** A Gatsby Function as the site's adapters make them (server/inquiries/gatsby-function.ts, release-function.ts). */
+export type GatsbyFunction = (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse) => Promise<void>;
 
 /** The bytes a client sends: bytes or a string as they are, an object as JSON or, for a form, urlencoded. */
 const encode = (body: unknown, contentType: string): Buffer => {
@@ -49,9 +53,9 @@ const adapterStream = (bytes: Buffer): Readable => {
   return stream;
 };
 
-/** Calls /api/inquiry's Gatsby Function as Gatsby does with the function's `config`, with an Express-like response. */
+/** Calls a Gatsby Function as Gatsby does with the function's `config`, with an Express-like response. */
 export const callFunction = async (
-  fn: ReturnType<typeof createGatsbyFunction>,
+  fn: GatsbyFunction,
   body: unknown,
   {
     contentType = "application/json",
@@ -60,6 +64,7 @@ export const callFunction = async (
     event,
     bodyIn = "parsed",
     url,
+    method = "POST",
   }: FunctionCall = {},
 ): Promise<FunctionAnswer> => {
   const answer: FunctionAnswer = { status: 200, headers: {}, body: "" };
@@ -69,7 +74,7 @@ export const callFunction = async (
   if (!unread) stream.resume();
   if (!unread) await new Promise((resolve) => stream.once("end", resolve));
   const req = Object.assign(stream, {
-    method: "POST",
+    method,
     headers: {
       "content-type": contentType,
       host: "site.example",

@@ -67,3 +67,36 @@ export const startMailServer = async (port = 0) => {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };
+
+const decodeBody = (body: string, encoding: string): string => {
+  if (encoding === "base64") return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
+  if (encoding !== "quoted-printable") return body;
+  const bytes = body
+    .replace(/=\r?\n/g, "")
+    .split(/(=[0-9A-Fa-f]{2})/)
+    .flatMap((piece) =>
+      /^=[0-9A-Fa-f]{2}$/.test(piece) ? [Buffer.from([parseInt(piece.slice(1), 16)])] : [Buffer.from(piece)],
+    );
+  return Buffer.concat(bytes).toString("utf8");
+};
+
+/**
+ * The text and HTML of a message as nodemailer writes one (a multipart/alternative, each part quoted-printable,
+ * base64 or as it is), decoded: what a mail client shows, for a test to read links and wording from.
+ */
+export const mailParts = (raw: string): { text: string; html: string } => {
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(raw)?.[1];
+  const parts = boundary === undefined ? [raw] : raw.split(`--${boundary}`).slice(1, -1);
+  const found = { text: "", html: "" };
+  for (const part of parts) {
+    const split = /\r?\n\r?\n/.exec(part);
+    if (!split) continue;
+    const head = part.slice(0, split.index);
+    const body = part.slice(split.index + split[0].length);
+    const encoding = (/Content-Transfer-Encoding: *(\S+)/i.exec(head)?.[1] ?? "7bit").toLowerCase();
+    const type = /Content-Type: *text\/(plain|html)/i.exec(head)?.[1]?.toLowerCase();
+    if (type === "plain") found.text = decodeBody(body, encoding).replace(/\r\n/g, "\n");
+    if (type === "html") found.html = decodeBody(body, encoding);
+  }
+  return found;
+};

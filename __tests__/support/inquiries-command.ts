@@ -67,6 +67,7 @@ export const checkPagedListing = async (run: InquiriesCommand, outbox: InquiryOu
   expect([first.code, listedReferences(first.stdout)]).toEqual([0, ["CRS-LIST-0001", "CRS-LIST-0002"]]);
   expect(first.stdout).toMatch(/^2 inquiries in .* \(a page of 2\): 2 pending/m);
   expect(first.stdout).toMatch(/^More: --after CRS-LIST-0002 --limit 2$/m);
+  expect(first.stdout).toMatch(/^Held as suspected spam: none\.$/m);
   const last = await run(["--after", "CRS-LIST-0003", "--limit", "2"]);
   expect(listedReferences(last.stdout)).toEqual(["CRS-LIST-0004", "CRS-LIST-0005"]);
   expect(last.stdout).not.toMatch(/^More:/m);

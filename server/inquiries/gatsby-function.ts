@@ -5,7 +5,7 @@ import { clientKey } from "./client-address";
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { deliverNow } from "./delivery-worker";
-import { createInquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
+import { createInquiryHandler, type InquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
 import { openOutbox } from "./open-outbox";
 import { parseInquiryBody } from "./request-body";
 
@@ -84,6 +84,24 @@ export const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number)
 };
 
 /**
+ * The body, within the limit and parsed by the single server's rules (request-body.ts), or the handler's
+ * refusal to send instead: 413 past the limit, 400 for one it cannot read.
+ */
+const readInquiryBody = async (
+  req: GatsbyFunctionRequest,
+  request: InquiryRequest,
+  handler: InquiryHandler,
+): Promise<{ readonly refused: null; readonly body: unknown } | { readonly refused: InquiryReply }> => {
+  if (Number(header(req, "content-length") ?? 0) > handler.maxBodyBytes) return { refused: handler.tooLarge(request) };
+  const text = await readBodyText(req, handler.maxBodyBytes);
+  if (text.kind !== "text") {
+    return { refused: text.kind === "tooLarge" ? handler.tooLarge(request) : handler.malformed(request) };
+  }
+  const parsed = parseInquiryBody(request.contentType, text.text);
+  return parsed.readable ? { refused: null, body: parsed.body } : { refused: handler.malformed(request) };
+};
+
+/**
  * /api/inquiry as a Gatsby Function, for the CDN deploy: the same handler as the production server
  * (server/app.ts), the body parsed by the same rules, the same site-wide headers on every answer. With no
  * worker between requests there, the inquiry is delivered before the answer. With a Blobs outbox it is
@@ -129,18 +147,9 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
         send(res, refused);
         return;
       }
-      if (Number(header(req, "content-length") ?? 0) > handler.maxBodyBytes) {
-        send(res, handler.tooLarge(request));
-        return;
-      }
-      const text = await readBodyText(req, handler.maxBodyBytes);
-      if (text.kind !== "text") {
-        send(res, text.kind === "tooLarge" ? handler.tooLarge(request) : handler.malformed(request));
-        return;
-      }
-      const parsed = parseInquiryBody(request.contentType, text.text);
-      if (!parsed.readable) {
-        send(res, handler.malformed(request));
+      const parsed = await readInquiryBody(req, request, handler);
+      if (parsed.refused) {
+        send(res, parsed.refused);
         return;
       }
       // The store access of this invocation, where the platform gave one (Netlify Blobs).

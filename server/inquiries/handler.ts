@@ -135,7 +135,10 @@ interface HandlerContext {
   readonly log: (line: string) => void;
 }
 
-type Accepted = { readonly reply: InquiryReply; readonly stored: StoredInquiry | null };
+interface Accepted {
+  readonly reply: InquiryReply;
+  readonly stored: StoredInquiry | null;
+}
 
 /** An answer in the request's own terms: a result page for a plain form post, JSON otherwise. */
 const answer = (

@@ -93,6 +93,8 @@ class StepFailure extends Error {}
 interface Progress {
   step: FailedStep;
   readonly seconds: Record<string, number>;
+  /** What is known of the release so far: whether it builds from nothing, whether its modules were installed. */
+  made: Pick<ReleaseRecord, "dependencies" | "build">;
 }
 
 // The release's own server must answer its health check within this; it starts in a second or two.
@@ -762,7 +764,7 @@ export class Deployer {
     const record: ReleaseRecord = { id, commit, branch, startedAt: started.toISOString(), state: "building" };
     writeReleaseRecord(dir, record);
     this.log(`deploy: building ${commit.slice(0, 12)} as release ${id}`, { release: id, commit });
-    const progress: Progress = { step: "fetch", seconds: {} };
+    const progress: Progress = { step: "fetch", seconds: {}, made: {} };
     const logFile = fs.openSync(buildLogOf(dir, id), "a");
     let made: Pick<ReleaseRecord, "dependencies" | "build">;
     try {
@@ -807,6 +809,7 @@ export class Deployer {
     const state = readBuildState(dir);
     const key = fullBuildKey(build);
     const incremental = state !== null && state.key === key;
+    progress.made = { build: incremental ? "incremental" : "full" };
     if (!incremental) {
       fs.rmSync(buildStateFile(dir), { force: true });
       await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
@@ -815,6 +818,7 @@ export class Deployer {
     const dependencies = await this.timed(progress, "install", () =>
       this.prepareModules(build, lockfileHash, logFile, deadline),
     );
+    progress.made = { ...progress.made, dependencies };
     await this.timed(progress, "check", () =>
       this.runStep("the content check", this.steps.check, build, logFile, deadline),
     );
@@ -833,12 +837,17 @@ export class Deployer {
   }
 
   /** Records why a release failed and removes its files; the live release is untouched. */
-  private async fail(building: ReleaseRecord, { step, seconds }: Progress, error: unknown): Promise<ReleaseRecord> {
+  private async fail(
+    building: ReleaseRecord,
+    { step, seconds, made }: Progress,
+    error: unknown,
+  ): Promise<ReleaseRecord> {
     const { dir } = this.settings;
     const { id, commit } = building;
     const reason = error instanceof StepFailure ? error.message : `unexpected: ${(error as Error).message}`;
     const record: ReleaseRecord = {
       ...building,
+      ...made,
       state: "failed",
       finishedAt: this.now().toISOString(),
       failedStep: step,

@@ -9,7 +9,7 @@ export interface DeployWebhookOptions {
   readonly releases: ReleaseControl;
   readonly secret: string;
   readonly branch: string;
-  readonly log: (line: string) => void;
+  readonly log: (line: string, fields?: Readonly<Record<string, unknown>>) => void;
 }
 
 /** POST /api/deploy/github: a signed push to the branch starts a deploy (github-webhook.ts checks it). */
@@ -34,7 +34,7 @@ export const deployWebhook: FastifyPluginAsync<DeployWebhookOptions> = async (ap
       { secret, branch },
     );
     if (answer.deploy) {
-      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`);
+      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`, { commit: answer.deploy, branch });
       releases.request(answer.deploy);
     }
     return reply.code(answer.status).header("Cache-Control", "no-store").send(answer.body);

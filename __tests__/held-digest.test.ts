@@ -1,0 +1,527 @@
+/**
+ * @jest-environment node
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
+import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { webhookSignature } from "../server/inquiries/deliver";
+import { deliveryPass, DeliveryWorker } from "../server/inquiries/delivery-worker";
+import { digestDayDue, localDayAndHour } from "../server/inquiries/digest";
+import { openOutbox } from "../server/inquiries/open-outbox";
+import {
+  isDigesting,
+  isRetaining,
+  type DigestingOutbox,
+  type InquiryOutbox,
+  type OutboxRecord,
+  type RetainingOutbox,
+} from "../server/inquiries/outbox";
+import { checkReleaseLink } from "../server/inquiries/release-link";
+import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
+import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
+import { mailParts, startMailServer } from "../testing/loopback-servers";
+import { startInquiryApp } from "./support/inquiry-app";
+import { sampleRecord } from "./support/outbox-fixtures";
+
+/**
+ * The daily digest of inquiries held as suspected spam (server/inquiries/digest.ts), on both stores: made
+ * once a day from its hour in the company's time zone (America/New_York: 7 in the morning is 12:00 UTC in
+ * November), listing every inquiry held since the last one in full, delivered through the real SMTP
+ * stand-in and a webhook, retried like an inquiry, and never repeated or skipped across a restart. And the
+ * judgement kept whatever is configured: a held inquiry is never delivered without a release.
+ */
+
+const content = readInquiryContent(path.resolve("content"));
+const { delivery } = content.form;
+const held = content.form.held;
+const SECRET = "0123456789abcdef".repeat(4);
+const ORIGIN = "https://desk.example";
+const WEBHOOK_SECRET = "whsec-test-0123456789";
+
+/** What the senders wrote: none of it may reach a log line. */
+const visitor = {
+  name: "Robin Genuine-Buyer",
+  address: "robin.buyer@county.example.gov",
+  message: "Forty duty belts before the spring academy, sizes attached.",
+};
+
+const heldRecord = (reference: string, receivedAt: string, reason: string): OutboxRecord => ({
+  ...sampleRecord(reference, ["webhook"]),
+  receivedAt,
+  subject: `Website inquiry ${reference}: General question`,
+  replyTo: { address: visitor.address },
+  fields: [
+    { name: "fullName", label: "Full name", value: visitor.name },
+    { name: "message", label: "Message", value: visitor.message },
+  ],
+  quarantine: { reason },
+});
+
+/** A webhook receiver that keeps every request, answering with the status the test sets. */
+const startReceiver = async () => {
+  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const state = { status: 204 };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = state.status;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    state,
+    /** The digest events received, by their day. */
+    digests: () => received.filter((request) => request.headers["x-inquiry-event"] === "held-digest"),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+interface DigestEvent {
+  event: string;
+  digest: string;
+  inquiries: {
+    reference: string;
+    replyTo: string;
+    held: { label: string; reason: string; text: string };
+    fields: { value: string }[];
+    release: { url: string; expiresAt: string } | null;
+  }[];
+}
+const eventOf = (request: { body: string }) => JSON.parse(request.body) as DigestEvent;
+
+/** As if the process restarted: forgets what the outboxes keep process-wide under registered symbols. */
+const forgetProcessState = () => {
+  Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-outbox"));
+  Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-blobs-outbox"));
+};
+
+let dir: string;
+let blobsServer: LocalBlobsServer;
+let storeNumber = 0;
+let store: string;
+let logs: string[];
+let receiver: Receiver | null;
+beforeAll(async () => {
+  blobsServer = await startBlobsServer();
+});
+afterAll(() => blobsServer.close());
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "held-digest-"));
+  storeNumber += 1;
+  store = `held-digest-${storeNumber}`;
+  logs = [];
+  receiver = null;
+});
+afterEach(async () => {
+  await receiver?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Each store, with the environment that names it as the code is configured for it. */
+const stores: [string, () => NodeJS.ProcessEnv][] = [
+  ["SQLite", () => ({ INQUIRY_DATA_DIR: dir })],
+  ["Netlify Blobs", () => blobsServer.env(store)],
+];
+
+type Store = InquiryOutbox & DigestingOutbox & RetainingOutbox;
+const opened = (config: InquiryConfig): Store => {
+  const outbox = openOutbox(config);
+  if (!isDigesting(outbox) || !isRetaining(outbox)) throw new Error("an outbox without digests or retention");
+  return outbox;
+};
+
+describe("when the digest is due", () => {
+  it("is due once a day, from its hour in the company's time zone", () => {
+    const zone = content.company.hours.timeZone;
+    expect(zone).toBe("America/New_York");
+    // 11:59 UTC is 6:59 in New York in November; 12:00 is 7:00.
+    expect(localDayAndHour(new Date("2026-11-22T11:59:00Z"), zone)).toEqual({ day: "2026-11-22", hour: 6 });
+    expect(digestDayDue(new Date("2026-11-22T11:59:00Z"), 7, zone, null)).toBeNull();
+    expect(digestDayDue(new Date("2026-11-22T12:00:00Z"), 7, zone, null)).toBe("2026-11-22");
+    expect(digestDayDue(new Date("2026-11-22T12:00:00Z"), 7, zone, "2026-11-22")).toBeNull();
+    // 02:00 UTC on the 23rd is still the 22nd in New York: that day's, if it was not decided.
+    expect(digestDayDue(new Date("2026-11-23T02:00:00Z"), 7, zone, "2026-11-21")).toBe("2026-11-22");
+    expect(digestDayDue(new Date("2026-11-23T02:00:00Z"), 7, zone, "2026-11-22")).toBeNull();
+    // In summer New York is UTC-4: 7:00 is 11:00 UTC.
+    expect(digestDayDue(new Date("2026-07-01T11:00:00Z"), 7, zone, "2026-06-30")).toBe("2026-07-01");
+  });
+});
+
+describe.each(stores)("the digest of held inquiries on the %s store", (_kind, storeEnv) => {
+  const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
+    readInquiryConfig(delivery, {
+      ...storeEnv(),
+      INQUIRY_RELEASE_SECRET: SECRET,
+      INQUIRY_RELEASE_ORIGIN: ORIGIN,
+      INQUIRY_DIGEST_HOUR: "7",
+      ...env,
+    });
+  /** One delivery pass, as the server's worker and the scheduled function run it, in a process of its own. */
+  const pass = async (config: InquiryConfig, at: string) => {
+    forgetProcessState();
+    const outcome = await deliveryPass(
+      opened(config),
+      config,
+      (line) => logs.push(line),
+      () => new Date(at),
+      () => false,
+      content,
+    );
+    if (!outcome) throw new Error("the pass found the lease held");
+    return outcome;
+  };
+
+  it("sends one digest a day from its hour, by email and webhook, listing each held inquiry in full, marked, with a release link", async () => {
+    const mail = await startMailServer();
+    receiver = await startReceiver();
+    try {
+      const config = configWith({
+        SMTP_URL: mail.url,
+        SMTP_ALLOW_PLAIN: "1",
+        INQUIRY_TO: "sales@cardinal.example",
+        INQUIRY_FROM: "Website <website@cardinal.example>",
+        INQUIRY_WEBHOOK_URL: receiver.url,
+        INQUIRY_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      });
+      const outbox = opened(config);
+      await outbox.add(heldRecord("CRS-7K4M-2Q9D", "2026-11-21T23:00:00.000Z", "honeypot filled"));
+      await outbox.add(heldRecord("CRS-8P3R-5T6V", "2026-11-22T03:00:00.000Z", "sent too fast"));
+      await outbox.add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: "2026-11-22T04:00:00.000Z" });
+      await outbox.recordAttempt({ reference: "CRS-1A2B-3C4D", transport: "webhook", ok: true, at: "t1" });
+
+      // 6:59 in New York: not yet.
+      expect((await pass(config, "2026-11-22T11:59:00.000Z")).digests?.made).toBeNull();
+      expect([mail.received.length, receiver.received.length]).toEqual([0, 0]);
+
+      const at = await pass(config, "2026-11-22T12:00:00.000Z");
+      expect(at.digests).toMatchObject({
+        made: { id: "2026-11-22", references: ["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"] },
+        delivered: 1,
+        pending: 0,
+      });
+      expect([mail.received.length, receiver.received.length]).toEqual([1, 1]);
+
+      // The email, as the SMTP stand-in received it.
+      const [message] = mail.received;
+      expect(message?.to).toEqual(["sales@cardinal.example"]);
+      const raw = message?.raw ?? "";
+      expect(raw).toMatch(/^Subject: Held as suspected spam: 2 to look at \(2026-11-22\)\r?$/m);
+      expect(raw).toMatch(/^X-Inquiry-Event: held-digest\r?$/m);
+      expect(raw).toMatch(/^X-Inquiry-Digest: 2026-11-22\r?$/m);
+      // Many senders in one digest: no Reply-To; each inquiry has its own reply link.
+      expect(raw).not.toMatch(/^Reply-To:/m);
+      const { text, html } = mailParts(raw);
+      for (const expected of [
+        `CRS-7K4M-2Q9D: ${held.label}: ${held.reasons.honeypot}`,
+        `CRS-8P3R-5T6V: ${held.label}: ${held.reasons.tooFast}`,
+        `${held.digest.replyLabel}: ${visitor.address}`,
+        `Full name: ${visitor.name}`,
+        `Message:\n${visitor.message}`,
+        "Received November 21, 2026 at 6:00 PM",
+      ]) {
+        expect(text).toContain(expected);
+      }
+      expect(text).not.toContain("CRS-1A2B-3C4D");
+      const links = [...text.matchAll(new RegExp(`${held.digest.releaseLabel}: (\\S+)`, "g"))].map((match) => match[1]);
+      expect(links).toHaveLength(2);
+      const checked = links.map((link) =>
+        checkReleaseLink(SECRET, new URL(link ?? "").searchParams, new Date("2026-11-22T12:00:00.000Z")),
+      );
+      expect(checked.map((check) => (check.ok ? check.reference : check.why))).toEqual([
+        "CRS-7K4M-2Q9D",
+        "CRS-8P3R-5T6V",
+      ]);
+      // The link ends with the quarantine: 30 days after the inquiry arrived.
+      expect(checked[0]?.ok && checked[0].expiresAt.toISOString()).toBe("2026-12-21T23:00:00.000Z");
+      expect(links[0]?.startsWith(`${ORIGIN}/api/inquiry-release?`)).toBe(true);
+      expect(html).toContain(`href="mailto:${visitor.address}?subject=Re%3A%20Website%20inquiry%20CRS-7K4M-2Q9D`);
+      expect(html).toContain(held.label);
+
+      // The webhook event, signed as every delivery is.
+      const [request] = receiver.received;
+      expect(request?.headers["x-inquiry-event"]).toBe("held-digest");
+      expect(request?.headers["x-inquiry-digest"]).toBe("2026-11-22");
+      const timestamp = Number(request?.headers["x-inquiry-timestamp"]);
+      expect(request?.headers["x-inquiry-signature"]).toBe(
+        webhookSignature(WEBHOOK_SECRET, timestamp, request?.body ?? ""),
+      );
+      const event = eventOf(request ?? { body: "{}" });
+      expect(event.event).toBe("held-digest");
+      expect(event.digest).toBe("2026-11-22");
+      expect(event.inquiries.map((inquiry) => [inquiry.reference, inquiry.held, inquiry.replyTo])).toEqual([
+        [
+          "CRS-7K4M-2Q9D",
+          { label: held.label, reason: "honeypot filled", text: held.reasons.honeypot },
+          visitor.address,
+        ],
+        ["CRS-8P3R-5T6V", { label: held.label, reason: "sent too fast", text: held.reasons.tooFast }, visitor.address],
+      ]);
+      expect(event.inquiries[0]?.fields.map((field) => field.value)).toEqual([visitor.name, visitor.message]);
+      expect(event.inquiries.map((inquiry) => inquiry.release?.url)).toEqual(links);
+
+      // Once a day: not again the same day, nor the next while nothing new is held.
+      await pass(config, "2026-11-22T22:00:00.000Z");
+      await pass(config, "2026-11-23T12:30:00.000Z");
+      expect([mail.received.length, receiver.received.length]).toEqual([1, 1]);
+      // One held after the day's digest goes in the next day's, alone.
+      await outbox.add(heldRecord("CRS-9W2X-4Y7Z", "2026-11-23T13:00:00.000Z", "honeypot filled"));
+      await pass(config, "2026-11-23T20:00:00.000Z");
+      expect(receiver.received).toHaveLength(1);
+      await pass(config, "2026-11-24T12:05:00.000Z");
+      expect(receiver.digests().map((digest) => [eventOf(digest).digest, eventOf(digest).inquiries.length])).toEqual([
+        ["2026-11-22", 2],
+        ["2026-11-24", 1],
+      ]);
+      expect(eventOf(receiver.received[1] ?? { body: "{}" }).inquiries[0]?.reference).toBe("CRS-9W2X-4Y7Z");
+      expect(mailParts(mail.received[1]?.raw ?? "").text).not.toContain("CRS-7K4M-2Q9D");
+
+      // The log names the digests and references, never what a sender wrote.
+      expect(logs).toEqual(
+        expect.arrayContaining([
+          "digest 2026-11-22 made: 2 held inquiries (CRS-7K4M-2Q9D, CRS-8P3R-5T6V)",
+          expect.stringMatching(
+            /^digest 2026-11-22 of 2 held inquiries (email: sent; webhook: sent|webhook: sent; email: sent)$/,
+          ),
+        ]),
+      );
+      for (const secret of Object.values(visitor)) expect(logs.join("\n")).not.toContain(secret);
+    } finally {
+      await mail.close();
+    }
+  });
+
+  it("after a restart neither repeats a digest nor skips one, and retries a failed one like any delivery, once", async () => {
+    receiver = await startReceiver();
+    const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+
+    // The server was stopped over the hour and starts at 20:00 UTC: the day's digest is made then, not skipped.
+    receiver.state.status = 500;
+    const failed = await pass(config, "2026-11-22T20:00:00.000Z");
+    expect(failed.digests).toMatchObject({ made: { id: "2026-11-22" }, delivered: 0, failed: 1, pending: 1 });
+    expect(receiver.digests()).toHaveLength(1);
+    const [open] = await opened(config).openDigests(8);
+    expect(open?.deliveries).toEqual({ webhook: "failed" });
+    // Due again after the first retry delay, 60 s with jitter: between 30 and 60 s after the failure.
+    const dueIn = Date.parse(open?.dueAt ?? "") - Date.parse("2026-11-22T20:00:00.000Z");
+    expect(dueIn >= 30_000 && dueIn <= 60_000).toBe(true);
+
+    // A restart before it is due: nothing is sent, no second digest is made.
+    receiver.state.status = 204;
+    expect((await pass(config, "2026-11-22T20:00:20.000Z")).digests).toMatchObject({ made: null, pending: 1 });
+    expect(receiver.digests()).toHaveLength(1);
+    // Due: the same digest again, delivered.
+    expect((await pass(config, open?.dueAt ?? "")).digests).toMatchObject({ made: null, delivered: 1, pending: 0 });
+    expect(receiver.digests().map((request) => request.headers["x-inquiry-digest"])).toEqual([
+      "2026-11-22",
+      "2026-11-22",
+    ]);
+    // And never again, whatever restarts follow.
+    await pass(config, "2026-11-22T23:00:00.000Z");
+    await pass(config, "2026-11-23T12:00:00.000Z");
+    expect(receiver.digests()).toHaveLength(2);
+    expect(await opened(config).openDigests(8)).toEqual([]);
+    expect(await opened(config).lastDigestDay()).toBe("2026-11-23");
+  });
+
+  it("sends no digest when nothing is held, and keeps a later one for the next day", async () => {
+    receiver = await startReceiver();
+    const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
+    await opened(config).add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: "2026-11-22T04:00:00.000Z" });
+    const outcome = await pass(config, "2026-11-22T12:10:00.000Z");
+    expect(outcome).toMatchObject({ delivered: 1, digests: { made: null, delivered: 0, pending: 0 } });
+    expect(receiver.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["inquiry"]);
+    expect(await opened(config).lastDigestDay()).toBe("2026-11-22");
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T14:00:00.000Z", "sent too fast"));
+    await pass(config, "2026-11-22T23:00:00.000Z");
+    expect(receiver.digests()).toHaveLength(0);
+    await pass(config, "2026-11-23T12:00:00.000Z");
+    expect(receiver.digests()).toHaveLength(1);
+  });
+
+  it("makes none while the digest is off or no transport is configured, and lists every held one once it can", async () => {
+    receiver = await startReceiver();
+    await opened(configWith()).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+    // No transport: nothing to send it through, and the day is not taken.
+    expect((await pass(configWith(), "2026-11-22T13:00:00.000Z")).digests?.made).toBeNull();
+    expect(await opened(configWith()).lastDigestDay()).toBeNull();
+    const off = configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_DIGEST_HOUR: "off" });
+    expect((await pass(off, "2026-11-22T13:00:00.000Z")).digests?.made).toBeNull();
+    expect(receiver.received).toHaveLength(0);
+    const on = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
+    expect((await pass(on, "2026-11-22T13:00:00.000Z")).digests?.made?.references).toEqual(["CRS-7K4M-2Q9D"]);
+  });
+
+  it("lists no release links where the release secret is not set, and says how to release instead", async () => {
+    receiver = await startReceiver();
+    const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_RELEASE_SECRET: "" });
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+    await pass(config, "2026-11-22T13:00:00.000Z");
+    expect(eventOf(receiver.received[0] ?? { body: "{}" }).inquiries[0]?.release).toBeNull();
+  });
+});
+
+describe.each(stores)("a held inquiry on the %s store, whatever is configured", (_kind, storeEnv) => {
+  const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
+    readInquiryConfig(delivery, { ...storeEnv(), INQUIRY_DIGEST_HOUR: "off", ...env });
+  const pass = async (config: InquiryConfig, at: string) => {
+    forgetProcessState();
+    return deliveryPass(
+      opened(config),
+      config,
+      (line) => logs.push(line),
+      () => new Date(at),
+      () => false,
+      content,
+    );
+  };
+
+  it("is held and counted as held when no transport was configured, never delivered when one is, and expires with the quarantine", async () => {
+    receiver = await startReceiver();
+    const none = configWith();
+    // As the handler stores it while no transport is configured: no transports, judged automated.
+    await opened(none).add({
+      ...heldRecord("CRS-7K4M-2Q9D", "2026-11-22T10:00:00.000Z", "honeypot filled"),
+      transports: [],
+    });
+    const entry = await opened(none).entry("CRS-7K4M-2Q9D", 8);
+    expect(entry?.state).toBe("quarantined");
+    expect(await opened(none).heldSummary()).toEqual({ count: 1, oldestReceivedAt: "2026-11-22T10:00:00.000Z" });
+    expect((await pass(none, "2026-11-22T10:01:00.000Z"))?.quarantined).toBe(1);
+
+    // The moment a transport is first configured: the held one stays held, and nothing is delivered.
+    const configured = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
+    const first = await pass(configured, "2026-11-22T10:02:00.000Z");
+    expect(first).toMatchObject({ due: 0, delivered: 0, quarantined: 1 });
+    expect(receiver.received).toEqual([]);
+    expect((await opened(configured).entry("CRS-7K4M-2Q9D", 8))?.state).toBe("quarantined");
+    const listed = await opened(configured).page({ after: null, limit: 10, maxAttempts: 8, state: "quarantined" });
+    expect(listed.entries.map((found) => found.record.reference)).toEqual(["CRS-7K4M-2Q9D"]);
+
+    // Suspected spam's 30 days, not the 24 months of a real lead.
+    const removed = await opened(configured).removeExpired(new Date("2026-12-23T10:00:00.000Z"), configured.retention);
+    expect(removed).toMatchObject({ inquiries: 0, quarantined: 1 });
+    expect(await opened(configured).entry("CRS-7K4M-2Q9D", 8)).toBeNull();
+    expect(await opened(configured).heldSummary()).toEqual({ count: 0, oldestReceivedAt: null });
+  });
+
+  it("is delivered once after a release, through the transport configured since", async () => {
+    receiver = await startReceiver();
+    const none = configWith();
+    await opened(none).add({
+      ...heldRecord("CRS-8P3R-5T6V", "2026-11-22T10:00:00.000Z", "sent too fast"),
+      transports: [],
+    });
+    expect(await opened(none).release("CRS-8P3R-5T6V")).toBe(true);
+    // Released twice: the second changes nothing.
+    expect(await opened(none).release("CRS-8P3R-5T6V")).toBe(false);
+    expect((await opened(none).entry("CRS-8P3R-5T6V", 8))?.state).toBe("stored");
+    const configured = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
+    expect(await pass(configured, "2026-11-22T10:05:00.000Z")).toMatchObject({ due: 1, delivered: 1 });
+    await pass(configured, "2026-11-22T11:05:00.000Z");
+    expect(receiver.received.map((request) => request.headers["x-inquiry-reference"])).toEqual(["CRS-8P3R-5T6V"]);
+    expect(await opened(configured).heldSummary()).toEqual({ count: 0, oldestReceivedAt: null });
+  });
+});
+
+describe("the digest on each deploy", () => {
+  const webhookEnv = (url: string): NodeJS.ProcessEnv => ({
+    INQUIRY_WEBHOOK_URL: url,
+    INQUIRY_RELEASE_SECRET: SECRET,
+    INQUIRY_DIGEST_HOUR: "7",
+  });
+
+  it("is made by the single server's worker as it starts, and not again by the next start the same day", async () => {
+    receiver = await startReceiver();
+    const hook = receiver;
+    const config = readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir, ...webhookEnv(hook.url) });
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+    const start = async (at: string) => {
+      forgetProcessState();
+      const worker = new DeliveryWorker({
+        outbox: openOutbox(config),
+        config: () => config,
+        log: (line) => logs.push(line),
+        now: () => new Date(at),
+        content,
+      });
+      worker.start();
+      await worker.idle();
+      const status = worker.status();
+      await worker.stop();
+      return status;
+    };
+    expect((await start("2026-11-22T12:30:00.000Z")).digests).toEqual({ pending: 0, dead: 0 });
+    expect(hook.digests()).toHaveLength(1);
+    await start("2026-11-22T16:00:00.000Z");
+    expect(hook.digests()).toHaveLength(1);
+  });
+
+  it("is made by the scheduled function on Netlify, once", async () => {
+    receiver = await startReceiver();
+    const hook = receiver;
+    process.env.NETLIFY_BLOBS_CONTEXT = blobsServer.functionContext();
+    try {
+      const config = readInquiryConfig(delivery, {
+        INQUIRY_OUTBOX: "blobs",
+        INQUIRY_BLOBS_STORE: store,
+        ...webhookEnv(hook.url),
+      });
+      await opened(readInquiryConfig(delivery, { ...blobsServer.env(store), ...webhookEnv(hook.url) })).add(
+        heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"),
+      );
+      const run = (at: string) =>
+        runScheduledDelivery(delivery, {
+          config: () => config,
+          content,
+          log: (line) => logs.push(line),
+          now: () => new Date(at),
+        });
+      expect(await run("2026-11-22T12:03:00.000Z")).toMatchObject({
+        ran: true,
+        digests: { made: { id: "2026-11-22" }, delivered: 1 },
+      });
+      expect(await run("2026-11-22T12:08:00.000Z")).toMatchObject({ ran: true, digests: { made: null } });
+      expect(hook.digests()).toHaveLength(1);
+    } finally {
+      delete process.env.NETLIFY_BLOBS_CONTEXT;
+    }
+  });
+});
+
+describe("/healthz", () => {
+  it.each(stores)(
+    "says how many inquiries are held on the %s store and how long the oldest has waited",
+    async (_kind, storeEnv) => {
+      const config = readInquiryConfig(delivery, { ...storeEnv(), INQUIRY_DIGEST_HOUR: "off" });
+      const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      const outbox = opened(config);
+      await outbox.add(heldRecord("CRS-7K4M-2Q9D", twoDaysAgo, "honeypot filled"));
+      await outbox.add(heldRecord("CRS-8P3R-5T6V", new Date().toISOString(), "sent too fast"));
+      const app = await startInquiryApp({ content, config: () => config, log: () => undefined, listen: false });
+      try {
+        const answer = (await (await app.fetch(`${app.origin}/healthz`)).json()) as {
+          held: { count: number; oldestReceivedAt: string; oldestAgeSeconds: number };
+        };
+        expect(answer.held).toMatchObject({ count: 2, oldestReceivedAt: twoDaysAgo });
+        expect(Math.abs(answer.held.oldestAgeSeconds - 2 * 86_400)).toBeLessThan(60);
+      } finally {
+        await app.close();
+      }
+    },
+  );
+});
