@@ -181,13 +181,17 @@ export const onCreateWebpackConfig: GatsbyNode["onCreateWebpackConfig"] = ({ sta
  */
 export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
   const publicDir = path.resolve("public");
-  const emptied = removeEmptyFolders(publicDir);
-  if (emptied > 0) reporter.info(`Removed ${emptied} folders a removed page left empty`);
   const pages = writeHeadersFile(publicDir);
   if (pages === 0) reporter.panicOnBuild("No built page found to write security headers for.");
   reporter.info(`Security headers written for ${pages} pages to public/_headers`);
+  // Last, once the compressed copies of removed pages are gone too.
+  const removeEmpty = () => {
+    const emptied = removeEmptyFolders(publicDir);
+    if (emptied > 0) reporter.info(`Removed ${emptied} folders a removed page left empty`);
+  };
   if (buildingForNetlify()) {
     await removePrecompressedCopies(publicDir);
+    removeEmpty();
     return;
   }
   const adminFolder = `${ADMIN_PATH.replace(/^\/|\/$/g, "")}/`;
@@ -197,6 +201,7 @@ export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
   reporter.info(
     `Brotli and gzip copies written for ${files} files (${Math.round(bytes / 1024)} KB -> ${Math.round(brotliBytes / 1024)} KB brotli)`,
   );
+  removeEmpty();
 };
 
 /**

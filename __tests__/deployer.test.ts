@@ -635,7 +635,7 @@ describe("the deploy settings", () => {
       /DEPLOY_REPOSITORY is not/,
     );
     expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_BRANCH: "--upload-pack=x" })).toThrow(
-      /not a branch name/,
+      /DEPLOY_BRANCH must be a branch name/,
     );
     expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_KEEP: "0" })).toThrow(/DEPLOY_KEEP must be/);
     expect(readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_REPOSITORY: "file:///srv/site.git" })).toMatchObject({

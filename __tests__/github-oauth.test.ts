@@ -550,7 +550,7 @@ describe("the CDN deploy's sign-in functions", () => {
 });
 
 describe("the sign-in settings", () => {
-  const from = (values: Record<string, string>) => readGithubOAuthSettings((name) => values[name] ?? "");
+  const from = (values: Record<string, string>) => readGithubOAuthSettings(values);
   it("are off without a client id, and name what is wrong", () => {
     expect(from({})).toBeNull();
     expect(() => from({ CMS_GITHUB_CLIENT_ID: "x" })).toThrow(/go together/);

@@ -224,7 +224,7 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       expect(raw).toMatch(/^X-Inquiry-Digest: 2026-11-22\r?$/m);
       // Many senders in one digest: no Reply-To; each inquiry has its own reply link.
       expect(raw).not.toMatch(/^Reply-To:/m);
-      const { text, html } = mailParts(raw);
+      const { text, html } = mailParts(message?.source ?? "");
       for (const expected of [
         `CRS-7K4M-2Q9D: ${held.label}: ${held.reasons.honeypot}`,
         `CRS-8P3R-5T6V: ${held.label}: ${held.reasons.tooFast}`,
@@ -287,7 +287,7 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
         ["2026-11-24", 1],
       ]);
       expect(eventOf(receiver.received[1] ?? { body: "{}" }).inquiries[0]?.reference).toBe("CRS-9W2X-4Y7Z");
-      expect(mailParts(mail.received[1]?.raw ?? "").text).not.toContain("CRS-7K4M-2Q9D");
+      expect(mailParts(mail.received[1]?.source ?? "").text).not.toContain("CRS-7K4M-2Q9D");
 
       // The log names the digests and references, never what a sender wrote.
       expect(logs).toEqual(

@@ -554,6 +554,13 @@ describe("the single server under its unit's sandbox", () => {
           release.build === "incremental",
       );
       expect(earlier).toBeDefined();
+      // As the guide says: once /healthz says no deploy runs (the failed release's files are being removed).
+      await until("the deploy's end", async () => {
+        const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+          site: { deploying: boolean };
+        };
+        return health.site.deploying ? undefined : true;
+      });
       const rollback = onMachine(["cardinal-site", "releases", "--rollback", earlier?.commit ?? ""]);
       expect(rollback.status).toBe(0);
       await until("the rollback", async () =>
@@ -664,12 +671,17 @@ describe("the single server under its unit's sandbox", () => {
     const exited = new Promise<number | null>((resolve) => server?.once("exit", (code) => resolve(code)));
     process.kill(servicePid(), "SIGTERM");
     expect(await exited).toBe(0);
-    // The primary and the release's server each finish what they hold; the primary stops last.
+    // The primary alone gets the signal (KillMode=mixed); it stops the release's server with a message, and
+    // stops last, once that one has finished what it held.
     const lines = serverOutput.join("").trim().split("\n").slice(-4);
-    expect(
-      lines.filter((line) => line.includes('"msg":"SIGTERM: finishing requests in flight, then stopping"')),
-    ).toHaveLength(2);
-    expect(lines.at(-1)).toMatch(/"component":"primary".*"msg":"stopped"}$|"msg":"stopped"}$/);
+    const pids = lines.map((line) => (JSON.parse(line) as { pid: number }).pid);
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      "SIGTERM: finishing requests in flight, then stopping",
+      "stop: finishing requests in flight, then stopping",
+      "stopped",
+      "stopped",
+    ]);
+    expect([pids[0] === pids[3], pids[1] === pids[2], pids[0] === pids[1]]).toEqual([true, true, false]);
   });
 
   it("restores a backup with the service stopped, keeping nothing of the database it replaces", () => {

@@ -28,7 +28,7 @@ const SITE_HEADERS = new Set([...Object.keys(commonHeaders), "X-XSS-Protection"]
  * "/*" rule would also send must-revalidate to every path, hashed assets included, and a second
  * Cache-Control there would spoil their immutability; Netlify sends must-revalidate by default anyway.
  */
-export const cachingRulesOf = (routes: HeaderRoutes): HeaderRoutes =>
+const cachingRulesOf = (routes: HeaderRoutes): HeaderRoutes =>
   routes
     .map((route) => ({
       ...route,

@@ -75,7 +75,7 @@ export const useLocalBackend = (): (() => LocalBackend) => {
  * The editing screen looks for its local backend at http://localhost:8081 (Decap's default, which
  * `npm run edit` uses); the tests run theirs on a free port and send the screen's requests there.
  */
-export const routeLocalBackend = (page: Page, port: number) =>
+const routeLocalBackend = (page: Page, port: number) =>
   page.route(`${LOCAL_BACKEND}/**`, (route) =>
     route.continue({ url: route.request().url().replace(`${LOCAL_BACKEND}/`, `http://127.0.0.1:${port}/`) }),
   );

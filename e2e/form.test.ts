@@ -1,6 +1,7 @@
 import { WIDTHS } from "../testing/browser";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { readContent } from "../testing/site-server";
+import { honeypotField } from "../src/inquiry/protocol";
 
 const form = readContent("inquiry.json");
 const fields = form.formFields;
@@ -19,6 +20,34 @@ for (const width of WIDTHS) {
       await expect(field(fields.phone.label)).toHaveAttribute("type", "tel");
       await expect(field(fields.message.label)).toHaveAttribute("placeholder", "How can we assist you?");
       await expect(page.getByRole("button", { name: form.submitLabel })).toBeVisible();
+    });
+
+    test("keeps its honeypot out of every person's way: no focus, no tab stop, nothing in the accessibility tree", async ({
+      page,
+    }) => {
+      await page.goto("/contact/");
+      await expectHydrated(page);
+      const trap = page.locator(`input[name="${honeypotField}"]`);
+      await expect(trap).toHaveCount(1);
+      // Inert: Chromium will not focus it, so neither a person nor autofill (which fills only what can take
+      // focus) reaches it, though it is in the form and posted with it.
+      expect(await trap.evaluate((input: HTMLInputElement) => (input.focus(), document.activeElement === input))).toBe(
+        false,
+      );
+      await expect(page.getByRole("textbox", { name: form.honeypotLabel })).toHaveCount(0);
+      const snapshot = await page.locator("form").first().ariaSnapshot();
+      expect(snapshot).not.toContain(form.honeypotLabel);
+      // Tab from the message goes to the button.
+      await page.getByLabel(fields.message.label, { exact: false }).first().focus();
+      await page.keyboard.press("Tab");
+      await expect(page.getByRole("button", { name: form.submitLabel }).first()).toBeFocused();
+      expect(
+        await trap.evaluate((input: HTMLInputElement) => ({
+          autocomplete: input.getAttribute("autocomplete"),
+          value: input.value,
+          inForm: input.form !== null,
+        })),
+      ).toEqual({ autocomplete: "off", value: "", inForm: true });
     });
 
     test("explains each problem on its field and moves focus to the first", async ({ page }) => {

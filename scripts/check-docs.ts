@@ -2,7 +2,8 @@
 // does not do. Five kinds of claim are held to the code:
 // - every `npm run <script>` (and `npm start`, `npm test`) in README.md, CONTENT.md and docs/**/*.md is a script
 //   of package.json, and every script of package.json is named in docs/development.md;
-// - every environment variable the code reads is a row of docs/configuration.md's table, and every row is read;
+// - docs/configuration.md's table of settings is the one the catalogue (server/settings/catalog.ts) generates
+//   (scripts/settings-doc.ts); that the code reads its settings through the catalogue is a jest test's;
 // - every relative link and `#anchor` resolves (anchors by GitHub's own slug rules, github-slugger);
 // - README's first code block, the commands a newcomer runs first, is what .ci/run runs;
 // - every budget in budgets.json keeps its one-line reason, a line `<key>: …` of its object's "$comment", and a row
@@ -16,8 +17,8 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { toString as textOf } from "mdast-util-to-string";
 import { gfm } from "micromark-extension-gfm";
-import ts from "typescript";
 import { visit } from "unist-util-visit";
+import { SETTINGS_DOC, settingsTableProblem } from "./settings-doc";
 
 export interface DocsProblem {
   readonly file: string;
@@ -30,30 +31,6 @@ const docFiles = (root: string): string[] => [
   ...["README.md", "CONTENT.md"].filter((file) => fs.existsSync(path.join(root, file))),
   ...fs.globSync("docs/**/*.md", { cwd: root }).sort(),
 ];
-
-/**
- * Where the code that reads the environment lives: the server, the site's and the functions' code, the command-line
- * scripts, the build, the bench (and Lighthouse's configuration, which the bench runs, and the memory limit it shares with
- * the tests). e2e/, the rest of testing/ and playwright.config.ts
- * are left out: their variables are the test runner's plumbing between its own processes, set by the config itself.
- */
-const CODE_GLOBS = [
-  "server/**/*.{ts,mts}",
-  "src/**/*.{ts,tsx,mts,js}",
-  "scripts/**/*.{ts,mts,mjs,js}",
-  "netlify/**/*.{ts,mts}",
-  "build/**/*.{ts,mts}",
-  "bench/**/*.{ts,mts}",
-  "testing/memory-limit.ts",
-  "gatsby-*.{ts,tsx}",
-  "lighthouserc.js",
-];
-
-/** Read by the code but nobody's setting: the system's search path, handed on to child processes as it is. */
-const SYSTEM_VARIABLES = new Set(["PATH"]);
-
-const ENV_NAME = /^[A-Z][A-Z0-9_]+$/;
-const CONFIGURATION_DOC = "docs/configuration.md";
 
 const parseMarkdown = (text: string): Root =>
   fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
@@ -150,169 +127,11 @@ const checkScriptsListed = (development: ParsedDoc | null, scripts: Record<strin
     .map((name) => ({ file: DEVELOPMENT_DOC, line: 0, message: `npm run ${name} is a script that it does not name` }));
 };
 
-/** `process.env`, `globalThis.process.env`, or a parameter named `env` that the code passes the environment in. */
-const isEnvironment = (node: ts.Node): boolean => {
-  if (ts.isIdentifier(node)) return node.text === "env";
-  return (
-    ts.isPropertyAccessExpression(node) &&
-    node.name.text === "env" &&
-    (ts.isIdentifier(node.expression)
-      ? node.expression.text === "process"
-      : ts.isPropertyAccessExpression(node.expression) && node.expression.getText() === "globalThis.process")
-  );
-};
-
-/** A function's name and parameters, for functions declared by name or assigned to a name. */
-interface NamedFunction {
-  readonly name: string;
-  readonly parameters: ReadonlySet<string>;
-  readonly body: ts.Node;
-}
-
-const namedFunctionOf = (node: ts.Node): NamedFunction | null => {
-  const parametersOf = (fn: ts.SignatureDeclarationBase) =>
-    new Set(fn.parameters.flatMap((parameter) => (ts.isIdentifier(parameter.name) ? [parameter.name.text] : [])));
-  if (ts.isFunctionDeclaration(node) && node.name && node.body) {
-    return { name: node.name.text, parameters: parametersOf(node), body: node.body };
-  }
-  if (
-    ts.isVariableDeclaration(node) &&
-    ts.isIdentifier(node.name) &&
-    node.initializer &&
-    (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
-  ) {
-    return { name: node.name.text, parameters: parametersOf(node.initializer), body: node.initializer.body };
-  }
-  return null;
-};
-
-const descendants = (node: ts.Node): ts.Node[] => {
-  const found: ts.Node[] = [];
-  const walk = (child: ts.Node): void => {
-    found.push(child);
-    ts.forEachChild(child, walk);
-  };
-  ts.forEachChild(node, walk);
-  return found;
-};
-
-/**
- * The variables a file reads: `process.env.X`, `process.env["X"]`, `const { X } = process.env`, and the names passed to
- * the file's own readers: a function that reads the environment by a name it is given (`process.env[name]`), one that
- * hands its parameter on to such a function (`numberSetting(env, name)` calling `setting(env, name)`), or a parameter
- * that defaults to one (`read = env`), called with a literal (`setting(env, "SMTP_URL")`, `read("CMS_GITHUB_REPO")`).
- */
-export const environmentReads = (fileName: string, text: string): Set<string> => {
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
-  const nodes = descendants(source);
-  const names = new Set<string>();
-  for (const node of nodes) {
-    if (ts.isPropertyAccessExpression(node) && isEnvironment(node.expression) && ENV_NAME.test(node.name.text)) {
-      names.add(node.name.text);
-    } else if (
-      ts.isElementAccessExpression(node) &&
-      isEnvironment(node.expression) &&
-      ts.isStringLiteralLike(node.argumentExpression)
-    ) {
-      names.add(node.argumentExpression.text);
-    } else if (
-      ts.isVariableDeclaration(node) &&
-      node.initializer &&
-      isEnvironment(node.initializer) &&
-      ts.isObjectBindingPattern(node.name)
-    ) {
-      for (const element of node.name.elements) {
-        const key = element.propertyName ?? element.name;
-        if (ts.isIdentifier(key) || ts.isStringLiteralLike(key)) names.add(key.text);
-      }
-    }
-  }
-
-  const functions = nodes.map(namedFunctionOf).filter((fn): fn is NamedFunction => fn !== null);
-  const readers = new Set<string>();
-  const readsItsParameter = (fn: NamedFunction) =>
-    descendants(fn.body).some((node) => {
-      if (ts.isElementAccessExpression(node) && isEnvironment(node.expression)) {
-        return ts.isIdentifier(node.argumentExpression) && fn.parameters.has(node.argumentExpression.text);
-      }
-      return (
-        ts.isCallExpression(node) &&
-        ts.isIdentifier(node.expression) &&
-        readers.has(node.expression.text) &&
-        node.arguments.some((argument) => ts.isIdentifier(argument) && fn.parameters.has(argument.text))
-      );
-    });
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const fn of functions) {
-      if (!readers.has(fn.name) && readsItsParameter(fn)) {
-        readers.add(fn.name);
-        grew = true;
-      }
-    }
-  }
-  for (const node of nodes) {
-    if (ts.isParameter(node) && ts.isIdentifier(node.name) && node.initializer && ts.isIdentifier(node.initializer)) {
-      if (readers.has(node.initializer.text)) readers.add(node.name.text);
-    }
-  }
-  for (const node of nodes) {
-    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && readers.has(node.expression.text)) {
-      for (const argument of node.arguments) {
-        if (ts.isStringLiteralLike(argument) && ENV_NAME.test(argument.text)) names.add(argument.text);
-      }
-    }
-  }
-  return names;
-};
-
-const codeFiles = (root: string): string[] =>
-  CODE_GLOBS.flatMap((pattern) => fs.globSync(pattern, { cwd: root })).filter((file) => !file.endsWith(".d.ts"));
-
-/** Every variable the code reads, with the first file that reads it. */
-const variablesRead = (root: string): Map<string, string> => {
-  const reads = new Map<string, string>();
-  for (const file of codeFiles(root).sort()) {
-    for (const name of environmentReads(file, fs.readFileSync(path.join(root, file), "utf8"))) {
-      if (!SYSTEM_VARIABLES.has(name) && !reads.has(name)) reads.set(name, file);
-    }
-  }
-  return reads;
-};
-
-/** The variables docs/configuration.md lists: the names in the first column of each table headed "variable". */
-const variablesListed = (doc: ParsedDoc): Map<string, number> => {
-  const listed = new Map<string, number>();
-  visit(doc.tree, "table", (table: Table) => {
-    const [header, ...rows] = table.children;
-    if (!header || textOf(header.children[0]).trim().toLowerCase() !== "variable") return;
-    for (const row of rows) {
-      const cell = row.children[0];
-      if (!cell) continue;
-      visit(cell, "inlineCode", (code) => {
-        if (ENV_NAME.test(code.value) && !listed.has(code.value)) listed.set(code.value, lineOf(row));
-      });
-    }
-  });
-  return listed;
-};
-
-const checkVariables = (root: string, configuration: ParsedDoc | null): DocsProblem[] => {
-  if (!configuration) return [{ file: CONFIGURATION_DOC, line: 0, message: "is missing" }];
-  const reads = variablesRead(root);
-  const listed = variablesListed(configuration);
-  return [
-    ...[...reads]
-      .filter(([name]) => !listed.has(name))
-      .map(([name, file]) => ({
-        file: CONFIGURATION_DOC,
-        line: 0,
-        message: `${name} is read by ${file} but not listed in the table`,
-      })),
-    ...[...listed]
-      .filter(([name]) => !reads.has(name))
-      .map(([name, line]) => ({ file: CONFIGURATION_DOC, line, message: `${name} is listed, but no code reads it` })),
-  ];
+/** docs/configuration.md's settings table against the catalogue it is generated from. */
+const checkSettings = (configuration: ParsedDoc | null): DocsProblem[] => {
+  if (!configuration) return [{ file: SETTINGS_DOC, line: 0, message: "is missing" }];
+  const problem = settingsTableProblem(configuration.text);
+  return problem ? [{ file: SETTINGS_DOC, ...problem }] : [];
 };
 
 /** The commands of a shell file or code block, one per line, without comments, split at `&&`. */
@@ -471,7 +290,7 @@ export const checkDocs = (root: string): DocsProblem[] => {
   return [
     ...docs.flatMap((doc) => [...checkScripts(doc, scripts), ...checkLinks(root, doc, parsed)]),
     ...checkScriptsListed(parsed(DEVELOPMENT_DOC), scripts),
-    ...checkVariables(root, parsed(CONFIGURATION_DOC)),
+    ...checkSettings(parsed(SETTINGS_DOC)),
     ...checkReadmeCommands(root, parsed("README.md"), scripts),
     ...checkBudgets(root, parsed(BUDGETS_DOC)),
   ];

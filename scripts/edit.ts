@@ -8,11 +8,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { readSetting, runtimeEnvironment } from "../server/settings/catalog";
 
 const root = path.resolve(__dirname, "..");
-const host = process.env.HOST ?? "localhost";
-const sitePort = Number(process.env.PORT ?? 8000);
-const decapPort = Number(process.env.DECAP_SERVER_PORT ?? 8081);
+// The server's own defaults are not an editor's: the develop site listens where Gatsby's does.
+const host = readSetting("HOST") ?? "localhost";
+const sitePort = readSetting("PORT") ?? 8000;
+const decapPort = readSetting("DECAP_SERVER_PORT");
 const siteUrl = `http://${host}:${sitePort}/`;
 
 interface Child {
@@ -25,7 +27,7 @@ interface Child {
 const start = (name: string, args: readonly string[], env: NodeJS.ProcessEnv): Child => {
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...runtimeEnvironment(), ...env },
     stdio: "inherit",
     detached: true,
   });

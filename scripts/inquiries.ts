@@ -20,6 +20,7 @@ import {
 import { DATABASE_FILE, SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
+import { isSet, runtimeEnvironment } from "../server/settings/catalog";
 
 const USAGE = `
 inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
@@ -132,7 +133,7 @@ const main = async (): Promise<number> => {
   // A site named on the command line means its Blobs store, whatever the environment says.
   const blobs = options.site ?? options.token ?? options.store;
   const config = readInquiryConfig(content.form.delivery, {
-    ...process.env,
+    ...runtimeEnvironment(),
     ...(blobs ? { INQUIRY_OUTBOX: "blobs" } : {}),
     ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
     ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
@@ -147,7 +148,7 @@ const main = async (): Promise<number> => {
   if (config.outbox === "sqlite" && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
     // Opening it would create an empty database: in the wrong folder, the operator would see nothing.
     console.error(
-      process.env.INQUIRY_DATA_DIR
+      isSet("INQUIRY_DATA_DIR")
         ? `There is no inquiry database in ${config.dataDir} (INQUIRY_DATA_DIR): nothing was stored there yet, or the folder is wrong.`
         : `INQUIRY_DATA_DIR is not set, and ${config.dataDir} holds no inquiry database: run this with the service's ` +
             "environment (its INQUIRY_DATA_DIR, e.g. from /etc/cardinal-site.env, as the service's user).",

@@ -26,6 +26,7 @@ import { BlobsServer } from "@netlify/blobs/server";
 // pins them): what they accept and how they read each rule is what a deploy does with these files.
 import { parseAllHeaders } from "@netlify/headers-parser";
 import { parseAllRedirects } from "@netlify/redirect-parser";
+import { readSetting } from "../server/settings/catalog";
 
 /** The part of a Netlify Functions (v1, Lambda-compatible) event that the adapter's handler reads. */
 export interface FunctionEvent {
@@ -162,7 +163,7 @@ const invoke = async (name: string, withBlobs: boolean): Promise<Invocation> => 
   try {
     const answers: FunctionAnswer[] = [];
     for (const event of events) answers.push(answerOf(await handler(blobs ? blobs.withAccess(event) : event, {})));
-    const stored = blobs ? await blobs.contents(process.env.INQUIRY_BLOBS_STORE ?? "inquiries") : null;
+    const stored = blobs ? await blobs.contents(readSetting("INQUIRY_BLOBS_STORE")) : null;
     return { answers, stored };
   } finally {
     await blobs?.stop();

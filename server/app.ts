@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { constants as zlibConstants } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import Fastify, {
@@ -69,7 +70,7 @@ export interface ServedReleases {
   readonly branch: string;
 }
 
-export interface ServerTimeouts {
+interface ServerTimeouts {
   /** The request line and every header must have arrived within this, or the client is answered 408 and cut off. */
   readonly headersMs: number;
   /** The whole request, body included. */
@@ -84,7 +85,7 @@ export interface ServerTimeouts {
 }
 
 // Slow clients hold a socket at most this long: headers within 10 s, a whole request within 15 s.
-export const defaultTimeouts: ServerTimeouts = {
+const defaultTimeouts: ServerTimeouts = {
   headersMs: 10_000,
   requestMs: 15_000,
   keepAliveMs: 5_000,
@@ -96,6 +97,12 @@ export interface SiteServer {
   readonly worker: DeliveryWorker;
   /** Stops accepting, finishes the requests in flight and the delivery pass under way. */
   readonly close: () => Promise<void>;
+  /**
+   * Before a close that hands over to another server (a release's switch): for a keep-alive timeout and a
+   * second, every answer closes its connection, so that clients open new ones, to the new server, rather
+   * than meet an idle connection closed under them.
+   */
+  readonly drain: () => Promise<void>;
 }
 
 // Nothing but the inquiry endpoint and the deploy webhook take a body.
@@ -172,6 +179,22 @@ const componentLog =
   (line: string, fields?: Readonly<Record<string, unknown>>): void => {
     app.log.child({ component }).info(fields ?? {}, line);
   };
+
+/**
+ * Answers every request with `Connection: close` once draining begins; resolves `ms` later, when every
+ * keep-alive connection has either been closed by its client or been told to close after its answer.
+ */
+const drainConnections = (app: FastifyInstance, ms: number): (() => Promise<void>) => {
+  let draining = false;
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (draining) void reply.header("Connection", "close");
+    done(null, payload);
+  });
+  return async () => {
+    draining = true;
+    await sleep(ms);
+  };
+};
 
 /**
  * The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
@@ -266,6 +289,7 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
 
   if (startConfig.email) preloadEmailTransport();
   stopWithApp(app, worker);
+  const drain = drainConnections(app, timeouts.keepAliveMs + 1_000);
   worker.start();
-  return { app, worker, close: () => app.close() };
+  return { app, worker, close: () => app.close(), drain };
 };

@@ -14,7 +14,7 @@ import closeWithGrace from "close-with-grace";
 import pino from "pino";
 import { readInquiryContent } from "./inquiries/content-on-disk";
 import { readInquiryConfig } from "./inquiries/config";
-import { buildApp, type ServedReleases, type ServerOptions } from "./app";
+import { buildApp, type ServedReleases } from "./app";
 import { Deployer } from "./releases/deployer";
 import { Primary } from "./releases/primary";
 import { siteDirOf } from "./releases/release-store";
@@ -22,38 +22,14 @@ import { readDeploySettings, type DeploySettings } from "./releases/settings";
 import { answerWorker, releasesThroughPrimary } from "./releases/worker-link";
 import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
+import { readSetting, variablesHolding } from "./settings/catalog";
 import { stopGraceMs } from "./stop-grace";
-
-/** TRUST_PROXY: unset or 0 (no proxy), a number of proxy hops, or a comma-separated list of addresses and ranges. */
-const trustProxySetting = (value: string | undefined): ServerOptions["trustProxy"] => {
-  const text = (value ?? "").trim();
-  if (text === "" || text === "0" || text.toLowerCase() === "false") return false;
-  if (/^\d+$/.test(text)) return Number(text);
-  if (text.toLowerCase() === "true")
-    throw new Error(
-      "TRUST_PROXY=true would believe any client's X-Forwarded-For; give a hop count or the proxy addresses",
-    );
-  return text
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-};
-
-const numberSetting = (name: string, fallback: number): number => {
-  const text = process.env[name]?.trim();
-  if (!text) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${text}`);
-  return value;
-};
 
 /** The environment file's sample (deploy/cardinal-site.env.example) marks what an operator must fill in. */
 const PLACEHOLDER = "change-me";
 
 const refuseUnfilledSettings = () => {
-  const unfilled = Object.entries(process.env)
-    .filter(([, value]) => value?.includes(PLACEHOLDER))
-    .map(([name]) => name);
+  const unfilled = variablesHolding(PLACEHOLDER);
   if (unfilled.length > 0) {
     throw new Error(
       `${unfilled.join(", ")} still ${unfilled.length === 1 ? "holds" : "hold"} the sample's ${PLACEHOLDER}: ` +
@@ -77,7 +53,12 @@ const shutdownGrace = (root: string): number =>
  * deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens to,
  * which would end the process instead.
  */
-const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<void>) => {
+const stopOnSignals = (
+  log: pino.Logger,
+  graceMs: number,
+  close: () => Promise<void>,
+  drain: () => Promise<void> = () => Promise.resolve(),
+) => {
   let stopping = false;
   const grace = closeWithGrace(
     {
@@ -95,9 +76,15 @@ const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<v
   );
   process.on("unhandledRejection", (reason: unknown) => log.error({ err: reason }, "unhandled rejection"));
   process.on("SIGXFSZ", () => undefined);
+  // From the primary: "stop" (the service stops) closes at once; "retire" (another release's server has taken
+  // over) first drains the keep-alive connections onto it.
   if (cluster.isWorker) {
     process.on("message", (message: unknown) => {
-      if ((message as { type?: unknown } | null)?.type === "stop" && !stopping) grace.close();
+      const type = (message as { type?: unknown } | null)?.type;
+      if ((type !== "stop" && type !== "retire") || stopping) return;
+      stopping = true;
+      if (type === "retire") log.info("retire: another release's server has taken over; draining connections");
+      void (type === "retire" ? drain() : Promise.resolve()).then(() => grace.close());
     });
   }
 };
@@ -123,27 +110,28 @@ const serveSite = async (deploy: DeploySettings | null) => {
       : null;
   const server = await buildApp({
     // A release's server serves its own build, whatever PUBLIC_DIR says.
-    publicDir: releases ? path.join(root, "public") : path.resolve(process.env.PUBLIC_DIR ?? path.join(root, "public")),
+    publicDir: releases
+      ? path.join(root, "public")
+      : path.resolve(readSetting("PUBLIC_DIR") ?? path.join(root, "public")),
     releases,
     content,
     githubOAuth: readGithubOAuthSettings(),
-    trustProxy: trustProxySetting(process.env.TRUST_PROXY),
-    hsts: ["1", "true", "yes"].includes((process.env.HSTS ?? "").toLowerCase()),
-    requestsPerMinute: numberSetting("SITE_REQUESTS_PER_MINUTE", 1200),
+    trustProxy: readSetting("TRUST_PROXY"),
+    hsts: readSetting("HSTS"),
+    requestsPerMinute: readSetting("SITE_REQUESTS_PER_MINUTE"),
   });
   // Fastify's logger is a pino logger; its own type names only the methods Fastify's plugins may call.
   const log = server.app.log as unknown as pino.Logger;
-  stopOnSignals(log, shutdownGrace(root), server.close);
-  const port = numberSetting("PORT", 9000);
+  stopOnSignals(log, shutdownGrace(root), server.close, server.drain);
+  const port = readSetting("PORT") ?? 9000;
   // Unset or blank: loopback only.
-  const hostSetting = process.env.HOST?.trim();
-  const host = hostSetting === undefined || hostSetting === "" ? "127.0.0.1" : hostSetting;
+  const host = readSetting("HOST") ?? "127.0.0.1";
   await server.app.listen({ port, host });
   const served = releases
     ? releases.served === null
       ? "the checkout (no release yet)"
       : `release ${releases.served}`
-    : path.relative(process.cwd(), path.resolve(process.env.PUBLIC_DIR ?? "public")) || ".";
+    : path.relative(process.cwd(), path.resolve(readSetting("PUBLIC_DIR") ?? "public")) || ".";
   log.info(
     { release: releases?.served ?? null },
     `serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`,

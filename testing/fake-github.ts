@@ -26,7 +26,7 @@ export const FAKE_CLIENT_SECRET = "fake-client-secret-0123456789";
 export const GOOD_CODE = "good-code-4567";
 export const FAKE_TOKEN = "gho_faketoken0123456789abcdef";
 /** The signed-in editor, as GET /user answers. */
-export const FAKE_EDITOR = { login: "site-editor", name: "Site Editor", email: "editor@example.com" } as const;
+const FAKE_EDITOR = { login: "site-editor", name: "Site Editor", email: "editor@example.com" } as const;
 
 export interface SeedRepository {
   /** owner/name, as CMS_GITHUB_REPO names it. */
@@ -36,21 +36,21 @@ export interface SeedRepository {
   readonly files: ReadonlyMap<string, Buffer>;
 }
 
-export interface RecordedWrite {
+interface RecordedWrite {
   readonly method: string;
   /** Path and query below the API root, as sent (`/repos/owner/name/git/refs/heads/main`). */
   readonly path: string;
   readonly body: unknown;
 }
 
-export interface FakeCommit {
+interface FakeCommit {
   readonly sha: string;
   readonly tree: string;
   readonly parents: readonly string[];
   readonly message: string;
 }
 
-export interface FakePull {
+interface FakePull {
   readonly number: number;
   title: string;
   body: string;

@@ -30,11 +30,13 @@ export const startWebhookReceiver = async (status = 204) => {
   };
 };
 
-export interface ReceivedMail {
+interface ReceivedMail {
   readonly from: string | undefined;
   readonly to: readonly string[];
   /** The message as sent, with folded header lines joined back up. */
   readonly raw: string;
+  /** The message as sent, byte for byte: for reading its body (mailParts), where joining lines would corrupt it. */
+  readonly source: string;
 }
 
 /** A real SMTP server (the smtp-server package) that keeps every message it is given. */
@@ -53,6 +55,7 @@ export const startMailServer = async (port = 0) => {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
           to: session.envelope.rcptTo.map((recipient) => recipient.address),
           raw: raw.replace(/\r?\n[ \t]+/g, " "),
+          source: raw,
         });
         callback();
       });
@@ -81,7 +84,7 @@ const decodeBody = (body: string, encoding: string): string => {
 };
 
 /**
- * The text and HTML of a message as nodemailer writes one (a multipart/alternative, each part quoted-printable,
+ * The text and HTML of a message (its `source`) as nodemailer writes one (a multipart/alternative, each part quoted-printable,
  * base64 or as it is), decoded: what a mail client shows, for a test to read links and wording from.
  */
 export const mailParts = (raw: string): { text: string; html: string } => {

@@ -135,7 +135,7 @@ export const serverCommand = ({ flags = [], preload = [] }: ServerNodeOptions = 
 ];
 
 /** The compiled server's entry point; `npm run build` (or `npm run build:server` alone) writes it. */
-export const compiledServer = (): string => {
+const compiledServer = (): string => {
   const entry = path.join(root, "dist", "server", "main.js");
   if (!fs.existsSync(entry)) throw new Error("No compiled server in dist/: run `npm run build:server` first.");
   return entry;

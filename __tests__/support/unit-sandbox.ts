@@ -41,7 +41,7 @@ const unquote = (value: string): string =>
   /^"(.*)"$/.exec(value)?.[1]?.replace(/\\(["\\])/g, "$1") ?? /^'(.*)'$/.exec(value)?.[1] ?? value;
 
 /** An environment file as systemd reads it: KEY=value lines, comments and blank lines skipped, quotes removed. */
-export const readEnvironmentFile = (file: string): Record<string, string> => {
+const readEnvironmentFile = (file: string): Record<string, string> => {
   const env: Record<string, string> = {};
   for (const raw of fs.readFileSync(file, "utf8").split("\n")) {
     const line = raw.trim();

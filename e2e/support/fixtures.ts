@@ -56,10 +56,10 @@ const ibmSource = fs.readFileSync(require.resolve("accessibility-checker-engine/
  * The guideline the engine checks against: IBM Accessibility, accessibility-checker's default, which holds
  * WCAG 2.2 A and AA and IBM's own requirements beside them.
  */
-export const IBM_GUIDELINE = "IBM_Accessibility";
+const IBM_GUIDELINE = "IBM_Accessibility";
 
 /** One finding of IBM's engine, in the words accessibility-checker's reports use for its levels. */
-export interface IbmFinding {
+interface IbmFinding {
   ruleId: string;
   level: "violation" | "potentialviolation" | "recommendation" | "potentialrecommendation" | "manual" | "pass";
   path: string;
@@ -84,7 +84,7 @@ const levelOf = ([policy, confidence]: [string, string]): IbmFinding["level"] =>
 };
 
 /** Runs IBM's engine over the document as it is now; returns every finding that is not a pass. */
-export const ibmFindings = async (page: Page): Promise<IbmFinding[]> => {
+const ibmFindings = async (page: Page): Promise<IbmFinding[]> => {
   await page.evaluate(ibmSource);
   const results = await page.evaluate(
     async (guideline) =>

@@ -1,15 +1,20 @@
 import path from "node:path";
 import * as z from "zod/mini";
 import type { InquiryContent } from "./content";
-import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
+import {
+  catalogue,
+  isSet,
+  readSetting,
+  runtimeEnvironment,
+  type Environment,
+  type WholeNumberSetting,
+} from "../settings/catalog";
 
-/**
- * How this deployment stores and delivers inquiries: environment variables, read when a request
- * arrives. Gatsby's function bundler replaces every literal `process.env.NAME` with its value at
- * build time, so the environment is reached through `globalThis` where the bundler cannot see it:
- * a server is configured when it starts, not when the site was built.
+/*
+ * How this deployment stores and delivers inquiries: environment variables, read when a request arrives, through
+ * the catalogue of settings (which reaches the environment through `globalThis`, out of the function bundler's
+ * sight: a server is configured when it starts, not when the site was built).
  */
-const runtimeEnvironment = (): NodeJS.ProcessEnv => globalThis.process.env;
 
 export type TransportName = "email" | "webhook";
 
@@ -99,72 +104,27 @@ export interface InquiryConfig {
   readonly digest: DigestSettings;
 }
 
-/** An unset or blank variable means "use the default". */
-const setting = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
-  const value = env[name]?.trim();
-  return value === "" ? undefined : value;
-};
-
-/** A whole number an operator may set, its default when unset, and the range it must fall in. */
-interface WholeNumberSetting {
-  readonly default: number;
-  readonly min: number;
-  readonly max: number;
-}
+/** A whole number an operator may set: its default when unset, and the range it must fall in (the catalogue's). */
+const limitsOf = ({ default: fallback, min, max }: WholeNumberSetting) => ({ default: fallback, min, max });
 
 /**
  * How inquiries are delivered and limited: operations, set by whoever runs the site in its environment, not by
  * editors in content/inquiry.json. Each default is what the site ran with when these lived in content.
  */
 export const operationSettings = {
-  /** Deliveries under way at once, across all inquiries. */
-  INQUIRY_CONCURRENCY: { default: 4, min: 1, max: 32 },
-  /** Bounded by the stop grace: a stop waits for the attempts under way and must end before systemd's timeout. */
-  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: { default: 20, min: 1, max: MAX_ATTEMPT_TIMEOUT_SECONDS },
-  INQUIRY_MAX_ATTEMPTS: { default: 8, min: 1, max: 50 },
-  INQUIRY_RETRY_DELAY_SECONDS: { default: 60, min: 1, max: 86_400 },
-  INQUIRY_RETRY_MAX_DELAY_SECONDS: { default: 3_600, min: 1, max: 86_400 },
-  INQUIRY_RATE_LIMIT_REQUESTS: { default: 5, min: 1, max: 1_000_000 },
-  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: { default: 600, min: 1, max: 86_400 },
-} as const satisfies Record<string, WholeNumberSetting>;
+  INQUIRY_CONCURRENCY: limitsOf(catalogue.INQUIRY_CONCURRENCY),
+  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: limitsOf(catalogue.INQUIRY_ATTEMPT_TIMEOUT_SECONDS),
+  INQUIRY_MAX_ATTEMPTS: limitsOf(catalogue.INQUIRY_MAX_ATTEMPTS),
+  INQUIRY_RETRY_DELAY_SECONDS: limitsOf(catalogue.INQUIRY_RETRY_DELAY_SECONDS),
+  INQUIRY_RETRY_MAX_DELAY_SECONDS: limitsOf(catalogue.INQUIRY_RETRY_MAX_DELAY_SECONDS),
+  INQUIRY_RATE_LIMIT_REQUESTS: limitsOf(catalogue.INQUIRY_RATE_LIMIT_REQUESTS),
+  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: limitsOf(catalogue.INQUIRY_RATE_LIMIT_WINDOW_SECONDS),
+} as const;
 
-/** Digits only: `1e3`, `0x10`, `+5` and `5.0` are refused rather than read as some number the operator did not write. */
-const wholeNumberSetting = (env: NodeJS.ProcessEnv, name: string, allowed: WholeNumberSetting): number => {
-  const text = setting(env, name);
-  if (text === undefined) return allowed.default;
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= allowed.min && value <= allowed.max)) {
-    throw new Error(`${name} must be a whole number from ${allowed.min} to ${allowed.max}, not ${text}`);
-  }
-  return value;
-};
-
-/** A number of seconds, fractions allowed, within a range; unset, undefined (the caller has the default). */
-const secondsSetting = (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined => {
-  const text = setting(env, name);
-  if (text === undefined) return undefined;
-  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min && value <= max)) throw new Error(`${name} must be a number from ${min} to ${max}, not ${text}`);
-  return value;
-};
 /** The digest's hour by default: 7 in the morning in the company's time zone, before the sales desk opens. */
 export const DEFAULT_DIGEST_HOUR = 7;
 /** The shortest release secret taken: `openssl rand -hex 32` makes 64 characters. */
 export const MIN_RELEASE_SECRET_LENGTH = 32;
-
-/** An hour of the day, 0 to 23, or `off`; unset, the default. */
-const digestHourSetting = (env: NodeJS.ProcessEnv): number | null => {
-  const text = setting(env, "INQUIRY_DIGEST_HOUR");
-  if (text === undefined) return DEFAULT_DIGEST_HOUR;
-  if (text.toLowerCase() === "off") return null;
-  const value = /^\d{1,2}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= 0 && value <= 23)) {
-    throw new Error(`INQUIRY_DIGEST_HOUR must be a whole number from 0 to 23, or off, not ${text}`);
-  }
-  return value;
-};
-
-const isYes = (value: string | undefined) => ["1", "true", "yes"].includes((value ?? "").toLowerCase());
 
 const isUrl = (value: string, protocols: readonly string[]) => {
   try {
@@ -181,134 +141,100 @@ const isAddress = (value: string) => z.email().safeParse(value.replace(/^.*<(.+)
  */
 export type ContentDelivery = Pick<InquiryContent["form"]["delivery"], "minFillSeconds" | "retention">;
 
-/**
- * This deployment's inquiry settings, from the environment, with content/inquiry.json's `delivery` for what the
- * content promises. A value out of its range throws, naming the variable and what it allows: the server reads this
- * as it starts and stops there, a function answers 503 until the value is fixed.
- */
-export const readInquiryConfig = (
-  delivery: ContentDelivery,
-  env: NodeJS.ProcessEnv = runtimeEnvironment(),
-  cwd: string = process.cwd(),
-): InquiryConfig => {
-  const settings = {
-    INQUIRY_OUTBOX: setting(env, "INQUIRY_OUTBOX"),
-    INQUIRY_BLOBS_STORE: setting(env, "INQUIRY_BLOBS_STORE"),
-    INQUIRY_BLOBS_SERVER_URL: setting(env, "INQUIRY_BLOBS_SERVER_URL"),
-    NETLIFY_SITE_ID: setting(env, "NETLIFY_SITE_ID"),
-    NETLIFY_BLOBS_TOKEN: setting(env, "NETLIFY_BLOBS_TOKEN") ?? setting(env, "NETLIFY_AUTH_TOKEN"),
-    INQUIRY_DATA_DIR: setting(env, "INQUIRY_DATA_DIR"),
-    INQUIRY_OUTBOX_EPHEMERAL: setting(env, "INQUIRY_OUTBOX_EPHEMERAL"),
-    SMTP_URL: setting(env, "SMTP_URL"),
-    INQUIRY_TO: setting(env, "INQUIRY_TO"),
-    INQUIRY_FROM: setting(env, "INQUIRY_FROM"),
-    INQUIRY_WEBHOOK_URL: setting(env, "INQUIRY_WEBHOOK_URL"),
-    INQUIRY_WEBHOOK_SECRET: setting(env, "INQUIRY_WEBHOOK_SECRET"),
-    INQUIRY_MIN_FILL_SECONDS: secondsSetting(env, "INQUIRY_MIN_FILL_SECONDS", 0, 60),
-    INQUIRY_CLIENT_IP_HEADER: setting(env, "INQUIRY_CLIENT_IP_HEADER"),
-    INQUIRY_ALLOWED_ORIGINS: setting(env, "INQUIRY_ALLOWED_ORIGINS"),
-    SMTP_ALLOW_PLAIN: setting(env, "SMTP_ALLOW_PLAIN"),
-    INQUIRY_RELEASE_SECRET: setting(env, "INQUIRY_RELEASE_SECRET"),
-    INQUIRY_RELEASE_ORIGIN: setting(env, "INQUIRY_RELEASE_ORIGIN"),
-  };
-  // Called with each name written out, and with a body in braces: that is how the docs check finds a reader's names.
-  const operation = (name: keyof typeof operationSettings): number => {
-    return wholeNumberSetting(env, name, operationSettings[name]);
-  };
+/** How inquiries are delivered and retried, and how often one client may post: operationSettings, read. */
+const operationsOf = (env: Environment): Pick<InquiryConfig, "delivery" | "rateLimit"> => {
+  const operation = (name: keyof typeof operationSettings): number => readSetting(name, env);
   const firstDelaySeconds = operation("INQUIRY_RETRY_DELAY_SECONDS");
   const longestDelaySeconds = operation("INQUIRY_RETRY_MAX_DELAY_SECONDS");
   // A longest delay set below the first is a contradiction, refused; the default one gives way to a first delay
   // raised past it, so raising the first delay alone keeps working.
-  if (setting(env, "INQUIRY_RETRY_MAX_DELAY_SECONDS") !== undefined && longestDelaySeconds < firstDelaySeconds) {
+  if (isSet("INQUIRY_RETRY_MAX_DELAY_SECONDS", env) && longestDelaySeconds < firstDelaySeconds) {
     throw new Error(
       `INQUIRY_RETRY_MAX_DELAY_SECONDS must be at least INQUIRY_RETRY_DELAY_SECONDS (${firstDelaySeconds}), ` +
         `not ${longestDelaySeconds}`,
     );
   }
-  const rateLimit = {
-    requests: operation("INQUIRY_RATE_LIMIT_REQUESTS"),
-    windowSeconds: operation("INQUIRY_RATE_LIMIT_WINDOW_SECONDS"),
+  return {
+    rateLimit: {
+      requests: operation("INQUIRY_RATE_LIMIT_REQUESTS"),
+      windowSeconds: operation("INQUIRY_RATE_LIMIT_WINDOW_SECONDS"),
+    },
+    delivery: {
+      concurrency: operation("INQUIRY_CONCURRENCY"),
+      attemptTimeoutMs: operation("INQUIRY_ATTEMPT_TIMEOUT_SECONDS") * 1000,
+      maxAttempts: operation("INQUIRY_MAX_ATTEMPTS"),
+      firstDelayMs: firstDelaySeconds * 1000,
+      maxDelayMs: Math.max(firstDelaySeconds, longestDelaySeconds) * 1000,
+    },
   };
-  const deliveryPolicy: DeliveryPolicy = {
-    concurrency: operation("INQUIRY_CONCURRENCY"),
-    attemptTimeoutMs: operation("INQUIRY_ATTEMPT_TIMEOUT_SECONDS") * 1000,
-    maxAttempts: operation("INQUIRY_MAX_ATTEMPTS"),
-    firstDelayMs: firstDelaySeconds * 1000,
-    maxDelayMs: Math.max(firstDelaySeconds, longestDelaySeconds) * 1000,
-  };
-  const problems: string[] = [];
-  const named = settings.INQUIRY_OUTBOX?.toLowerCase() ?? "sqlite";
-  // Refused rather than defaulted: a typo must not send inquiries to a folder that vanishes with the instance.
-  if (named !== "sqlite" && named !== "blobs") throw new Error(`INQUIRY_OUTBOX must be sqlite or blobs: ${named}`);
-  const outbox: OutboxKind = named;
-  const store = settings.INQUIRY_BLOBS_STORE ?? "inquiries";
-  if (store.includes("/") || Buffer.byteLength(store) > 64) {
-    throw new Error(`INQUIRY_BLOBS_STORE must be at most 64 bytes, without a slash: ${store}`);
-  }
+};
 
+/**
+ * The transports, and what is wrong with their settings. Not refused: a wrong address fails each delivery through
+ * it, which stays pending, and the log names the setting, rather than the inquiry being lost.
+ */
+const transportsOf = (env: Environment): Pick<InquiryConfig, "email" | "webhook" | "problems"> => {
+  const problems: string[] = [];
+  const smtpUrl = readSetting("SMTP_URL", env);
+  const to = readSetting("INQUIRY_TO", env) ?? "";
+  const from = readSetting("INQUIRY_FROM", env) ?? "";
   let email: EmailSettings | null = null;
-  if (settings.SMTP_URL) {
-    email = {
-      smtpUrl: settings.SMTP_URL,
-      to: settings.INQUIRY_TO ?? "",
-      from: settings.INQUIRY_FROM ?? "",
-      allowPlain: isYes(settings.SMTP_ALLOW_PLAIN),
-    };
-    if (!isUrl(settings.SMTP_URL, ["smtp:", "smtps:"])) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
-    if (!settings.INQUIRY_TO || !isAddress(settings.INQUIRY_TO)) problems.push("INQUIRY_TO must be an email address");
-    if (!settings.INQUIRY_FROM || !isAddress(settings.INQUIRY_FROM))
-      problems.push("INQUIRY_FROM must be an email address");
+  if (smtpUrl !== null) {
+    email = { smtpUrl, to, from, allowPlain: readSetting("SMTP_ALLOW_PLAIN", env) };
+    if (!isUrl(smtpUrl, ["smtp:", "smtps:"])) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
+    if (!isAddress(to)) problems.push("INQUIRY_TO must be an email address");
+    if (!isAddress(from)) problems.push("INQUIRY_FROM must be an email address");
   }
+  const webhookUrl = readSetting("INQUIRY_WEBHOOK_URL", env);
   let webhook: InquiryConfig["webhook"] = null;
-  if (settings.INQUIRY_WEBHOOK_URL) {
-    webhook = { url: settings.INQUIRY_WEBHOOK_URL, secret: settings.INQUIRY_WEBHOOK_SECRET ?? null };
-    if (!isUrl(settings.INQUIRY_WEBHOOK_URL, ["http:", "https:"]))
+  if (webhookUrl !== null) {
+    webhook = { url: webhookUrl, secret: readSetting("INQUIRY_WEBHOOK_SECRET", env) };
+    if (!isUrl(webhookUrl, ["http:", "https:"]))
       problems.push("INQUIRY_WEBHOOK_URL must be an http:// or https:// URL");
   }
+  return { email, webhook, problems };
+};
 
-  const releaseSecret = settings.INQUIRY_RELEASE_SECRET ?? null;
-  // Refused rather than taken: a short key makes links someone could forge; the server does not start with one.
-  if (releaseSecret !== null && releaseSecret.length < MIN_RELEASE_SECRET_LENGTH) {
-    throw new Error(
-      `INQUIRY_RELEASE_SECRET must be at least ${MIN_RELEASE_SECRET_LENGTH} characters (openssl rand -hex 32 makes one), ` +
-        `not ${releaseSecret.length}`,
-    );
-  }
-  const releaseOriginText = settings.INQUIRY_RELEASE_ORIGIN?.replace(/\/+$/, "");
-  if (
-    releaseOriginText !== undefined &&
-    !(isUrl(releaseOriginText, ["http:", "https:"]) && new URL(releaseOriginText).origin === releaseOriginText)
-  ) {
-    throw new Error(
-      `INQUIRY_RELEASE_ORIGIN must be an origin such as https://www.example.com, not ${releaseOriginText}`,
-    );
-  }
-
+/**
+ * This deployment's inquiry settings, from the environment, with content/inquiry.json's `delivery` for what the
+ * content promises. A value out of its range throws, naming the variable and what it allows (the catalogue's
+ * checks): the server reads this as it starts and stops there, a function answers 503 until the value is fixed.
+ */
+export const readInquiryConfig = (
+  delivery: ContentDelivery,
+  env: Environment = runtimeEnvironment(),
+  cwd: string = process.cwd(),
+): InquiryConfig => {
+  // Another name is refused by the catalogue rather than defaulted: a typo must not send inquiries to a folder that
+  // vanishes with the instance.
+  const outbox: OutboxKind = readSetting("INQUIRY_OUTBOX", env);
   return {
     outbox,
-    dataDir: path.resolve(cwd, settings.INQUIRY_DATA_DIR ?? ".data"),
+    dataDir: path.resolve(cwd, readSetting("INQUIRY_DATA_DIR", env) ?? ".data"),
     blobs: {
-      store,
-      siteID: settings.NETLIFY_SITE_ID ?? null,
-      token: settings.NETLIFY_BLOBS_TOKEN ?? null,
-      serverURL: settings.INQUIRY_BLOBS_SERVER_URL ?? null,
+      store: readSetting("INQUIRY_BLOBS_STORE", env),
+      siteID: readSetting("NETLIFY_SITE_ID", env),
+      token: readSetting("NETLIFY_BLOBS_TOKEN", env) ?? readSetting("NETLIFY_AUTH_TOKEN", env),
+      serverURL: readSetting("INQUIRY_BLOBS_SERVER_URL", env),
     },
     // A Blobs store outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
-    durableOutbox: outbox === "blobs" || !isYes(settings.INQUIRY_OUTBOX_EPHEMERAL),
-    email,
-    webhook,
-    problems,
-    rateLimit,
-    minFillSeconds: settings.INQUIRY_MIN_FILL_SECONDS ?? delivery.minFillSeconds,
-    clientIpHeader: settings.INQUIRY_CLIENT_IP_HEADER?.toLowerCase() ?? null,
-    allowedOrigins: (settings.INQUIRY_ALLOWED_ORIGINS ?? "")
+    durableOutbox: outbox === "blobs" || !readSetting("INQUIRY_OUTBOX_EPHEMERAL", env),
+    ...transportsOf(env),
+    ...operationsOf(env),
+    minFillSeconds: readSetting("INQUIRY_MIN_FILL_SECONDS", env) ?? delivery.minFillSeconds,
+    clientIpHeader: readSetting("INQUIRY_CLIENT_IP_HEADER", env)?.toLowerCase() ?? null,
+    allowedOrigins: (readSetting("INQUIRY_ALLOWED_ORIGINS", env) ?? "")
       .split(",")
       .map((origin) => origin.trim().replace(/\/+$/, ""))
       .filter((origin) => origin !== ""),
-    delivery: deliveryPolicy,
     // From content only, never from the environment: the privacy page states the same number.
     retention: delivery.retention,
-    digest: { hour: digestHourSetting(env), releaseSecret, releaseOrigin: releaseOriginText ?? null },
+    // A short release secret is refused by the catalogue: it would make links someone could forge.
+    digest: {
+      hour: readSetting("INQUIRY_DIGEST_HOUR", env),
+      releaseSecret: readSetting("INQUIRY_RELEASE_SECRET", env),
+      releaseOrigin: readSetting("INQUIRY_RELEASE_ORIGIN", env),
+    },
   };
 };
 

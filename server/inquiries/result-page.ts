@@ -15,6 +15,8 @@ export type ResultPage =
   | { readonly kind: "failed" };
 
 const CONTACT_PATH = "/contact/";
+/** The icon gatsby-plugin-manifest writes and every page links: without a link a browser asks for /favicon.ico, a 404. */
+const FAVICON_PATH = "/favicon-32x32.png";
 
 /** The Content-Security-Policy these pages are sent with: their own inline styles, and no script at all. */
 export const resultPagePolicy =
@@ -63,6 +65,7 @@ export const renderPlainPage = (
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)} | ${escapeHtml(company.name)}</title>
+<link rel="icon" href="${FAVICON_PATH}" type="image/png">
 <style>${styles}</style>
 </head>
 <body>

@@ -47,7 +47,7 @@ export interface DeploySteps {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export const defaultSteps: DeploySteps = {
+const defaultSteps: DeploySteps = {
   install: ["npm", "ci", "--no-audit", "--no-fund"],
   check: ["npm", "run", "check:content"],
   build: ["npm", "run", "build"],

@@ -22,7 +22,7 @@ import path from "node:path";
  * follows the link: it starts the live release's own compiled server and then stops the previous one.
  */
 
-export type ReleaseState = "building" | "good" | "failed";
+type ReleaseState = "building" | "good" | "failed";
 
 /** The steps of a deploy, as a failed release names the one it stopped at. */
 export type FailedStep = "fetch" | "install" | "check" | "build" | "verify" | "start" | "interrupted";
@@ -50,11 +50,11 @@ export interface ListedRelease extends ReleaseRecord {
   readonly live: boolean;
 }
 
-export const RELEASES_FOLDER = "releases";
-export const LIVE_LINK = "live";
+const RELEASES_FOLDER = "releases";
+const LIVE_LINK = "live";
 const RECORD_FILE = "release.json";
-export const BUILD_LOG = "build.log";
-export const SITE_FOLDER = "site";
+const BUILD_LOG = "build.log";
+const SITE_FOLDER = "site";
 
 /** The folder every release is built in (a work tree of the mirror), and what it last built whole. */
 export const buildDirOf = (deployDir: string): string => path.join(deployDir, "build");
@@ -82,7 +82,7 @@ export const writeBuildState = (deployDir: string, state: BuildState): void => {
   fs.renameSync(temporary, file);
 };
 
-export const releasesDir = (deployDir: string): string => path.join(deployDir, RELEASES_FOLDER);
+const releasesDir = (deployDir: string): string => path.join(deployDir, RELEASES_FOLDER);
 export const releaseDir = (deployDir: string, id: string): string => path.join(releasesDir(deployDir), id);
 export const siteDirOf = (deployDir: string, id: string): string => path.join(releaseDir(deployDir, id), SITE_FOLDER);
 export const publicDirOf = (deployDir: string, id: string): string => path.join(siteDirOf(deployDir, id), "public");

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { readSetting, runtimeEnvironment, type Environment } from "../settings/catalog";
 
 /**
  * The single server's releases: where they live, where they come from, and what a build may take. Read
@@ -24,41 +25,28 @@ export interface DeploySettings {
   readonly buildNice: number;
 }
 
-const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number => {
-  const text = env[name]?.trim();
-  if (!text) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, not ${text}`);
-  }
-  return value;
-};
-
 /** The settings, or null when DEPLOY_DIR is unset: the server then serves PUBLIC_DIR as it is. */
-export const readDeploySettings = (env: NodeJS.ProcessEnv = process.env): DeploySettings | null => {
-  const dir = env.DEPLOY_DIR?.trim();
-  const secret = env.DEPLOY_WEBHOOK_SECRET?.trim() ?? "";
-  if (!dir) {
-    if (secret !== "") throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_DIR is not: say where releases live");
+export const readDeploySettings = (env: Environment = runtimeEnvironment()): DeploySettings | null => {
+  const dir = readSetting("DEPLOY_DIR", env);
+  const secret = readSetting("DEPLOY_WEBHOOK_SECRET", env);
+  if (dir === null) {
+    if (secret !== null) throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_DIR is not: say where releases live");
     return null;
   }
-  const branchSetting = env.DEPLOY_BRANCH?.trim() ?? "";
-  const branch = branchSetting === "" ? "main" : branchSetting;
-  // git would take a leading dash as an option and `..` as a range; a branch name has neither.
-  if (branch.startsWith("-") || branch.includes("..") || /[\s~^:?*[\\]/.test(branch)) {
-    throw new Error(`DEPLOY_BRANCH is not a branch name: ${branch}`);
-  }
-  const repository = env.DEPLOY_REPOSITORY?.trim() ?? "";
-  if (repository.startsWith("-")) throw new Error(`DEPLOY_REPOSITORY is not a repository address: ${repository}`);
-  if (secret !== "" && repository === "") throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_REPOSITORY is not");
+  // The catalogue refuses a branch git would take as an option (a leading dash) or a range (`..`), and a
+  // repository address it would take as an option.
+  const branch = readSetting("DEPLOY_BRANCH", env);
+  const repository = readSetting("DEPLOY_REPOSITORY", env);
+  if (secret !== null && repository === null)
+    throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_REPOSITORY is not");
   return {
     dir: path.resolve(dir),
-    repository: repository === "" ? null : repository,
+    repository,
     branch,
-    webhookSecret: secret === "" ? null : secret,
-    keep: wholeNumber(env, "DEPLOY_KEEP", 3, 1, 100),
-    buildMemoryMb: wholeNumber(env, "DEPLOY_BUILD_MEMORY_MB", 3072, 512, 65_536),
-    buildTimeoutMs: wholeNumber(env, "DEPLOY_BUILD_TIMEOUT_MINUTES", 20, 1, 240) * 60_000,
-    buildNice: wholeNumber(env, "DEPLOY_BUILD_NICE", 19, 0, 19),
+    webhookSecret: secret,
+    keep: readSetting("DEPLOY_KEEP", env),
+    buildMemoryMb: readSetting("DEPLOY_BUILD_MEMORY_MB", env),
+    buildTimeoutMs: readSetting("DEPLOY_BUILD_TIMEOUT_MINUTES", env) * 60_000,
+    buildNice: readSetting("DEPLOY_BUILD_NICE", env),
   };
 };

@@ -7,10 +7,10 @@ import { listReleases } from "./release-store";
  * deploys say to each other over the cluster's channel. The worker takes GitHub's webhook and asks the
  * primary to deploy; /healthz asks it whether a deploy runs. The releases themselves are read from disk.
  */
-export type WorkerMessage =
+type WorkerMessage =
   { readonly type: "deploy"; readonly commit: string } | { readonly type: "deploy-status"; readonly id: number };
 
-export interface PrimaryMessage {
+interface PrimaryMessage {
   readonly type: "deploy-status";
   readonly id: number;
   readonly running: boolean;

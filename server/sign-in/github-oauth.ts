@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import escapeHtml from "escape-html";
+import { readSetting, runtimeEnvironment, type Environment } from "../settings/catalog";
 
 /**
  * Editors' sign-in to the editing screen with GitHub, served by the site itself on both deploys (the
@@ -21,7 +22,7 @@ import escapeHtml from "escape-html";
  * state or secret reaches a log line.
  */
 
-export type GithubScope = "repo" | "public_repo";
+type GithubScope = "repo" | "public_repo";
 
 export interface GithubOAuthSettings {
   /** CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET: the GitHub OAuth App's. */
@@ -52,7 +53,7 @@ export interface OAuthRequest {
  * A cookie for the answer to set, as data: each adapter writes its Set-Cookie header with the serializer
  * it has (@fastify/cookie on the single server, the `cookie` package in a Gatsby Function).
  */
-export interface OAuthCookie {
+interface OAuthCookie {
   readonly name: string;
   readonly value: string;
   readonly options: {
@@ -106,41 +107,24 @@ export const memorySpentStates = (now: () => number = Date.now): SpentStates => 
   };
 };
 
-const env = (name: string): string => (globalThis.process.env[name] ?? "").trim();
-
 /**
  * The settings from the environment, or null when sign-in is not set up (no client id): the routes then
- * answer 404. A half-set or wrong setting is an error that names it.
+ * answer 404. A half-set or wrong setting is an error that names it (the catalogue checks each value).
  */
-export const readGithubOAuthSettings = (read: (name: string) => string = env): GithubOAuthSettings | null => {
-  const clientId = read("CMS_GITHUB_CLIENT_ID");
-  const clientSecret = read("CMS_GITHUB_CLIENT_SECRET");
-  if (clientId === "" && clientSecret === "") return null;
-  if (clientId === "" || clientSecret === "") {
+export const readGithubOAuthSettings = (env: Environment = runtimeEnvironment()): GithubOAuthSettings | null => {
+  const clientId = readSetting("CMS_GITHUB_CLIENT_ID", env);
+  const clientSecret = readSetting("CMS_GITHUB_CLIENT_SECRET", env);
+  if (clientId === null && clientSecret === null) return null;
+  if (clientId === null || clientSecret === null) {
     throw new Error("CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET go together: set both, or neither");
   }
-  const scope = read("CMS_GITHUB_SCOPE") || "repo";
-  if (scope !== "repo" && scope !== "public_repo")
-    throw new Error(`CMS_GITHUB_SCOPE must be repo or public_repo, not ${scope}`);
-  const githubUrl = (read("CMS_GITHUB_URL") || "https://github.com").replace(/\/+$/, "");
-  let parsed: URL;
-  try {
-    parsed = new URL(githubUrl);
-  } catch {
-    throw new Error(`CMS_GITHUB_URL is not an address: ${githubUrl}`);
-  }
-  if (parsed.protocol !== "https:" && !["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname)) {
-    throw new Error("CMS_GITHUB_URL must be https (a loopback address is allowed, for a stand-in)");
-  }
-  const siteOriginText = read("CMS_SITE_ORIGIN").replace(/\/+$/, "");
-  let siteOrigin: string | null = null;
-  if (siteOriginText !== "") {
-    const parsedOrigin = URL.canParse(siteOriginText) ? new URL(siteOriginText) : null;
-    if (parsedOrigin?.origin !== siteOriginText)
-      throw new Error(`CMS_SITE_ORIGIN must be an origin like https://www.example.com, not ${siteOriginText}`);
-    siteOrigin = siteOriginText;
-  }
-  return { clientId, clientSecret, githubUrl, scope, siteOrigin };
+  return {
+    clientId,
+    clientSecret,
+    githubUrl: readSetting("CMS_GITHUB_URL", env),
+    scope: readSetting("CMS_GITHUB_SCOPE", env),
+    siteOrigin: readSetting("CMS_SITE_ORIGIN", env),
+  };
 };
 
 /** GitHub's REST API root for a GitHub web address: api.github.com, or <host>/api/v3 for GitHub Enterprise Server. */

@@ -24,7 +24,7 @@ export const bodyStillComing = (request: FastifyRequest): boolean => {
  * would reset the connection, and a reset can destroy the answer before the client has read it, so a
  * visitor would see a network error instead of a 413.
  */
-export const lingerThenClose = (socket: Socket, lingerMs: number): void => {
+const lingerThenClose = (socket: Socket, lingerMs: number): void => {
   socket.end();
   const timer = setTimeout(() => socket.destroy(), lingerMs);
   timer.unref();

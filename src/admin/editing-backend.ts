@@ -1,3 +1,4 @@
+import { readSetting, runtimeEnvironment, type Environment, type SettingName } from "../../server/settings/catalog";
 import { githubApiRoot } from "../../server/sign-in/github-oauth";
 
 /**
@@ -18,15 +19,27 @@ export interface EditingBackend {
   readonly scriptOrigins: readonly string[];
 }
 
-const env = (name: string): string => (globalThis.process.env[name] ?? "").trim();
+const EDITING_SETTINGS = [
+  "CMS_BACKEND",
+  "CMS_EDITORIAL_WORKFLOW",
+  "CMS_GITHUB_BRANCH",
+  "CMS_GITHUB_REPO",
+  "CMS_GITHUB_URL",
+  "CMS_GITHUB_SCOPE",
+] as const satisfies readonly SettingName[];
 
-export const readEditingBackend = (read: (name: string) => string = env): EditingBackend => {
-  const kind = read("CMS_BACKEND") || "github";
+/** The build's environment, or a test's own given as a function of the name. */
+const environmentOf = (read: ((name: string) => string) | undefined): Environment =>
+  read ? Object.fromEntries(EDITING_SETTINGS.map((name) => [name, read(name)])) : runtimeEnvironment();
+
+export const readEditingBackend = (read?: (name: string) => string): EditingBackend => {
+  const env = environmentOf(read);
+  const kind = readSetting("CMS_BACKEND", env);
   // Review before publishing is the default: the content makes compliance claims (TAA, the Berry
   // Amendment, certifications) that a second person should read before they are public.
-  const workflow = read("CMS_EDITORIAL_WORKFLOW") !== "0";
+  const workflow = readSetting("CMS_EDITORIAL_WORKFLOW", env);
   const publishMode = workflow ? { publish_mode: "editorial_workflow" as const } : {};
-  const branch = read("CMS_GITHUB_BRANCH") || "main";
+  const branch = readSetting("CMS_GITHUB_BRANCH", env);
   if (kind === "git-gateway") {
     return {
       backend: { name: "git-gateway", branch },
@@ -35,13 +48,11 @@ export const readEditingBackend = (read: (name: string) => string = env): Editin
       scriptOrigins: ["https://identity.netlify.com"],
     };
   }
-  if (kind !== "github") throw new Error(`CMS_BACKEND must be github or git-gateway, not ${kind}`);
-  const repo = read("CMS_GITHUB_REPO");
-  if (repo !== "" && !/^[\w.-]+\/[\w.-]+$/.test(repo))
-    throw new Error(`CMS_GITHUB_REPO must be owner/name, not ${repo}`);
-  const githubUrl = (read("CMS_GITHUB_URL") || "https://github.com").replace(/\/+$/, "");
-  // The editing screen's live policy allows the API's origin, and names no http: source.
-  if (!URL.canParse(githubUrl) || new URL(githubUrl).protocol !== "https:")
+  const repo = readSetting("CMS_GITHUB_REPO", env) ?? "";
+  const githubUrl = readSetting("CMS_GITHUB_URL", env);
+  // The editing screen's live policy allows the API's origin, and names no http: source: not even the loopback
+  // stand-in the sign-in's own tests may use.
+  if (new URL(githubUrl).protocol !== "https:")
     throw new Error(
       `CMS_GITHUB_URL must be https://, GitHub's address or a GitHub Enterprise Server's, not ${githubUrl}`,
     );
@@ -53,7 +64,7 @@ export const readEditingBackend = (read: (name: string) => string = env): Editin
       branch,
       api_root: apiRoot,
       auth_endpoint: "api/auth",
-      auth_scope: read("CMS_GITHUB_SCOPE") || "repo",
+      auth_scope: readSetting("CMS_GITHUB_SCOPE", env),
       // Decap's GraphQL path is wrong for GitHub Enterprise Server (shared/research/decap-github.md, 4).
       use_graphql: false,
     },

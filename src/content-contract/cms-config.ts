@@ -30,7 +30,7 @@ export interface CmsField {
   readonly [option: string]: unknown;
 }
 
-export interface CmsFile {
+interface CmsFile {
   readonly name: string;
   readonly label: string;
   readonly file: string;
@@ -38,7 +38,7 @@ export interface CmsFile {
   readonly [option: string]: unknown;
 }
 
-export interface CmsCollection {
+interface CmsCollection {
   readonly name: string;
   readonly label: string;
   readonly format: typeof CONTENT_FORMAT;
@@ -54,7 +54,7 @@ export interface CmsConfig {
 }
 
 /** The format the admin page registers (src/admin/admin.mjs): ordered keys, Prettier's layout. */
-export const CONTENT_FORMAT = "json-ordered";
+const CONTENT_FORMAT = "json-ordered";
 
 /** Where the generated configuration is kept in the repository, for review; the build writes it to /admin/. */
 export const CMS_CONFIG_PATH = "schemas/cms/config.json";
@@ -302,7 +302,7 @@ const widgetOf = (key: string, value: UnwrappedNode, at: string): Widget => {
  * description, a product line with no compliance marks) is not required there; `optional` marks a key
  * the file may leave out, which is what a save drops when the editor clears it (src/admin/tidy-json.js).
  */
-export const cmsField = (key: string, schema: ContractNode, at: string): CmsField => {
+const cmsField = (key: string, schema: ContractNode, at: string): CmsField => {
   const value = unwrap(schema);
   const { meta } = value;
   const { field, acceptsEmpty } = widgetOf(key, value, at);
@@ -322,7 +322,7 @@ export const cmsField = (key: string, schema: ContractNode, at: string): CmsFiel
 };
 
 /** The fields of an object node, in the contract's order (which is the order a saved file keeps). */
-export const cmsFields = (schema: ContractNode, at: string): CmsField[] => {
+const cmsFields = (schema: ContractNode, at: string): CmsField[] => {
   const definition = definitionOf(schema);
   if (definition.type !== "object") throw new Error(`${at}: a content file or section must be an object`);
   return Object.entries(definition.shape).map(([key, field]) => cmsField(key, field, `${at}.${key}`));

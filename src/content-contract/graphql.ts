@@ -18,7 +18,7 @@ export interface ContentTypeSource {
   readonly fileMatch: string;
 }
 
-export interface GraphqlField {
+interface GraphqlField {
   readonly name: string;
   /** The field's GraphQL type, `!` included. */
   readonly type: string;
@@ -55,7 +55,7 @@ const linkDirective = (link: FileLink, from?: string) =>
   from ? `@link(by: "${link.by}", from: "${from}")` : `@link(by: "${link.by}")`;
 
 /** The SDL of one type. */
-export const printType = (type: GraphqlObjectType): string => {
+const printType = (type: GraphqlObjectType): string => {
   const header = type.node ? `type ${type.name} implements Node @dontInfer {` : `type ${type.name} @dontInfer {`;
   const fields = type.fields.flatMap((field) => [
     // A JSON string is a valid GraphQL string: the same quotes and escapes.

@@ -18,7 +18,7 @@ export interface FileLink {
  * Widget options for the CMS, written by the CMS projection's owner; the keys
  * are Decap's field options (widget, hint, pattern, …).
  */
-export interface CmsFieldMeta {
+interface CmsFieldMeta {
   widget?: string;
   [option: string]: unknown;
 }

@@ -26,7 +26,7 @@ const externalHref = z.string().regex(/^(https:\/\/|mailto:|tel:)\S+$/, {
   error: "must start with /, https://, mailto: or tel:",
 });
 
-export const linkSchema = z
+const linkSchema = z
   .strictObject({
     label: text().meta({ title: "Text" }),
     to: z
@@ -40,7 +40,7 @@ export const linkSchema = z
   })
   .meta({ graphqlType: "Link" });
 
-export const seoSchema = z
+const seoSchema = z
   .strictObject({
     title: text().meta({ title: "Title", description: "The title in search results and browser tabs." }),
     description: text().max(200, { error: "should be at most 200 characters for search results" }).meta({
@@ -201,7 +201,7 @@ export const navigationSchema = z
   })
   .meta({ title: "Menus and footer", description: "The main menu, the quote button and the footer's links." });
 
-export const solutionCardSchema = z
+const solutionCardSchema = z
   .strictObject({
     title: text(),
     description: text(),
@@ -274,7 +274,7 @@ export const homeSchema = (ctx: ContentContext) =>
         "Every section of the home page except the agencies themselves (Agencies served) and the inquiry form (Inquiry form).",
     });
 
-export const agencySchema = (ctx: ContentContext) =>
+const agencySchema = (ctx: ContentContext) =>
   z
     .strictObject({
       name: text(),
@@ -299,7 +299,7 @@ export const agenciesSchema = (ctx: ContentContext) =>
     });
 
 /** Words in page text that are replaced with the company's own details. */
-export const textTokens = ["email", "phone", "hours"] as const;
+const textTokens = ["email", "phone", "hours"] as const;
 export type TextToken = (typeof textTokens)[number];
 
 const inquiryFieldSchema = z
@@ -603,7 +603,7 @@ export const systemPagesSchema = z
  * Figures a text page may name that other content files set, so that a page's promise and the code that keeps it
  * read one constant: {inquiryRetentionMonths} is delivery.retention.deliveredMonths in content/inquiry.json.
  */
-export const contentPageValueTokens = ["inquiryRetentionMonths"] as const;
+const contentPageValueTokens = ["inquiryRetentionMonths"] as const;
 
 const pageText = () => textUsingOnly([...textTokens, ...contentPageValueTokens]);
 

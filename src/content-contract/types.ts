@@ -22,12 +22,12 @@ import type {
  */
 
 export type CompanyContent = z.input<ReturnType<typeof companySchema>>;
-export type NavigationContent = z.input<typeof navigationSchema>;
-export type HomeContent = z.input<ReturnType<typeof homeSchema>>;
-export type AgenciesContent = z.input<ReturnType<typeof agenciesSchema>>;
+type NavigationContent = z.input<typeof navigationSchema>;
+type HomeContent = z.input<ReturnType<typeof homeSchema>>;
+type AgenciesContent = z.input<ReturnType<typeof agenciesSchema>>;
 export type InquiryFormContent = z.input<typeof inquirySchema>;
-export type SystemPagesContent = z.input<typeof systemPagesSchema>;
-export type SitePagesContent = z.input<typeof sitePagesSchema>;
+type SystemPagesContent = z.input<typeof systemPagesSchema>;
+type SitePagesContent = z.input<typeof sitePagesSchema>;
 export type CertificationsContent = z.input<typeof certificationsSchema>;
 /** A file in content/products/. */
 export type ProductCategoryContent = z.input<ReturnType<typeof productCategorySchema>>;

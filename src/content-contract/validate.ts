@@ -45,7 +45,7 @@ export const formatProblem = (problem: ContentProblem): string =>
   `${problem.file} › ${problem.field}: ${problem.message}${problem.found === undefined ? "" : ` (found ${problem.found})`}`;
 
 /** A context that checks referenced files on disk below `contentDir`. */
-export const diskContext = (contentDir: string): ContentContext => ({
+const diskContext = (contentDir: string): ContentContext => ({
   fileExists: (relativePath) => {
     const root = path.resolve(contentDir);
     const resolved = path.resolve(root, relativePath);
@@ -56,7 +56,7 @@ export const diskContext = (contentDir: string): ContentContext => ({
 const display = (relativePath: string) => `content/${relativePath}`;
 
 /** Validates the parsed JSON of one file; `relativePath` is its path under content/. */
-export const validateContentData = (relativePath: string, data: unknown, ctx: ContentContext): ContentProblem[] => {
+const validateContentData = (relativePath: string, data: unknown, ctx: ContentContext): ContentProblem[] => {
   const kind = contentFileKind(relativePath);
   if (!kind) {
     const known = [...Object.keys(singleFiles), ...Object.keys(folders).map((folder) => `${folder}/*.json`)];

@@ -103,7 +103,7 @@ export const useSiteData = () => {
   };
 };
 
-export type SiteData = ReturnType<typeof useSiteData>;
+type SiteData = ReturnType<typeof useSiteData>;
 export type Company = SiteData["company"];
 export type Navigation = SiteData["navigation"];
 export type Procurement = SiteData["procurement"];

@@ -63,7 +63,7 @@ export type SendResult =
  * Where the inquiry stands: being written, being sent, refused for answers to correct (by the form's own
  * check or the server's), or one of the outcomes shown in a panel.
  */
-export type Phase =
+type Phase =
   { readonly kind: "editing" } | { readonly kind: "sending" } | { readonly kind: "invalid" } | SendResult;
 
 type FocusTarget = InquiryFieldName | "panel";

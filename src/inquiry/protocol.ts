@@ -43,15 +43,15 @@ export const idempotencyKeyField = "idempotency_key";
 export const idempotencyKeyPattern = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** The JSON bodies /api/inquiry answers with, by status. */
-export interface InquiryAccepted {
+interface InquiryAccepted {
   /** 201 */
   readonly reference: string;
 }
-export interface InquiryRejected {
+interface InquiryRejected {
   /** 422 */
   readonly errors: InquiryErrors;
 }
-export interface InquiryRateLimited {
+interface InquiryRateLimited {
   /** 429; the same figure is in the Retry-After header. */
   readonly retryAfterSeconds: number;
 }

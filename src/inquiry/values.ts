@@ -9,7 +9,7 @@ import { inquiryFieldNames, type InquiryFieldName } from "../content-contract/in
 export { inquiryFieldNames, type InquiryFieldName };
 
 /** Fields that only a quote request asks for; any other inquiry type sends them empty. */
-export const quoteFieldNames = [
+const quoteFieldNames = [
   "productCategory",
   "quantities",
   "needBy",

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ContentProblem } from "../content-contract/validate";
 
 /** The editing screen (Decap CMS) is for the company's editors, never for a search engine. */
-export const ROBOTS_ADMIN_RULE = "Disallow: /admin/";
+const ROBOTS_ADMIN_RULE = "Disallow: /admin/";
 
 /**
  * static/robots.txt must name the sitemap at the site's own address, which

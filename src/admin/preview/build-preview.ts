@@ -12,7 +12,7 @@ import { PREVIEW_CONTENT_FILE, PREVIEW_FOLDER } from "./preview-content-types";
  */
 
 const sourceDir = path.resolve("src", "admin", "preview");
-export const PREVIEW_SCRIPT = `${PREVIEW_FOLDER}preview.js`;
+const PREVIEW_SCRIPT = `${PREVIEW_FOLDER}preview.js`;
 
 /** Writes the preview bundle, its content and the files the content links to into `adminDir`; returns their paths in it. */
 export const writePreviews = async (adminDir: string): Promise<string[]> => {

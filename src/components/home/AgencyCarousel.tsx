@@ -9,7 +9,7 @@ import { lazyCode, useWhenNear } from "../../hooks/use-when-near";
 import { AgencyTile, type AgencyContent } from "./AgencyTile";
 import { useNeedsBrowser } from "../browser/needs-browser";
 
-export interface CarouselLabels {
+interface CarouselLabels {
   readonly carouselLabel: string;
   readonly previousLabel: string;
   readonly nextLabel: string;
@@ -22,7 +22,7 @@ interface AgencyCarouselProps {
 }
 
 /** Slides per view: 1 on phones, 3 from md, 4 from lg (the spec's rule). */
-export const SLIDES_PER_VIEW = { base: 1, md: 3, lg: 4 } as const;
+const SLIDES_PER_VIEW = { base: 1, md: 3, lg: 4 } as const;
 
 const useSlidesPerView = (): number | null => {
   const isLg = useMediaQuery(`(min-width: ${breakpoints.lg}px)`);
@@ -47,7 +47,7 @@ const startingAt = <T,>(items: readonly T[], first: number): readonly T[] => [
   ...items.slice(0, first),
 ];
 
-export const positionText = (template: string, first: number, last: number, total: number) =>
+const positionText = (template: string, first: number, last: number, total: number) =>
   template.replace("{first}", String(first)).replace("{last}", String(last)).replace("{total}", String(total));
 
 const regionStyles = css`

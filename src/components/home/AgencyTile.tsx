@@ -12,7 +12,7 @@ export interface AgencyContent {
 }
 
 /** Where the logo can be loaded from: the built copy of a local file, or the https address itself. */
-export const logoSource = (agency: AgencyContent): string | null =>
+const logoSource = (agency: AgencyContent): string | null =>
   agency.logoFile?.publicURL ?? (agency.logo.startsWith("https://") ? agency.logo : null);
 
 /** Fixed sizes so the tile is the same height with a logo, without one, or before it loads. */

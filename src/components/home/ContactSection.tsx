@@ -1,7 +1,7 @@
 import { Section } from "../ui/Section";
 import { ContactPanel, type ContactPanelProps } from "../inquiry/ContactPanel";
 
-export interface ContactSectionContent {
+interface ContactSectionContent {
   readonly heading: string;
   readonly intro: string;
 }

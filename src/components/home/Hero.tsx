@@ -10,7 +10,7 @@ interface HeroAction {
   readonly to: string;
 }
 
-export interface HeroContent {
+interface HeroContent {
   readonly headline: string;
   readonly text: string;
   readonly imageAlt: string;

@@ -5,7 +5,7 @@ import { Section } from "../ui/Section";
 import { IconBadge } from "../ui/IconBadge";
 import { cardGrid } from "../ui/card-grid";
 
-export interface SolutionCardContent {
+interface SolutionCardContent {
   readonly title: string;
   readonly description: string;
   readonly icon: string;

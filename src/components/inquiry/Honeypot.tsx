@@ -13,7 +13,7 @@ const offScreen = css`
 `;
 
 /** The field's id, as meaningless to autofill as its name: browsers read ids and labels as well as names. */
-export const HONEYPOT_ID = "hx-trap-q7";
+const HONEYPOT_ID = "hx-trap-q7";
 
 /**
  * `inert` makes the field unfocusable, which keeps browsers' autofill away from it: Chromium's passes over

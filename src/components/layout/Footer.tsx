@@ -14,7 +14,7 @@ interface FooterProps {
 }
 
 /** The one-line procurement summary buyers copy into their forms. */
-export const identifierLine = ({ identifiers, identifierLabels, naics }: FooterProps["procurement"]) =>
+const identifierLine = ({ identifiers, identifierLabels, naics }: FooterProps["procurement"]) =>
   [
     `${identifierLabels.uei}: ${identifiers.uei}`,
     `${identifierLabels.cage}: ${identifiers.cage}`,

@@ -6,7 +6,7 @@ export interface SmartLinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElem
   children: ReactNode;
 }
 
-export const isInternalPath = (to: string): boolean => to.startsWith("/") && !to.startsWith("//");
+const isInternalPath = (to: string): boolean => to.startsWith("/") && !to.startsWith("//");
 
 /** Gatsby's Link for pages of this site (prefetch, client routing); a plain anchor for everything else. */
 export const SmartLink = ({ to, children, ...rest }: SmartLinkProps) =>

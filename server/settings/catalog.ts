@@ -1,0 +1,605 @@
+import * as z from "zod/mini";
+import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
+
+/**
+ * Every environment variable the project reads, described once: its type and range, its default, where it applies
+ * and what it means. The server, the Netlify functions and the command-line tools read settings through
+ * `readSetting` only, and docs/configuration.md's table is generated from this list (`npm run docs:settings`).
+ * Bundled into the Netlify functions: it imports nothing but zod/mini and the stop grace's numbers.
+ */
+
+/** Where a setting is read: the columns of the docs table's "where it applies". */
+type Scope =
+  "server" | "Netlify function" | "scheduled function" | "command line" | "build" | "edit" | "tests" | "bench";
+
+export interface Setting<T> {
+  /** What a value must be, as the refusal says it: `X must be <allowed>, not <value>`. */
+  readonly allowed: string;
+  /** The value when the variable is unset or blank. */
+  readonly default: T;
+  /** The default as the docs table shows it, where the value alone would not say it (`null`, another reader's own). */
+  readonly defaultText?: string;
+  readonly applies: readonly Scope[];
+  /** One line: what the setting does. */
+  readonly meaning: string;
+  /** Parses the trimmed, non-blank text. */
+  readonly schema: z.ZodMiniType<T, string>;
+  /** A secret's refusal names its length, never its text. */
+  readonly secret?: boolean;
+}
+
+interface Described {
+  readonly applies: readonly Scope[];
+  readonly meaning: string;
+  readonly defaultText?: string;
+}
+
+/** A whole number, the only kind `operationSettings` and the deploy settings take: its range is in `min` and `max`. */
+export interface WholeNumberSetting extends Setting<number> {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Digits only: `1e3`, `0x10`, `+5` and `5.0` are refused rather than read as some number the operator did not write. */
+const wholeNumber = (min: number, max: number, fallback: number, described: Described): WholeNumberSetting => ({
+  ...described,
+  allowed: `a whole number from ${min} to ${max}`,
+  default: fallback,
+  min,
+  max,
+  schema: z.pipe(
+    z.string().check(
+      z.regex(/^\d+$/),
+      z.refine((text) => Number(text) >= min && Number(text) <= max),
+    ),
+    z.transform(Number),
+  ),
+});
+
+/** Like wholeNumber, with no default of its own: the reader has one (another tool's, or content's). */
+const optionalWholeNumber = (min: number, max: number, described: Described): Setting<number | null> => ({
+  ...described,
+  allowed: `a whole number from ${min} to ${max}`,
+  default: null,
+  schema: z.pipe(
+    z.string().check(
+      z.regex(/^\d+$/),
+      z.refine((text) => Number(text) >= min && Number(text) <= max),
+    ),
+    z.transform(Number),
+  ),
+});
+
+/** A number with a fraction allowed, within a range; unset, null (the reader has the default). */
+const optionalNumber = (min: number, max: number, described: Described): Setting<number | null> => ({
+  ...described,
+  allowed: `a number from ${min} to ${max}`,
+  default: null,
+  schema: z.pipe(
+    z.string().check(
+      z.regex(/^\d+(\.\d+)?$/),
+      z.refine((text) => Number(text) >= min && Number(text) <= max),
+    ),
+    z.transform(Number),
+  ),
+});
+
+const YES = ["1", "true", "yes"];
+const NO = ["0", "false", "no"];
+
+/** On or off: `1`, `true`, `yes` or `0`, `false`, `no`, in any case; anything else is refused, not read as off. */
+const yesNo = (fallback: boolean, described: Described): Setting<boolean> => ({
+  ...described,
+  allowed: "1, true, yes, 0, false or no",
+  default: fallback,
+  schema: z.pipe(
+    z.string().check(z.refine((text) => [...YES, ...NO].includes(text.toLowerCase()))),
+    z.transform((text) => YES.includes(text.toLowerCase())),
+  ),
+});
+
+/** One of a few words, in any case, read in lower case. */
+const oneOf = <const T extends string>(
+  values: readonly [T, ...T[]],
+  fallback: T,
+  described: Described,
+): Setting<T> => ({
+  ...described,
+  allowed: `${values.slice(0, -1).join(", ")} or ${values.at(-1) ?? ""}`,
+  default: fallback,
+  schema: z.pipe(
+    z.string().check(z.refine((text) => (values as readonly string[]).includes(text.toLowerCase()))),
+    z.transform((text) => text.toLowerCase() as T),
+  ),
+});
+
+/** Any text; unset, null or the default given. */
+const text = <T extends string | null = string | null>(
+  fallback: T,
+  described: Described & { readonly allowed?: string; readonly check?: (value: string) => boolean },
+): Setting<string | T> => ({
+  ...described,
+  allowed: described.allowed ?? "any text",
+  default: fallback,
+  schema: z.string().check(z.refine(described.check ?? (() => true))),
+});
+
+const secret = (minLength: number, described: Described & { readonly allowed?: string }): Setting<string | null> => ({
+  ...described,
+  allowed: described.allowed ?? `at least ${minLength} characters`,
+  default: null,
+  secret: true,
+  schema: z.string().check(z.minLength(minLength)),
+});
+
+const isUrl = (value: string, protocols: readonly string[]): boolean =>
+  URL.canParse(value) && protocols.includes(new URL(value).protocol);
+
+/** An origin (`https://www.example.com`), a trailing slash taken off; unset, null. */
+const origin = (allowed: string, protocols: readonly string[], described: Described): Setting<string | null> => ({
+  ...described,
+  allowed,
+  default: null,
+  schema: z.pipe(
+    z.string().check(
+      z.refine((value) => {
+        const bare = value.replace(/\/+$/, "");
+        return isUrl(bare, protocols) && new URL(bare).origin === bare;
+      }),
+    ),
+    z.transform((value) => value.replace(/\/+$/, "")),
+  ),
+});
+
+/** A URL with one of the protocols, a trailing slash taken off. */
+const url = (
+  fallback: string,
+  allowed: string,
+  check: (value: URL) => boolean,
+  described: Described,
+): Setting<string> => ({
+  ...described,
+  allowed,
+  default: fallback,
+  schema: z.pipe(
+    z.string().check(z.refine((value) => URL.canParse(value) && check(new URL(value)))),
+    z.transform((value) => value.replace(/\/+$/, "")),
+  ),
+});
+
+/** TRUST_PROXY: false (none), a number of hops, or the proxies' addresses and ranges. `true` is refused. */
+const trustProxy = (described: Described): Setting<false | number | string[]> => ({
+  ...described,
+  allowed:
+    "0, a hop count or a comma-separated list of addresses and ranges (true would believe any client's X-Forwarded-For)",
+  default: false,
+  schema: z.pipe(
+    z.string().check(z.refine((value) => value.toLowerCase() !== "true")),
+    z.transform((value): false | number | string[] => {
+      if (value === "0" || value.toLowerCase() === "false") return false;
+      if (/^\d+$/.test(value)) return Number(value);
+      return value
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean);
+    }),
+  ),
+});
+
+const SERVER_AND_FUNCTIONS: readonly Scope[] = ["server", "Netlify function", "scheduled function", "command line"];
+const DELIVERY: readonly Scope[] = ["server", "scheduled function", "command line"];
+const DEPLOY: readonly Scope[] = ["server", "command line"];
+
+/** The site's own server and the tools around it. */
+const serverSettings = {
+  PORT: optionalWholeNumber(0, 65_535, {
+    applies: ["server", "edit"],
+    defaultText: "`9000` (server), `8000` (edit)",
+    meaning: "the port to listen on; for `npm run edit`, the develop site's port",
+  }),
+  HOST: text(null, {
+    applies: ["server", "edit"],
+    defaultText: "`127.0.0.1` (server), `localhost` (edit)",
+    meaning: "the address to listen on; `npm run edit` prints its addresses with it",
+  }),
+  TRUST_PROXY: trustProxy({
+    applies: ["server"],
+    defaultText: "unset: none",
+    meaning:
+      "the proxies in front whose `X-Forwarded-For` to believe: a hop count (`1` behind one nginx) or a comma-separated list of addresses and ranges (`10.0.0.0/8`); see below",
+  }),
+  HSTS: yesNo(false, {
+    applies: ["server"],
+    meaning: "`1` sends `Strict-Transport-Security` (only when every visitor arrives over HTTPS)",
+  }),
+  SITE_REQUESTS_PER_MINUTE: wholeNumber(0, 1_000_000, 1200, {
+    applies: ["server"],
+    meaning: "requests a minute from one client to anything (a flood guard; `0` turns it off)",
+  }),
+  PUBLIC_DIR: text(null, {
+    applies: ["server"],
+    defaultText: "`public/`",
+    meaning: "the built site, served as it is when `DEPLOY_DIR` is unset",
+  }),
+} as const;
+
+/** How inquiries are kept. */
+const outboxSettings = {
+  INQUIRY_DATA_DIR: text(null, {
+    applies: ["server", "command line"],
+    defaultText: "`.data/` (git-ignored)",
+    meaning:
+      "the folder of the inquiry database, `inquiries.sqlite`. `npm run inquiries` stops rather than list an empty folder when it is unset and `./.data` holds no database",
+  }),
+  INQUIRY_OUTBOX: oneOf(["sqlite", "blobs"], "sqlite", {
+    applies: SERVER_AND_FUNCTIONS,
+    meaning:
+      "where inquiries are kept: `sqlite`, the database in `INQUIRY_DATA_DIR`; `blobs`, a Netlify Blobs store ([inquiries.md](inquiries.md#on-netlify-blobs))",
+  }),
+  INQUIRY_BLOBS_STORE: text("inquiries", {
+    applies: ["Netlify function", "scheduled function", "command line"],
+    allowed: "at most 64 bytes, without a slash",
+    check: (value) => !value.includes("/") && Buffer.byteLength(value) <= 64,
+    meaning: "with `blobs`: the store's name; another one for previews (`inquiries-preview`)",
+  }),
+  NETLIFY_SITE_ID: text(null, {
+    applies: ["command line", "server"],
+    meaning: "with `blobs`, outside Netlify's functions: the site's project ID. Netlify's functions need none",
+  }),
+  NETLIFY_BLOBS_TOKEN: text(null, {
+    applies: ["command line", "server"],
+    meaning: "with `blobs`, outside Netlify's functions: a personal access token. Netlify's functions need none",
+  }),
+  NETLIFY_AUTH_TOKEN: text(null, {
+    applies: ["command line", "server"],
+    meaning: "taken for `NETLIFY_BLOBS_TOKEN` when that is unset (the Netlify CLI's own variable)",
+  }),
+  INQUIRY_BLOBS_SERVER_URL: text(null, {
+    applies: ["tests", "bench"],
+    meaning: "a local Blobs server reached directly instead of the Netlify API (`npm run bench:blobs`, the tests)",
+  }),
+  INQUIRY_OUTBOX_EPHEMERAL: yesNo(false, {
+    applies: ["Netlify function"],
+    meaning:
+      "`1` where the outbox does not survive the request: an inquiry no transport took is then answered 503. Ignored with `INQUIRY_OUTBOX=blobs`",
+  }),
+} as const;
+
+/**
+ * How inquiries are delivered. The transports' own values are taken as text: a wrong one does not stop the start
+ * but fails each delivery, which stays pending, and the log names it (server/inquiries/config.ts).
+ */
+const transportSettings = {
+  SMTP_URL: text(null, {
+    applies: SERVER_AND_FUNCTIONS,
+    defaultText: "unset: no email",
+    meaning: "`smtps://user:pass@host:465` or `smtp://…:587` (STARTTLS required)",
+  }),
+  SMTP_ALLOW_PLAIN: yesNo(false, {
+    applies: ["server", "Netlify function", "scheduled function"],
+    meaning: "`1` allows SMTP without TLS: only for a relay on the same machine",
+  }),
+  INQUIRY_TO: text(null, {
+    applies: SERVER_AND_FUNCTIONS,
+    defaultText: "—",
+    meaning: "required with `SMTP_URL`: the sales desk's address",
+  }),
+  INQUIRY_FROM: text(null, {
+    applies: SERVER_AND_FUNCTIONS,
+    defaultText: "—",
+    meaning: "required with `SMTP_URL`: the sender (`Website <website@example.com>`)",
+  }),
+  INQUIRY_WEBHOOK_URL: text(null, {
+    applies: SERVER_AND_FUNCTIONS,
+    defaultText: "unset: no webhook",
+    meaning: "receives each inquiry as a JSON POST",
+  }),
+  INQUIRY_WEBHOOK_SECRET: text(null, {
+    applies: SERVER_AND_FUNCTIONS,
+    meaning: "signs each delivery with its time ([inquiries.md](inquiries.md#receiving-the-webhook))",
+  }),
+} as const;
+
+/** The operator's limits on inquiries (the rows the prose above the table speaks of). */
+const operationCatalogue = {
+  INQUIRY_MIN_FILL_SECONDS: optionalNumber(0, 60, {
+    applies: ["server", "Netlify function"],
+    defaultText: "`delivery.minFillSeconds` (3)",
+    meaning: "faster posts go to quarantine",
+  }),
+  INQUIRY_RATE_LIMIT_REQUESTS: wholeNumber(1, 1_000_000, 5, {
+    applies: ["server", "Netlify function"],
+    meaning:
+      "inquiry posts one client may make per window; the next is answered 429, and the too-many message's `{minutes}` is what is left of the window, rounded up",
+  }),
+  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: wholeNumber(1, 86_400, 600, {
+    applies: ["server", "Netlify function"],
+    meaning: "the window those posts are counted over, in seconds",
+  }),
+  INQUIRY_CONCURRENCY: wholeNumber(1, 32, 4, {
+    applies: DELIVERY,
+    meaning: "deliveries under way at once, across all inquiries",
+  }),
+  // Bounded by the stop grace: a stop waits for the attempts under way and must end before systemd's timeout.
+  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: wholeNumber(1, MAX_ATTEMPT_TIMEOUT_SECONDS, 20, {
+    applies: SERVER_AND_FUNCTIONS,
+    meaning: "how long one delivery attempt through one transport may take before it counts as failed; see below",
+  }),
+  INQUIRY_MAX_ATTEMPTS: wholeNumber(1, 50, 8, {
+    applies: DELIVERY,
+    meaning: "attempts per transport before an inquiry is set aside as a dead letter",
+  }),
+  INQUIRY_RETRY_DELAY_SECONDS: wholeNumber(1, 86_400, 60, {
+    applies: DELIVERY,
+    meaning: "the delay before the first retry; each next one doubles, with jitter",
+  }),
+  INQUIRY_RETRY_MAX_DELAY_SECONDS: wholeNumber(1, 86_400, 3_600, {
+    applies: DELIVERY,
+    meaning:
+      "the longest delay between retries. Set, it may not be below `INQUIRY_RETRY_DELAY_SECONDS`; unset, it is at least that",
+  }),
+  INQUIRY_ALLOWED_ORIGINS: text(null, {
+    applies: ["server", "Netlify function"],
+    meaning: "other origins the form may be posted from, comma-separated (`https://www.example.com`)",
+  }),
+  INQUIRY_CLIENT_IP_HEADER: text(null, {
+    applies: ["Netlify function"],
+    defaultText: "`x-nf-client-connection-ip` on Netlify",
+    meaning: "the header the platform sets to the visitor's address",
+  }),
+} as const;
+
+/** The daily digest of held inquiries and its release links. */
+const digestSettings = {
+  INQUIRY_DIGEST_HOUR: {
+    applies: DELIVERY,
+    allowed: "a whole number from 0 to 23, or off",
+    default: 7,
+    meaning:
+      "the hour (in the company's time zone) from which each day's digest of held inquiries goes out; `off`: none",
+    schema: z.pipe(
+      z
+        .string()
+        .check(z.refine((value) => value.toLowerCase() === "off" || (/^\d{1,2}$/.test(value) && Number(value) <= 23))),
+      z.transform((value) => (value.toLowerCase() === "off" ? null : Number(value))),
+    ),
+  } satisfies Setting<number | null> as Setting<number | null>,
+  INQUIRY_RELEASE_SECRET: secret(32, {
+    applies: SERVER_AND_FUNCTIONS,
+    allowed: "at least 32 characters (openssl rand -hex 32 makes one)",
+    defaultText: "unset: no release links",
+    meaning: "the key the digest's release links are signed with",
+  }),
+  INQUIRY_RELEASE_ORIGIN: origin("an origin such as https://www.example.com", ["http:", "https:"], {
+    applies: SERVER_AND_FUNCTIONS,
+    defaultText: "unset: `siteUrl`",
+    meaning: "the origin the release links point to, when not content/company.json's `siteUrl`",
+  }),
+} as const;
+
+const branchName = (value: string) => !(value.startsWith("-") || value.includes("..") || /[\s~^:?*[\\]/.test(value));
+
+/** The single server's releases (server/releases/settings.ts). */
+const deploySettings = {
+  DEPLOY_DIR: text(null, {
+    applies: DEPLOY,
+    defaultText: "unset: serve `PUBLIC_DIR`",
+    meaning:
+      "where releases live; the server runs the live one's own server ([deploy-server.md](deploy-server.md#releases-and-rollback))",
+  }),
+  DEPLOY_REPOSITORY: text(null, {
+    applies: DEPLOY,
+    allowed: "a repository address, not an option",
+    check: (value) => !value.startsWith("-"),
+    defaultText: "—",
+    meaning: "the git URL releases are fetched from (`https://`, `ssh://`, `git@github.com:owner/site.git`, `file://`)",
+  }),
+  DEPLOY_BRANCH: text("main", {
+    applies: DEPLOY,
+    allowed: "a branch name (no leading dash, no `..`, no space or any of ~^:?*[\\)",
+    check: branchName,
+    meaning: "the branch whose pushes are deployed",
+  }),
+  DEPLOY_WEBHOOK_SECRET: text(null, {
+    applies: ["server"],
+    defaultText: "unset: no webhook route",
+    meaning: "the GitHub webhook's secret; with it, `POST /api/deploy/github` exists",
+  }),
+  DEPLOY_KEEP: wholeNumber(1, 100, 3, {
+    applies: DEPLOY,
+    meaning: "good releases kept besides the live one, for rollback",
+  }),
+  DEPLOY_BUILD_MEMORY_MB: wholeNumber(512, 65_536, 3072, {
+    applies: DEPLOY,
+    meaning: "the release build's heap per Node process",
+  }),
+  DEPLOY_BUILD_TIMEOUT_MINUTES: wholeNumber(1, 240, 20, {
+    applies: DEPLOY,
+    meaning: "the release build's time limit",
+  }),
+  DEPLOY_BUILD_NICE: wholeNumber(0, 19, 19, {
+    applies: DEPLOY,
+    meaning: "the release build's niceness (it runs under `SCHED_IDLE` anyway)",
+  }),
+} as const;
+
+/** Editors' sign-in and the editing screen. */
+const editingSettings = {
+  CMS_GITHUB_CLIENT_ID: text(null, {
+    applies: ["server", "Netlify function"],
+    defaultText: "unset: no sign-in routes",
+    meaning: "the GitHub OAuth App editors sign in through; without it (and the secret) `/api/auth` answers 404",
+  }),
+  CMS_GITHUB_CLIENT_SECRET: text(null, {
+    applies: ["server", "Netlify function"],
+    defaultText: "unset: no sign-in routes",
+    meaning: "the OAuth App's secret: never logged, and never given to the single server's release builds",
+  }),
+  CMS_GITHUB_URL: url(
+    "https://github.com",
+    "https://, GitHub's address or a GitHub Enterprise Server's",
+    (value) => value.protocol === "https:" || ["127.0.0.1", "localhost", "[::1]"].includes(value.hostname),
+    {
+      applies: ["build", "server", "Netlify function"],
+      meaning:
+        "GitHub's address, or a GitHub Enterprise Server's (`https://github.example.com`; its API is then `<url>/api/v3`); see below",
+    },
+  ),
+  CMS_GITHUB_SCOPE: oneOf(["repo", "public_repo"], "repo", {
+    applies: ["build", "server", "Netlify function"],
+    meaning: "`repo` for a private repository, `public_repo` for a public one",
+  }),
+  CMS_SITE_ORIGIN: origin("an origin like https://www.example.com", ["http:", "https:"], {
+    applies: ["server", "Netlify function"],
+    defaultText: "unset: the request's own",
+    meaning:
+      "the site's origin as editors reach it (`https://www.example.com`): the sign-in's callback URL and the only origin the token is posted to; see below",
+  }),
+  CMS_GITHUB_REPO: text(null, {
+    applies: ["build"],
+    allowed: "owner/name",
+    check: (value) => /^[\w.-]+\/[\w.-]+$/.test(value),
+    defaultText: "—",
+    meaning:
+      "the repository (`owner/name`) the editing screen reads and commits to; without it the live editing screen says it is not set up",
+  }),
+  CMS_GITHUB_BRANCH: text("main", {
+    applies: ["build"],
+    meaning: "the branch editors publish to (and pull requests are opened against)",
+  }),
+  CMS_EDITORIAL_WORKFLOW: yesNo(true, {
+    applies: ["build"],
+    defaultText: "on",
+    meaning: "review before publishing: each edit a branch `cms/…` and a pull request; `0` turns it off; see below",
+  }),
+  CMS_BACKEND: oneOf(["github", "git-gateway"], "github", {
+    applies: ["build"],
+    meaning:
+      "where the live editing screen reads and commits: `github`; `git-gateway` is Netlify's deprecated Git Gateway, kept only for sites already set up with it",
+  }),
+} as const;
+
+/** The build's, the editor's machine's, the tests' and the bench's own. */
+const toolSettings = {
+  NETLIFY: text(null, {
+    applies: ["build"],
+    defaultText: "set by Netlify",
+    meaning: "Netlify's build: adds `gatsby-adapter-netlify` and its build cache",
+  }),
+  NETLIFY_LOCAL: text(null, {
+    applies: ["build"],
+    meaning: "`npm run build:netlify` sets it: Netlify's build output here, nothing uploaded",
+  }),
+  NODE_ENV: text(null, {
+    applies: ["build"],
+    defaultText: "set by Gatsby",
+    meaning: "the first-paint loader is added to production pages only",
+  }),
+  DECAP_SERVER_PORT: wholeNumber(1, 65_535, 8081, {
+    applies: ["edit"],
+    meaning: "decap-server's port; the editing screen looks for 8081, so only tests move it",
+  }),
+  CHROME_PATH: text("/usr/bin/chromium", {
+    applies: ["tests", "bench"],
+    meaning: "the Chromium the browser tests, `npm run screenshots` and Lighthouse launch",
+  }),
+  LHCI_PORT: text("9100", {
+    applies: ["bench"],
+    meaning: "the port of the production server Lighthouse CI measures (`lighthouserc.js`)",
+  }),
+  BENCH_RUNS: text(null, {
+    applies: ["bench"],
+    defaultText: "`5` (`lighthouserc.js`)",
+    meaning: "Lighthouse runs per page; `1` for a quick look",
+  }),
+  LOAD_SUBMISSIONS: text(null, {
+    applies: ["bench"],
+    defaultText: "`budgets.json`'s `inquiryLoad` (200)",
+    meaning: "another count of submissions for the inquiry load; `npm run check:budgets` fails such a run",
+  }),
+  LOAD_REFUSED: text(null, {
+    applies: ["bench"],
+    defaultText: "`budgets.json`'s `inquiryLoad` (2,000)",
+    meaning: "another count of refused requests for the inquiry load; `npm run check:budgets` fails such a run",
+  }),
+  SCALE_DELIVERED: text("100000", {
+    applies: ["bench"],
+    meaning: "the delivered inquiries `npm run bench:scale` fills the full store with",
+  }),
+  SCALE_QUARANTINED: text("100000", {
+    applies: ["bench"],
+    meaning: "the quarantined inquiries `npm run bench:scale` fills the full store with",
+  }),
+  BLOBS_SCALE_STORED: text(null, {
+    applies: ["bench"],
+    defaultText: "`budgets.json`'s `blobsScale.stored` (100000)",
+    meaning:
+      "how many delivered inquiries `bench/blobs-scale.ts` stores before timing the scheduled runs (fewer for a quick look, which `npm run check:budgets` fails)",
+  }),
+  MEMORY_LIMIT_MB: text("512", {
+    applies: ["bench"],
+    meaning:
+      "the memory limit each server of `npm run bench:scale` runs under (a memory cgroup where the machine allows; else V8's heap limit with RSS checked)",
+  }),
+  NODE_OPTIONS: text(null, {
+    applies: ["bench"],
+    meaning:
+      "kept, and extended with `--max-old-space-size`, for the servers of `npm run bench:scale` where the machine has no memory cgroup",
+  }),
+} as const;
+
+export const catalogue = {
+  ...serverSettings,
+  ...outboxSettings,
+  ...transportSettings,
+  ...operationCatalogue,
+  ...digestSettings,
+  ...deploySettings,
+  ...editingSettings,
+  ...toolSettings,
+} as const;
+
+export type SettingName = keyof typeof catalogue;
+export type SettingValue<N extends SettingName> = (typeof catalogue)[N] extends Setting<infer T> ? T : never;
+
+/** An environment: process.env or a test's own. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The process's environment, reached through `globalThis`: Gatsby's function bundler replaces every literal
+ * `process.env.NAME` with its value at build time, and a function is configured where it runs, not where it was built.
+ */
+export const runtimeEnvironment = (): Environment => globalThis.process.env;
+
+/** The trimmed text of a variable, or undefined when it is unset or blank ("use the default"). */
+const settingText = (name: SettingName, env: Environment = runtimeEnvironment()): string | undefined => {
+  const value = env[name]?.trim();
+  return value === "" ? undefined : value;
+};
+
+/** Whether the operator gave a value: some settings mean something else set than left at the default. */
+export const isSet = (name: SettingName, env: Environment = runtimeEnvironment()): boolean =>
+  settingText(name, env) !== undefined;
+
+/**
+ * A setting's value: its default when unset or blank, else its text parsed. A value it does not allow throws,
+ * naming the variable and what it allows: `INQUIRY_ATTEMPT_TIMEOUT_SECONDS must be a whole number from 1 to 20,
+ * not abc` (a secret's length, never its text).
+ */
+export const readSetting = <N extends SettingName>(
+  name: N,
+  env: Environment = runtimeEnvironment(),
+): SettingValue<N> => {
+  const setting: Setting<SettingValue<N>> = catalogue[name] as Setting<SettingValue<N>>;
+  const value = settingText(name, env);
+  if (value === undefined) return setting.default;
+  const parsed = setting.schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new Error(`${name} must be ${setting.allowed}, not ${setting.secret ? value.length : value}`);
+};
+
+/** The variables, settings or not, whose value holds a fragment: the environment file's sample marks what to fill in. */
+export const variablesHolding = (fragment: string, env: Environment = runtimeEnvironment()): string[] =>
+  Object.entries(env)
+    .filter(([, value]) => value?.includes(fragment))
+    .map(([name]) => name);
