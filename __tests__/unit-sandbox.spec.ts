@@ -9,6 +9,7 @@
 // Everything it makes is removed afterwards; it refuses to run where any of it already exists.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import examples from "@octokit/webhooks-examples";
@@ -25,7 +26,7 @@ import {
 } from "./support/unit-sandbox";
 import { listReleases, type ListedRelease } from "../server/releases/release-store";
 import { githubDelivery, pushBody } from "./support/deploy-repository";
-import { postForm, postJson, quoteInquiry, validInquiry } from "./support/inquiry-posts";
+import { postForm, postJson, quoteInquiry, validInquiry, type Send } from "./support/inquiry-posts";
 import { COULD_NOT_HANDLE } from "../server/site/refusals";
 import { DatabaseSync } from "node:sqlite";
 
@@ -126,8 +127,38 @@ const servicePid = (): number => {
 
 const releases = (): ListedRelease[] => listReleases(path.join(STATE, "releases"));
 
+/**
+ * fetch over a connection of its own, closed after the answer: as the guide's reverse proxy reaches the server
+ * (no keep-alive to it), so a switch is judged as visitors behind it meet it.
+ */
+const send: Send = (url, init) =>
+  new Promise((resolve, reject) => {
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const request = http.request(
+      url,
+      { method: init?.method ?? "GET", headers: { ...headers, connection: "close" }, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", reject);
+        response.on("end", () => {
+          const answerHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            for (const one of Array.isArray(value) ? value : [value])
+              if (one !== undefined) answerHeaders.append(name, one);
+          }
+          resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers: answerHeaders }));
+        });
+      },
+    );
+    request.setTimeout(10_000, () => request.destroy(new Error("no answer within 10 s")));
+    request.on("error", reject);
+    const body = init?.body;
+    request.end(typeof body === "string" ? body : body instanceof URLSearchParams ? body.toString() : undefined);
+  });
+
 const headline = async (): Promise<string | undefined> => {
-  const page = await fetch(`http://127.0.0.1:${port}/`);
+  const page = await send(`http://127.0.0.1:${port}/`);
   expect(page.status).toBe(200);
   return /<h1[^>]*>(.*?)<\/h1>/s.exec(await page.text())?.[1]?.replace(/<[^>]+>/g, "");
 };
@@ -157,7 +188,7 @@ const pushChange = async (
   const commit = git(editor, "rev-parse", "HEAD");
   const body = pushBody(PUSH_EXAMPLE, `refs/heads/${git(editor, "rev-parse", "--abbrev-ref", "HEAD")}`, commit);
   const sentAt = performance.now();
-  const answer = await fetch(`http://127.0.0.1:${port}/api/deploy/github`, {
+  const answer = await send(`http://127.0.0.1:${port}/api/deploy/github`, {
     method: "POST",
     headers: githubDelivery("push", body, SECRET),
     body,
@@ -167,10 +198,21 @@ const pushChange = async (
 };
 
 /** Waits for the page to show `text`, failing at once with the release's reason if the push failed instead. */
+/** The release whose own server answered. */
+const servedRelease = async (): Promise<string | null> =>
+  ((await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as { site: { servedRelease: string | null } }).site
+    .servedRelease;
+
+/**
+ * Until the release of `commit` is live and its server alone answers (the one before it has stopped taking
+ * connections: three answers in a row from it), its page showing `text`.
+ */
 const untilLive = (commit: string, text: string) =>
   until(`${commit.slice(0, 12)} live`, async () => {
     const release = releases().find((candidate) => candidate.commit === commit);
     if (release?.state === "failed") throw new Error(`the push failed: ${release.reason ?? ""}`);
+    if (release?.state !== "good" || !release.live) return undefined;
+    for (let answer = 0; answer < 3; answer += 1) if ((await servedRelease()) !== release.id) return undefined;
     return (await headline()) === text ? true : undefined;
   });
 
@@ -357,7 +399,7 @@ describe("the single server under its unit's sandbox", () => {
     expect(failed.reason).toMatch(/^the content check failed \(exit code 1\)\n/);
     expect(failed.reason).toMatch(/home\.json/);
     expect(await headline()).toBe("Uniforms and office furniture, on contract");
-    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+    const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
     expect(health.status).toBe("degraded: the newest push failed to deploy");
     const listing = onMachine(["cardinal-site", "releases"]);
     expect(listing.status).toBe(0);
@@ -391,7 +433,7 @@ describe("the single server under its unit's sandbox", () => {
         every(200, async () => {
           traffic.pages += 1;
           try {
-            const page = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(10_000) });
+            const page = await send(`http://127.0.0.1:${port}/`);
             await page.arrayBuffer();
             if (page.status !== 200) traffic.pageFailures.push(`GET / ${page.status}`);
           } catch (error) {
@@ -400,10 +442,14 @@ describe("the single server under its unit's sandbox", () => {
         }),
         every(1_000, async () => {
           try {
-            const answer = await postJson(`http://127.0.0.1:${port}/api/inquiry`, {
-              ...validInquiry,
-              message: `Steady traffic, inquiry ${traffic.inquiries.length + traffic.inquiryFailures.length + 1}.`,
-            });
+            const answer = await postJson(
+              `http://127.0.0.1:${port}/api/inquiry`,
+              {
+                ...validInquiry,
+                message: `Steady traffic, inquiry ${traffic.inquiries.length + traffic.inquiryFailures.length + 1}.`,
+              },
+              send,
+            );
             const body = (await answer.json()) as { reference?: string };
             if (answer.status === 201 && body.reference) traffic.inquiries.push(body.reference);
             else traffic.inquiryFailures.push(`POST ${answer.status} ${JSON.stringify(body)}`);
@@ -436,26 +482,32 @@ describe("the single server under its unit's sandbox", () => {
       await untilLive(commit, "Body armor for every agency");
       figures.contentPushSeconds = (performance.now() - sentAt) / 1000;
       expect(releases()[0]).toMatchObject({ commit, state: "good", build: "incremental" });
-      const quote = await fetch(`http://127.0.0.1:${port}/contact/quote/`);
+      const quote = await send(`http://127.0.0.1:${port}/contact/quote/`);
       const form = await quote.text();
       expect(form).toContain('value="body-armor"');
       expect(form).toContain("Training and fitting day");
-      const byJson = await postJson(`http://127.0.0.1:${port}/api/inquiry`, {
-        ...quoteInquiry,
-        productCategory: "body-armor",
-      });
+      const byJson = await postJson(
+        `http://127.0.0.1:${port}/api/inquiry`,
+        { ...quoteInquiry, productCategory: "body-armor" },
+        send,
+      );
       expect([byJson.status, await byJson.text()]).toEqual([201, expect.stringContaining('"reference"')]);
-      const typed = await postJson(`http://127.0.0.1:${port}/api/inquiry`, {
-        ...validInquiry,
-        inquiryType: "fitting-day",
-      });
+      const typed = await postJson(
+        `http://127.0.0.1:${port}/api/inquiry`,
+        { ...validInquiry, inquiryType: "fitting-day" },
+        send,
+      );
       expect(typed.status).toBe(201);
-      const byForm = await postForm(`http://127.0.0.1:${port}/api/inquiry`, {
-        ...Object.fromEntries(Object.entries(quoteInquiry).filter(([, value]) => typeof value === "string")),
-        compliance: quoteInquiry.compliance,
-        productCategory: "body-armor",
-        fill_ms: String(quoteInquiry.fill_ms),
-      });
+      const byForm = await postForm(
+        `http://127.0.0.1:${port}/api/inquiry`,
+        {
+          ...Object.fromEntries(Object.entries(quoteInquiry).filter(([, value]) => typeof value === "string")),
+          compliance: quoteInquiry.compliance,
+          productCategory: "body-armor",
+          fill_ms: String(quoteInquiry.fill_ms),
+        },
+        send,
+      );
       expect(byForm.status).toBe(201);
       expect(await byForm.text()).not.toContain("Choose one of the listed");
     });
@@ -497,7 +549,7 @@ describe("the single server under its unit's sandbox", () => {
         ["/accessibility/", 404],
         ["/accessibility-statement/", 200],
       ] as const) {
-        const answer = await fetch(`http://127.0.0.1:${port}${page}`, { redirect: "manual" });
+        const answer = await send(`http://127.0.0.1:${port}${page}`, { redirect: "manual" });
         expect([page, answer.status]).toEqual([page, status]);
       }
       const built = path.join(STATE, "releases", "releases", live?.id ?? "", "site", "public");
@@ -509,9 +561,9 @@ describe("the single server under its unit's sandbox", () => {
         },
       ).trim();
       expect(leftovers).toBe("");
-      const refused = await fetch(`http://127.0.0.1:${port}/%`);
+      const refused = await send(`http://127.0.0.1:${port}/%`);
       expect([refused.status, await refused.json()]).toEqual([400, { error: "This request could not be handled." }]);
-      const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+      const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as {
         site: { servedRelease: string };
       };
       expect(health.site.servedRelease).toBe(releases()[0]?.id);
@@ -542,7 +594,7 @@ describe("the single server under its unit's sandbox", () => {
       git(editor, "revert", "--no-edit", "HEAD");
       git(editor, "push", "--quiet", "origin", "HEAD");
       expect(await headline()).toBe("Duty gear, delivered");
-      const refused = await fetch(`http://127.0.0.1:${port}/%`);
+      const refused = await send(`http://127.0.0.1:${port}/%`);
       expect(await refused.json()).toEqual({ error: "This request could not be handled." });
     });
 
@@ -556,17 +608,15 @@ describe("the single server under its unit's sandbox", () => {
       expect(earlier).toBeDefined();
       // As the guide says: once /healthz says no deploy runs (the failed release's files are being removed).
       await until("the deploy's end", async () => {
-        const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+        const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as {
           site: { deploying: boolean };
         };
         return health.site.deploying ? undefined : true;
       });
       const rollback = onMachine(["cardinal-site", "releases", "--rollback", earlier?.commit ?? ""]);
-      expect(rollback.status).toBe(0);
-      await until("the rollback", async () =>
-        (await headline()) === "Body armor for every agency" ? true : undefined,
-      );
-      const refused = await fetch(`http://127.0.0.1:${port}/%`);
+      if (rollback.status !== 0) throw new Error(`the rollback failed: ${rollback.stderr}`);
+      await untilLive(earlier?.commit ?? "", "Body armor for every agency");
+      const refused = await send(`http://127.0.0.1:${port}/%`);
       expect(await refused.json()).toEqual({ error: COULD_NOT_HANDLE });
     });
 
@@ -640,7 +690,7 @@ describe("the single server under its unit's sandbox", () => {
       dependencies: "installed",
       build: "full",
     });
-    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+    const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
     expect(health.status).toBe("ok");
   });
 

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { constants as zlibConstants } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import Fastify, {
@@ -97,12 +96,6 @@ export interface SiteServer {
   readonly worker: DeliveryWorker;
   /** Stops accepting, finishes the requests in flight and the delivery pass under way. */
   readonly close: () => Promise<void>;
-  /**
-   * Before a close that hands over to another server (a release's switch): for a keep-alive timeout and a
-   * second, every answer closes its connection, so that clients open new ones, to the new server, rather
-   * than meet an idle connection closed under them.
-   */
-  readonly drain: () => Promise<void>;
 }
 
 // Nothing but the inquiry endpoint and the deploy webhook take a body.
@@ -157,7 +150,9 @@ const createFastify = (
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionTimeout: timeouts.requestMs * 2,
     forceCloseConnections: "idle",
-    return503OnClosing: true,
+    // A request that still arrives on an open connection while this server stops (it hands over to another
+    // release's server, or the service stops) is answered, not refused: it is one of this release's visitors.
+    return503OnClosing: false,
     exposeHeadRoutes: true,
     // A path that is no URL (`/%`): Fastify's own answer would echo it, without the site's headers.
     frameworkErrors: (_error, _request, reply) => {
@@ -179,22 +174,6 @@ const componentLog =
   (line: string, fields?: Readonly<Record<string, unknown>>): void => {
     app.log.child({ component }).info(fields ?? {}, line);
   };
-
-/**
- * Answers every request with `Connection: close` once draining begins; resolves `ms` later, when every
- * keep-alive connection has either been closed by its client or been told to close after its answer.
- */
-const drainConnections = (app: FastifyInstance, ms: number): (() => Promise<void>) => {
-  let draining = false;
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (draining) void reply.header("Connection", "close");
-    done(null, payload);
-  });
-  return async () => {
-    draining = true;
-    await sleep(ms);
-  };
-};
 
 /**
  * The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
@@ -289,7 +268,6 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
 
   if (startConfig.email) preloadEmailTransport();
   stopWithApp(app, worker);
-  const drain = drainConnections(app, timeouts.keepAliveMs + 1_000);
   worker.start();
-  return { app, worker, close: () => app.close(), drain };
+  return { app, worker, close: () => app.close() };
 };

@@ -53,12 +53,7 @@ const shutdownGrace = (root: string): number =>
  * deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens to,
  * which would end the process instead.
  */
-const stopOnSignals = (
-  log: pino.Logger,
-  graceMs: number,
-  close: () => Promise<void>,
-  drain: () => Promise<void> = () => Promise.resolve(),
-) => {
+const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<void>) => {
   let stopping = false;
   const grace = closeWithGrace(
     {
@@ -76,15 +71,10 @@ const stopOnSignals = (
   );
   process.on("unhandledRejection", (reason: unknown) => log.error({ err: reason }, "unhandled rejection"));
   process.on("SIGXFSZ", () => undefined);
-  // From the primary: "stop" (the service stops) closes at once; "retire" (another release's server has taken
-  // over) first drains the keep-alive connections onto it.
+  // From the primary: stop, because the service stops or another release's server has taken over.
   if (cluster.isWorker) {
     process.on("message", (message: unknown) => {
-      const type = (message as { type?: unknown } | null)?.type;
-      if ((type !== "stop" && type !== "retire") || stopping) return;
-      stopping = true;
-      if (type === "retire") log.info("retire: another release's server has taken over; draining connections");
-      void (type === "retire" ? drain() : Promise.resolve()).then(() => grace.close());
+      if ((message as { type?: unknown } | null)?.type === "stop" && !stopping) grace.close();
     });
   }
 };
@@ -122,7 +112,7 @@ const serveSite = async (deploy: DeploySettings | null) => {
   });
   // Fastify's logger is a pino logger; its own type names only the methods Fastify's plugins may call.
   const log = server.app.log as unknown as pino.Logger;
-  stopOnSignals(log, shutdownGrace(root), server.close, server.drain);
+  stopOnSignals(log, shutdownGrace(root), server.close);
   const port = readSetting("PORT") ?? 9000;
   // Unset or blank: loopback only.
   const host = readSetting("HOST") ?? "127.0.0.1";

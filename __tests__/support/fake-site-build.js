@@ -70,7 +70,7 @@ server.keepAliveTimeout = 1000;
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
 // A primary stops its workers with a message, as main.ts answers it.
 process.on("message", (message) => {
-  if (message && (message.type === "stop" || message.type === "retire")) server.close(() => process.exit(0));
+  if (message && message.type === "stop") server.close(() => process.exit(0));
 });
 setTimeout(() => server.listen(Number(process.env.PORT), process.env.HOST || "127.0.0.1", () => {
   console.log("serving on " + server.address().port);

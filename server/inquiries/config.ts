@@ -18,7 +18,7 @@ import {
 
 export type TransportName = "email" | "webhook";
 
-export interface EmailSettings {
+interface EmailSettings {
   readonly smtpUrl: string;
   readonly to: string;
   readonly from: string;
@@ -38,7 +38,7 @@ export interface DeliveryPolicy {
 }
 
 /** Where inquiries are kept: a SQLite database in `dataDir`, or a Netlify Blobs store (the CDN deploy). */
-export type OutboxKind = "sqlite" | "blobs";
+type OutboxKind = "sqlite" | "blobs";
 
 export interface BlobsSettings {
   readonly store: string;
@@ -71,7 +71,7 @@ export interface RetentionPolicy {
  * The daily digest of inquiries held as suspected spam, and the links in it that release one (digest.ts,
  * release-link.ts).
  */
-export interface DigestSettings {
+interface DigestSettings {
   /** The hour (0 to 23, in the company's time zone) from which each day's digest goes out; null: no digest. */
   readonly hour: number | null;
   /** The key release links are signed with; null: the digest has no release links, and the release page is not there. */
@@ -120,11 +120,6 @@ export const operationSettings = {
   INQUIRY_RATE_LIMIT_REQUESTS: limitsOf(catalogue.INQUIRY_RATE_LIMIT_REQUESTS),
   INQUIRY_RATE_LIMIT_WINDOW_SECONDS: limitsOf(catalogue.INQUIRY_RATE_LIMIT_WINDOW_SECONDS),
 } as const;
-
-/** The digest's hour by default: 7 in the morning in the company's time zone, before the sales desk opens. */
-export const DEFAULT_DIGEST_HOUR = 7;
-/** The shortest release secret taken: `openssl rand -hex 32` makes 64 characters. */
-export const MIN_RELEASE_SECRET_LENGTH = 32;
 
 const isUrl = (value: string, protocols: readonly string[]) => {
   try {

@@ -18,7 +18,7 @@ export interface InquiryContent {
  * The company's details that a reply names (who to write or call, and when someone answers), and what the
  * digest of held inquiries needs: the site's address for its links, and the time zone its hour is in.
  */
-export interface CompanyContact {
+interface CompanyContact {
   readonly name: CompanyContent["name"];
   readonly siteUrl: CompanyContent["siteUrl"];
   readonly contact: Pick<CompanyContent["contact"], "email" | "phone">;

@@ -68,7 +68,7 @@ export interface OutgoingMessage {
 }
 
 /** An inquiry as its transports send it: `X-Inquiry-Event: inquiry`, its reference, the visitor's address to reply to. */
-export const inquiryMessage = (record: OutboxRecord): OutgoingMessage => ({
+const inquiryMessage = (record: OutboxRecord): OutgoingMessage => ({
   // The same on every attempt, so a receiver can tell a delivery it already has (a retry, or a run that
   // stalled between sending and recording) from a new inquiry.
   headers: { "X-Inquiry-Event": "inquiry", "X-Inquiry-Reference": record.reference },

@@ -51,7 +51,7 @@ const LOCKED_RETRY_MS = 2_000;
  * The entries whose delivery is due at `now`: pending, not quarantined, not given up on; and, once a
  * transport is configured, those stored while none was (the backlog: undelivered whatever the reason).
  */
-export const dueEntries = (entries: readonly OutboxEntry[], now: Date, config: InquiryConfig): OutboxEntry[] =>
+const dueEntries = (entries: readonly OutboxEntry[], now: Date, config: InquiryConfig): OutboxEntry[] =>
   entries.filter(
     (entry) =>
       (entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime()) ||

@@ -26,7 +26,7 @@ import { quarantineEndsAt, releaseUrl } from "./release-link";
 export type DigestContent = Pick<InquiryContent, "form" | "company">;
 
 /** The webhook event's type, in `X-Inquiry-Event` and the body's `event`; an inquiry's is `inquiry`. */
-export const DIGEST_EVENT = "held-digest";
+const DIGEST_EVENT = "held-digest";
 
 /** The day (YYYY-MM-DD) and the hour (0 to 23) that `at` is in `timeZone`. */
 export const localDayAndHour = (at: Date, timeZone: string): { day: string; hour: number } => {
@@ -104,7 +104,7 @@ const listedOf = (record: OutboxRecord, content: DigestContent, config: InquiryC
  * The digest as its transports send it. Every answer a visitor typed is escaped in the HTML; the subject
  * and headers carry only the copy, the count, the day and the digest's name.
  */
-export const digestMessage = (
+const digestMessage = (
   digest: HeldDigest,
   records: readonly OutboxRecord[],
   content: DigestContent,

@@ -38,7 +38,7 @@ export interface InquiryReply {
 }
 
 /** What became of an inquiry that was stored: the adapter starts its delivery. */
-export interface StoredInquiry {
+interface StoredInquiry {
   readonly reference: string;
   /** False for a repeat of an inquiry stored before (same idempotency key). */
   readonly created: boolean;

@@ -37,7 +37,7 @@ export interface QuarantineRelease {
   readonly at: string;
 }
 
-export type TransportState = "delivered" | "failed" | "not tried" | "dead";
+type TransportState = "delivered" | "failed" | "not tried" | "dead";
 
 /**
  * Where an inquiry stands: delivered through every transport; pending (a delivery is due now or later);
@@ -99,11 +99,11 @@ const latest = (times: readonly string[]): string | null =>
  * none was, those a delivery has since tried it through (deliverEntries tries it
  * through the transports configured then).
  */
-export const transportsOf = (record: OutboxRecord, tried: readonly DeliveryAttempt[]): readonly TransportName[] =>
+const transportsOf = (record: OutboxRecord, tried: readonly DeliveryAttempt[]): readonly TransportName[] =>
   record.transports.length > 0 ? record.transports : [...new Set(tried.map((attempt) => attempt.transport))];
 
 /** How each transport stands for one message (an inquiry, a digest), from the attempts made through it. */
-export interface TransportStandings {
+interface TransportStandings {
   readonly deliveries: Readonly<Partial<Record<TransportName, TransportState>>>;
   readonly attemptsByTransport: Readonly<Partial<Record<TransportName, number>>>;
   /** When each transport not yet delivered and not dead is next due (ISO times). */
@@ -114,7 +114,7 @@ export interface TransportStandings {
  * Where each of `transports` stands for a message first due at `since`: delivered once an attempt went
  * through; not tried (due at once); failed, due at its last retry time; dead after `maxAttempts` failures.
  */
-export const transportStandings = (
+const transportStandings = (
   transports: readonly TransportName[],
   tried: readonly Pick<DeliveryAttempt, "transport" | "ok" | "at" | "retryAt">[],
   since: string,
@@ -140,7 +140,7 @@ export const transportStandings = (
 };
 
 /** Delivered through every transport, dead (one gave up and none is due), or pending. */
-export const deliveryStateOf = (
+const deliveryStateOf = (
   transports: readonly TransportName[],
   { deliveries, dueTimes }: TransportStandings,
 ): "delivered" | "dead" | "pending" => {

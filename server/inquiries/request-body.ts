@@ -41,7 +41,7 @@ export const parseFormBody = (text: string): Record<string, string | string[]> =
 const POISONING = { protoAction: "error", constructorAction: "error" } as const;
 
 /** JSON as Fastify's own parser (secure-json-parse) reads it: an empty body is no JSON either. */
-export const parseJsonBody = (text: string): ParsedBody => {
+const parseJsonBody = (text: string): ParsedBody => {
   try {
     return { readable: true, body: secureJsonParse(text, null, POISONING) as unknown };
   } catch {

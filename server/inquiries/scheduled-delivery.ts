@@ -6,7 +6,7 @@ import { openOutbox } from "./open-outbox";
 import { hasRetentionRecord, isRetaining, type InquiryOutbox } from "./outbox";
 
 /** How long Netlify lets a scheduled function run. */
-export const SCHEDULED_RUN_LIMIT_MS = 30_000;
+const SCHEDULED_RUN_LIMIT_MS = 30_000;
 /** Kept free at the end of a run for recording the last outcomes and answering. */
 const END_MARGIN_MS = 3_000;
 

@@ -344,7 +344,7 @@ const syncFolder = (dir: string) => {
 };
 
 /** Runs `work` in an immediate transaction (it takes the write lock at once, or waits the busy timeout). */
-export const inTransaction = <T>(db: DatabaseSync, work: () => T): T => {
+const inTransaction = <T>(db: DatabaseSync, work: () => T): T => {
   db.exec("BEGIN IMMEDIATE");
   try {
     const value = work();

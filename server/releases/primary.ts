@@ -21,8 +21,6 @@ export interface PrimaryOptions {
   readonly log: (level: "info" | "error", fields: Record<string, unknown>, message: string) => void;
   /** How long a stopped worker may take to finish what it holds before it is killed. */
   readonly stopGraceMs: number;
-  /** How long a worker retired by a switch drains its keep-alive connections before it stops (main.ts). */
-  readonly drainMs?: number;
   /** How long a new worker may take to listen before it counts as not started. */
   readonly startTimeoutMs?: number;
   /** How often the `live` link is read, to follow a switch made by another process (the releases command). */
@@ -38,8 +36,6 @@ interface Running {
 }
 
 const START_TIMEOUT_MS = 60_000;
-// The server's keep-alive timeout and a second (server/app.ts, drainConnections).
-const DRAIN_MS = 6_000;
 const POLL_MS = 1_000;
 // A worker that ended by itself is started again after this, as systemd's RestartSec would.
 const RESTART_DELAY_MS = 2_000;
@@ -105,7 +101,7 @@ export class Primary {
     await this.reconciling;
     const all = this.workers();
     this.current = null;
-    await Promise.all(all.map((worker) => this.retire(worker, "stop")));
+    await Promise.all(all.map((worker) => this.retire(worker)));
   }
 
   private wanted(): string | null {
@@ -153,7 +149,7 @@ export class Primary {
       { release: wanted, previous: previous?.release, startMs: Math.round(performance.now() - began) },
       `server: ${what} is serving${previous ? `; ${previous.release === null ? "the checkout" : `release ${previous.release}`} finishes what it holds and stops` : ""}`,
     );
-    if (previous) await this.retire(previous.worker, "retire");
+    if (previous) await this.retire(previous.worker);
   }
 
   /** A worker running `folder`'s server: the worker once it listens, or why it did not. */
@@ -185,24 +181,23 @@ export class Primary {
   }
 
   /**
-   * Stops a worker with a message (main.ts): "stop" when the service stops, "retire" after a switch, on which
-   * it first drains its connections onto the new server. Past its grace it is killed. Resolves when it ended.
-   * A message, not a signal, so that one from elsewhere (a terminal's Ctrl-C reaches the whole process group)
-   * is never its second.
+   * Stops a worker with a message (main.ts), on which it stops accepting at once (so every new connection goes
+   * to the server that took over), finishes what it holds and exits; past its grace it is killed. Resolves
+   * when it ended. A message, not a signal, so that one from elsewhere (a terminal's Ctrl-C reaches the whole
+   * process group) is never its second.
    */
-  private retire(worker: Worker, how: "stop" | "retire"): Promise<void> {
+  private retire(worker: Worker): Promise<void> {
     if (worker.isDead()) return Promise.resolve();
     this.retiring.add(worker);
-    const graceMs = this.options.stopGraceMs + (how === "retire" ? (this.options.drainMs ?? DRAIN_MS) : 0);
     return new Promise((resolve) => {
-      const kill = setTimeout(() => worker.process.kill("SIGKILL"), graceMs);
+      const kill = setTimeout(() => worker.process.kill("SIGKILL"), this.options.stopGraceMs);
       worker.once("exit", () => {
         clearTimeout(kill);
         this.retiring.delete(worker);
         resolve();
       });
       try {
-        worker.send({ type: how });
+        worker.send({ type: "stop" });
       } catch {
         // Its channel is already closed: it is ending by itself.
       }

@@ -356,7 +356,7 @@ const digestSettings = {
     allowed: "a whole number from 0 to 23, or off",
     default: 7,
     meaning:
-      "the hour (in the company's time zone) from which each day's digest of held inquiries goes out; `off`: none",
+      "the hour, in the company's time zone (`content/company.json`), from which each day's digest of the inquiries held as suspected spam goes out through the transports configured ([inquiries.md](inquiries.md#held-as-suspected-spam-the-daily-digest)); `off`: none",
     schema: z.pipe(
       z
         .string()
@@ -368,12 +368,14 @@ const digestSettings = {
     applies: SERVER_AND_FUNCTIONS,
     allowed: "at least 32 characters (openssl rand -hex 32 makes one)",
     defaultText: "unset: no release links",
-    meaning: "the key the digest's release links are signed with",
+    meaning:
+      "the key the digest's release links are signed with (HMAC-SHA256); unset, the digest has no links and `/api/inquiry-release` does not exist. One per deploy context",
   }),
   INQUIRY_RELEASE_ORIGIN: origin("an origin such as https://www.example.com", ["http:", "https:"], {
     applies: SERVER_AND_FUNCTIONS,
     defaultText: "unset: `siteUrl`",
-    meaning: "the origin the release links point to, when not content/company.json's `siteUrl`",
+    meaning:
+      "the origin the digest's release links point to, where the site is not reached at content/company.json's `siteUrl`",
   }),
 } as const;
 
