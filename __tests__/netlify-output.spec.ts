@@ -14,7 +14,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { FunctionEvent, Invocation, RedirectRule, Rules } from "../scripts/netlify-local";
+import type { FunctionEvent, Invocation, RedirectRule, Rules, ScheduledRun } from "../scripts/netlify-local";
 import { PLATFORM_DEFAULT_CACHE_CONTROL } from "../build/netlify-adapter";
 import {
   builtPageFiles,
@@ -32,6 +32,9 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGit
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { storedRecordsIn } from "./support/outbox-fixtures";
+import { RELEASE_PATH } from "../server/inquiries/release-link";
+import { resultPagePolicy } from "../server/inquiries/result-page";
+import { startWebhookReceiver } from "../testing/loopback-servers";
 
 const root = path.resolve(__dirname, "..");
 const publicDir = path.join(root, "public");
@@ -59,6 +62,23 @@ const localCommand = (args: readonly string[], env: NodeJS.ProcessEnv = {}) => (
   argv: ["--import", "tsx", path.join(root, "scripts/netlify-local.ts"), ...args],
   options: { cwd: root, env: { PATH: process.env.PATH, ...env } },
 });
+
+/**
+ * As runLocal, but without blocking this process, for a command whose function calls a stand-in that runs here
+ * (a webhook receiver, GitHub's).
+ */
+const runLocalAsync = (args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const command = localCommand(args, options.env);
+    const child = spawn(process.execPath, command.argv, { ...command.options, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
 
 const runLocal = (args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) => {
   const command = localCommand(args, options.env);
@@ -265,7 +285,7 @@ const functionRoutedFrom = (from: string): string => {
 };
 const functionNameOf = (): string => functionRoutedFrom("/api/inquiry");
 /** The site's function routes: each in netlify.toml, with the same rate limit counted across instances. */
-const FUNCTION_ROUTES = ["/api/inquiry", "/api/auth", "/api/auth/callback"];
+const FUNCTION_ROUTES = ["/api/inquiry", "/api/inquiry-release", "/api/auth", "/api/auth/callback"];
 
 let rules: Rules;
 let server: Awaited<ReturnType<typeof startInquiryApp>>;
@@ -785,4 +805,143 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
     const { answers } = await invoke("/api/auth", [getEvent("/api/auth")], {});
     expect(answers[0]?.statusCode).toBe(404);
   });
+});
+
+describe("a held inquiry on the Netlify build: the scheduled digest and /api/inquiry-release", () => {
+  /**
+   * The chain as Netlify runs it, over one Blobs store kept in a folder between the commands: the inquiry
+   * function (the built one) holds a post that filled the hidden field; the scheduled function
+   * (netlify/functions/deliver-inquiries.mts, which Netlify bundles itself, run by its default export as Netlify
+   * calls it) sends the day's digest to a webhook here; the release function (the built one) opens the digest's
+   * link, changes nothing, releases with the button and delivers once, and refuses the link used again or altered.
+   */
+  const SECRET = "0123456789abcdef".repeat(4);
+  let blobsDir: string;
+  let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  beforeEach(async () => {
+    blobsDir = mkdtempSync(path.join(tmpdir(), "netlify-output-held-"));
+    hook = await startWebhookReceiver(204);
+  });
+  afterEach(async () => {
+    await hook.close();
+    rmSync(blobsDir, { recursive: true, force: true });
+  });
+
+  /** What the functions have in their environment on Netlify (Functions scope): the store, a webhook, the links' key. */
+  const functionEnv = (): NodeJS.ProcessEnv => ({
+    ...inquiryEnv(blobsDir),
+    INQUIRY_OUTBOX: "blobs",
+    INQUIRY_BLOBS_STORE: "inquiries",
+    INQUIRY_WEBHOOK_URL: hook.url,
+    INQUIRY_RELEASE_SECRET: SECRET,
+    // From midnight in the company's time zone: the first scheduled run of the day makes the digest, whenever this runs.
+    INQUIRY_DIGEST_HOUR: "0",
+  });
+  const invokeKept = async (from: string, events: readonly FunctionEvent[]) => {
+    const run = await runLocalAsync(["invoke", functionRoutedFrom(from), "--blobs-dir", blobsDir], {
+      input: JSON.stringify(events),
+      env: functionEnv(),
+    });
+    if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
+    return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
+  };
+  const scheduledRun = async () => {
+    const run = await runLocalAsync(["scheduled", "netlify/functions/deliver-inquiries.mts", "--blobs-dir", blobsDir], {
+      env: functionEnv(),
+    });
+    if (run.status !== 0) throw new Error(`The scheduled function failed:\n${run.stderr}`);
+    return { ...(JSON.parse(run.stdout) as ScheduledRun), log: run.stderr };
+  };
+  /** A request to the release route as Netlify gives it to the function: the visitor's path and query, HTTPS. */
+  const releaseEvent = (link: string, method = "GET", headers: Record<string, string> = {}): FunctionEvent => {
+    const url = new URL(link, "https://site.example");
+    const fields = method === "POST" ? url.searchParams.toString() : null;
+    const all = {
+      host: "site.example",
+      "x-forwarded-proto": "https",
+      "x-nf-client-connection-ip": "192.0.2.70",
+      "sec-fetch-site": "same-origin",
+      ...(fields === null
+        ? {}
+        : { "content-type": "application/x-www-form-urlencoded", "content-length": String(Buffer.byteLength(fields)) }),
+      ...headers,
+    };
+    const query = method === "POST" ? new URLSearchParams() : url.searchParams;
+    return {
+      path: method === "POST" ? RELEASE_PATH : url.pathname,
+      rawUrl: method === "POST" ? `https://site.example${RELEASE_PATH}` : url.href,
+      httpMethod: method,
+      headers: all,
+      multiValueHeaders: Object.fromEntries(Object.entries(all).map(([name, value]) => [name, [value]])),
+      queryStringParameters: Object.fromEntries(query),
+      multiValueQueryStringParameters: Object.fromEntries([...query.keys()].map((key) => [key, query.getAll(key)])),
+      body: fields,
+      isBase64Encoded: false,
+    };
+  };
+
+  it("sends the digest once from the scheduled function, whose link the release function opens and releases, delivered once", async () => {
+    const held = await invokeKept("/api/inquiry", [
+      eventOf({ client: "192.0.2.71", ...json({ ...validInquiry, [honeypotField]: "https://spam.example" }) }),
+    ]);
+    expect(held.answers[0]?.statusCode).toBe(201);
+    const reference = (JSON.parse(held.answers[0]?.body ?? "{}") as { reference: string }).reference;
+    // Held: the inquiry function delivered nothing.
+    expect(hook.received).toEqual([]);
+
+    const first = await scheduledRun();
+    expect(first).toMatchObject({
+      status: 200,
+      body: { ran: true, digests: { made: { references: [reference] }, delivered: 1 } },
+    });
+    expect(hook.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["held-digest"]);
+    const digest = JSON.parse(hook.received[0]?.body ?? "{}") as {
+      inquiries: { reference: string; held: { reason: string }; release: { url: string } | null }[];
+    };
+    expect(digest.inquiries.map((inquiry) => [inquiry.reference, inquiry.held.reason])).toEqual([
+      [reference, "honeypot filled"],
+    ]);
+    // content/company.json's siteUrl: the functions are told no other origin.
+    const released = new URL(digest.inquiries[0]?.release?.url ?? "");
+    expect(`${released.origin}${released.pathname}`).toBe(`${content.company.siteUrl}${RELEASE_PATH}`);
+    const link = `${released.pathname}${released.search}`;
+    const altered = new URL(link, "https://site.example");
+    altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
+
+    const { answers, log } = await invokeKept(RELEASE_PATH, [
+      releaseEvent(link),
+      releaseEvent(link, "POST"),
+      releaseEvent(link, "POST"),
+      releaseEvent(`${altered.pathname}${altered.search}`),
+      releaseEvent(link, "POST", { "sec-fetch-site": "cross-site" }),
+      releaseEvent(`/.netlify/functions/${functionRoutedFrom(RELEASE_PATH)}${released.search}`),
+    ]);
+    const [page, release, replay, forged, crossSite, direct] = answers;
+    expect(page?.statusCode).toBe(200);
+    expect(page?.body).toContain(`<form method="post" action="${RELEASE_PATH}">`);
+    expect(page?.body).not.toContain("<script");
+    expect(page?.headers["content-security-policy"]).toBe(resultPagePolicy);
+    for (const [name, value] of Object.entries(commonHeaders).filter(([name]) => name !== "Referrer-Policy"))
+      expect([name, page?.headers[name.toLowerCase()]]).toEqual([name, value]);
+    expect([
+      release?.statusCode,
+      replay?.statusCode,
+      forged?.statusCode,
+      crossSite?.statusCode,
+      direct?.statusCode,
+    ]).toEqual([200, 409, 400, 403, 404]);
+    // Delivered by the release function before it answered, once.
+    expect(
+      hook.received.map((request) => request.headers["x-inquiry-reference"] ?? request.headers["x-inquiry-event"]),
+    ).toEqual(["held-digest", reference]);
+    expect(log).toContain(`${reference} released from quarantine through the digest's link`);
+
+    // The next scheduled run: no second digest, and the inquiry is not delivered again.
+    const second = await scheduledRun();
+    expect(second).toMatchObject({ status: 200, body: { ran: true, digests: { made: null } } });
+    expect(hook.received).toHaveLength(2);
+    for (const text of [validInquiry.fullName, validInquiry.email, validInquiry.message]) {
+      expect(`${held.log}${first.log}${log}${second.log}`).not.toContain(text);
+    }
+  }, 120_000);
 });

@@ -11,6 +11,12 @@
  *                                                 local server in this process, on loopback, whose access
  *                                                 every event carries as Netlify's do; prints the answers
  *                                                 and what the store holds afterwards
+ *   ... invoke <name> --blobs-dir <dir>           the same with the store kept in <dir>, for the next command
+ *   tsx scripts/netlify-local.ts scheduled <file> --blobs-dir <dir>
+ *                                                 runs a scheduled function of netlify/functions/ once, as
+ *                                                 Netlify does (its default export, with the store's access in
+ *                                                 NETLIFY_BLOBS_CONTEXT), over the store in <dir>; prints its
+ *                                                 answer's status and body
  *
  * A process of its own, so the function runs under plain Node with only the environment it is given,
  * as on the platform. Run after `npm run build:netlify`; __tests__/netlify-output.spec.ts uses it.
@@ -122,9 +128,13 @@ const answerOf = (result: LambdaResult): FunctionAnswer => ({
 
 const SITE_ID = "local-site";
 
-/** A Blobs store as a deployed function reaches it: the access in each event, the site in a header. */
-const startBlobs = async () => {
-  const directory = mkdtempSync(path.join(tmpdir(), "netlify-local-blobs-"));
+/**
+ * A Blobs store as a deployed function reaches it: the access in each event, the site in a header. In `kept`, a
+ * folder that outlives this process (for the next command to find the store as this one left it); else a
+ * temporary one.
+ */
+const startBlobs = async (kept: string | null = null) => {
+  const directory = kept ?? mkdtempSync(path.join(tmpdir(), "netlify-local-blobs-"));
   const token = randomUUID();
   const server = new BlobsServer({ directory, token, logger: () => undefined });
   const { port } = await server.start();
@@ -133,6 +143,10 @@ const startBlobs = async () => {
     "base64",
   );
   return {
+    /** NETLIFY_BLOBS_CONTEXT as Netlify gives it to a modern function (a scheduled one). */
+    context: Buffer.from(JSON.stringify({ siteID: SITE_ID, token, edgeURL: url, uncachedEdgeURL: url })).toString(
+      "base64",
+    ),
     withAccess: (event: FunctionEvent): FunctionEvent => ({
       ...event,
       blobs: access,
@@ -148,18 +162,18 @@ const startBlobs = async () => {
     },
     stop: async () => {
       await server.stop();
-      rmSync(directory, { recursive: true, force: true });
+      if (kept === null) rmSync(directory, { recursive: true, force: true });
     },
   };
 };
 
-const invoke = async (name: string, withBlobs: boolean): Promise<Invocation> => {
+const invoke = async (name: string, withBlobs: boolean, blobsDir: string | null = null): Promise<Invocation> => {
   const events = JSON.parse(readFileSync(0, "utf8")) as FunctionEvent[];
   // The function's log lines go where Netlify's function log would be, apart from the answers on stdout.
   console.log = console.info = console.debug = console.error;
   const entry = path.join(root, ".netlify/functions-internal", name, `${name}.js`);
   const { handler } = createRequire(path.join(root, "package.json"))(entry) as { handler: LambdaHandler };
-  const blobs = withBlobs ? await startBlobs() : null;
+  const blobs = withBlobs ? await startBlobs(blobsDir) : null;
   try {
     const answers: FunctionAnswer[] = [];
     for (const event of events) answers.push(answerOf(await handler(blobs ? blobs.withAccess(event) : event, {})));
@@ -170,13 +184,38 @@ const invoke = async (name: string, withBlobs: boolean): Promise<Invocation> => 
   }
 };
 
+/** What a scheduled function answered: its status and its JSON. */
+export interface ScheduledRun {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** Runs a scheduled function's file once, as Netlify does: its default export, the store in NETLIFY_BLOBS_CONTEXT. */
+const scheduled = async (file: string, blobsDir: string): Promise<ScheduledRun> => {
+  console.log = console.info = console.debug = console.error;
+  const blobs = await startBlobs(blobsDir);
+  try {
+    process.env.NETLIFY_BLOBS_CONTEXT = blobs.context;
+    const { default: run } = (await import(path.resolve(root, file))) as { default: () => Promise<Response> };
+    const answer = await run();
+    return { status: answer.status, body: await answer.json() };
+  } finally {
+    await blobs.stop();
+  }
+};
+
 const main = async () => {
-  const [command, name, option] = process.argv.slice(2);
+  const [command, name, option, value] = process.argv.slice(2);
   if (command === "rules") return rules();
   if (command === "invoke" && name && (option === undefined || option === "--blobs")) {
     return invoke(name, option === "--blobs");
   }
-  throw new Error("usage: tsx scripts/netlify-local.ts rules | invoke <function name> [--blobs]");
+  if (command === "invoke" && name && option === "--blobs-dir" && value) return invoke(name, true, value);
+  if (command === "scheduled" && name && option === "--blobs-dir" && value) return scheduled(name, value);
+  throw new Error(
+    "usage: tsx scripts/netlify-local.ts rules | invoke <function name> [--blobs | --blobs-dir <dir>] | " +
+      "scheduled <file> --blobs-dir <dir>",
+  );
 };
 
 main().then(

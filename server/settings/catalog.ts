@@ -99,7 +99,7 @@ const yesNo = (fallback: boolean, described: Described): Setting<boolean> => ({
 });
 
 /** One of a few words, in any case, read in lower case. */
-const oneOf = <const T extends string>(
+const oneOf = <T extends string>(
   values: readonly [T, ...T[]],
   fallback: T,
   described: Described,
