@@ -206,7 +206,7 @@ describe("/api/inquiry-release on the single server", () => {
     ]);
     // A link that is not genuine is logged without what it carries.
     expect(logs.filter((line) => line.startsWith("release link refused"))).toHaveLength(altered.length * 2);
-    expect(logs.filter((line) => line.startsWith("release link refused") && /CRS-/.test(line))).toEqual([]);
+    expect(logs.filter((line) => line.startsWith("release link refused") && line.includes("CRS-"))).toEqual([]);
   });
 
   it("refuses an expired link, and a link to an inquiry no longer stored", async () => {

@@ -22,30 +22,15 @@ import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
 import { isSet, runtimeEnvironment } from "../server/settings/catalog";
 
-const USAGE = `
+const INTRO = `
 inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
 (INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
 as \`sudo cardinal-site inquiries ...\` (docs/deploy-server.md); in a checkout, \`npm run --silent inquiries -- ...\`.
 The Netlify deploy's outbox is a Blobs store: give the site's ID and a personal access token, as flags or as
 NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN): --site <site ID> --token <token> [--store inquiries].
+`;
 
-  (no option)                   the inquiries and where they stand, oldest first, a page at a time, and how
-                                many are held as suspected spam, the oldest for how long
-  --after CRS-XXXX-XXXX         the next page, after that inquiry (the listing says which)
-  --limit N                     pages of N (50 by default)
-  --state STATE                 only those in one state (pending, dead, quarantined, delivered, stored)
-  --show CRS-XXXX-XXXX          one inquiry in full
-  --release CRS-XXXX-XXXX       let a quarantined inquiry through to delivery
-  --retry                       deliver every undelivered inquiry now, dead letters included, and every
-                                undelivered digest of held inquiries
-  --keep CRS-XXXX-XXXX          never remove this one by retention (a quote or an order)
-  --export-email ADDRESS        every inquiry from that address, as JSON on stdout (messages go to stderr)
-  --erase-email ADDRESS         remove them for good (asks first, unless --yes)
-  --erase CRS-XXXX-XXXX         remove one for good (asks first, unless --yes)
-  --retention                   remove now what is past its retention (the server does it daily) and say how many
-  --backup FILE                 a consistent copy of the database, while the server runs
-  --help                        this text
-
+const OUTRO = `
 It says on stderr which store it reads. Without the service's environment (no INQUIRY_DATA_DIR) where ./.data
 holds no database, or given a Blobs store that holds nothing at all, it stops instead of listing an empty store.
 `;
@@ -54,7 +39,7 @@ const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delive
 // The server's worker or a scheduled delivery may be in the middle of a pass; a retry waits this long for its turn.
 const LOCK_WAIT_MS = 60_000;
 
-const options = readCommandLine(USAGE, {
+const OPTIONS = {
   retry: { type: "boolean", default: false },
   state: { type: "string" },
   pending: { type: "boolean", default: false },
@@ -72,7 +57,25 @@ const options = readCommandLine(USAGE, {
   limit: { type: "string" },
   after: { type: "string" },
   retention: { type: "boolean", default: false },
-});
+} as const;
+
+type Options = ReturnType<typeof readCommandLine<typeof OPTIONS>>;
+type Outbox = ReturnType<typeof openOutbox>;
+
+/** What every command works on: the store, the settings it was opened with, and the site's content. */
+interface Context {
+  readonly options: Options;
+  readonly outbox: Outbox;
+  readonly config: ReturnType<typeof readInquiryConfig>;
+  readonly content: ReturnType<typeof readInquiryContent>;
+}
+
+/** A command of the tool: the options that choose it, their help, and what it does (its exit code). */
+interface Command {
+  readonly help: readonly (readonly [string, string])[];
+  readonly chosen: (options: Options) => boolean;
+  readonly run: (context: Context) => Promise<number>;
+}
 
 /** Inquiries listed at once unless --limit says otherwise: a screenful, read a page at a time. */
 const DEFAULT_PAGE = 50;
@@ -127,187 +130,157 @@ const ageText = (ms: number): string => {
   return "less than a minute";
 };
 
-const main = async (): Promise<number> => {
-  // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
-  const content = readInquiryContent(path.join(projectRoot(), "content"));
-  // A site named on the command line means its Blobs store, whatever the environment says.
-  const blobs = options.site ?? options.token ?? options.store;
-  const config = readInquiryConfig(content.form.delivery, {
-    ...runtimeEnvironment(),
-    ...(blobs ? { INQUIRY_OUTBOX: "blobs" } : {}),
-    ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
-    ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
-    ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
-  });
-  if (config.outbox === "blobs" && !(config.blobs.siteID && config.blobs.token)) {
+/** What a delivery may still take: the open inquiries only, never the history. */
+const readOpen = async (outbox: Outbox, maxAttempts: number) => {
+  const { entries, damagedLines } = await outbox.entries(maxAttempts, "open");
+  if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
+  return entries;
+};
+
+/** One inquiry in full. */
+const showOne = async ({ options, outbox, config }: Context): Promise<number> => {
+  const show = options.show ?? "";
+  const entry = await outbox.entry(show, config.delivery.maxAttempts);
+  if (!entry) {
+    console.error(`No inquiry ${show} in ${outbox.location}.`);
+    return 1;
+  }
+  console.log(describe(entry));
+  for (const field of entry.record.fields) console.log(`${field.label}: ${field.value}`);
+  return 0;
+};
+
+/** What is past its retention, removed now. */
+const removeExpired = async ({ outbox, config }: Context): Promise<number> => {
+  if (!isRetaining(outbox)) {
+    console.error(`--retention is not available for ${outbox.location}.`);
+    return 1;
+  }
+  const removed = await outbox.removeExpired(new Date(), config.retention);
+  console.log(retentionLine(removed, config.retention));
+  return 0;
+};
+
+/** A person's data: kept from retention, exported, erased; and the single server's backup. */
+const personalData = async ({ options, outbox }: Context): Promise<number> => {
+  if (!isRetaining(outbox)) {
     console.error(
-      "The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.",
+      `--keep, --export-email, --erase-email, --erase and --backup are not available for ${outbox.location}.`,
     );
     return 1;
   }
-  if (config.outbox === "sqlite" && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
-    // Opening it would create an empty database: in the wrong folder, the operator would see nothing.
-    console.error(
-      isSet("INQUIRY_DATA_DIR")
-        ? `There is no inquiry database in ${config.dataDir} (INQUIRY_DATA_DIR): nothing was stored there yet, or the folder is wrong.`
-        : `INQUIRY_DATA_DIR is not set, and ${config.dataDir} holds no inquiry database: run this with the service's ` +
-            "environment (its INQUIRY_DATA_DIR, e.g. from /etc/cardinal-site.env, as the service's user).",
-    );
+  if (options.backup) {
+    if (!(outbox instanceof SqliteOutbox)) {
+      console.error(`--backup copies the single server's database; ${outbox.location} is not one.`);
+      return 1;
+    }
+    const pages = await outbox.backup(path.resolve(options.backup));
+    console.log(`Backed up ${outbox.location} to ${path.resolve(options.backup)} (${pages} pages).`);
+    return 0;
+  }
+  for (const reference of options.keep ?? []) {
+    if (!(await outbox.keep(reference))) {
+      console.error(`No inquiry ${reference} in ${outbox.location}.`);
+      return 1;
+    }
+    console.log(`${reference} is kept: retention never removes it.`);
+  }
+  if (options["export-email"]) {
+    console.log(JSON.stringify(await outbox.inquiriesFrom(options["export-email"]), null, 2));
+  }
+  const doomed = [
+    ...(options["erase-email"] ? await outbox.inquiriesFrom(options["erase-email"]) : []),
+    ...(await Promise.all((options.erase ?? []).map((reference) => outbox.stored(reference)))).filter(
+      (found): found is StoredInquiry => found !== null,
+    ),
+  ];
+  if (options["erase-email"] !== undefined || options.erase !== undefined) {
+    if (doomed.length === 0) {
+      console.error(`Nothing to erase: no such inquiry in ${outbox.location}.`);
+      return 1;
+    }
+    console.log(`To be removed for good, with their delivery attempts and idempotency keys:`);
+    for (const inquiry of doomed) console.log(`  ${summaryOf(inquiry)}`);
+    if (!options.yes && !(await confirmed(`Remove these ${doomed.length} inquiries? Type yes to confirm: `))) {
+      console.error("Nothing was removed.");
+      return 1;
+    }
+    const removed = await outbox.erase(doomed.map((inquiry) => inquiry.record.reference));
+    console.log(`Removed ${removed.length} inquiries: ${removed.join(", ")}.`);
+  }
+  return 0;
+};
+
+/** Quarantined inquiries let through to delivery. */
+const releaseHeld = async ({ options, outbox, config }: Context): Promise<number> => {
+  for (const reference of options.release ?? []) {
+    const entry = await outbox.entry(reference, config.delivery.maxAttempts);
+    if (entry?.state !== "quarantined") {
+      console.error(`${reference} is not a quarantined inquiry in ${outbox.location}.`);
+      return 1;
+    }
+    if (!(await outbox.release(reference))) {
+      console.error(`${reference} was released already.`);
+      return 1;
+    }
+    console.log(`${reference} released: the next delivery pass delivers it (or run --retry).`);
+  }
+  return 0;
+};
+
+/** The inquiries and where they stand, a page at a time, and what is held as suspected spam. */
+const list = async ({ options, outbox, config }: Context): Promise<number> => {
+  const wanted = options.pending ? "pending" : options.state;
+  if (wanted && !STATES.includes(wanted as EntryState)) {
+    console.error(`--state takes one of ${STATES.join(", ")}.`);
     return 1;
   }
-  const outbox = openOutbox(config);
-  console.error(`Reading ${outbox.location}.`);
-  if (outbox instanceof BlobsOutbox && !(await outbox.holdsAnything())) {
-    // Every inquiry, and every health check, writes to the store: an empty one is the wrong site or store.
-    console.error(
-      `${outbox.location} holds nothing at all: check the site's ID and the store's name (--site, --store, INQUIRY_BLOBS_STORE).`,
-    );
+  const limit = options.limit === undefined ? DEFAULT_PAGE : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1) {
+    console.error("--limit takes a whole number of inquiries, 1 or more.");
     return 1;
   }
-  /** What a delivery may still take: the open inquiries only, never the history. */
-  const readOpen = async () => {
-    const { entries, damagedLines } = await outbox.entries(config.delivery.maxAttempts, "open");
-    if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
-    return entries;
-  };
-
-  if (options.show) {
-    const entry = await outbox.entry(options.show, config.delivery.maxAttempts);
-    if (!entry) {
-      console.error(`No inquiry ${options.show} in ${outbox.location}.`);
-      return 1;
-    }
-    console.log(describe(entry));
-    for (const field of entry.record.fields) console.log(`${field.label}: ${field.value}`);
-    return 0;
+  const page = await outbox
+    .page({
+      after: options.after ?? null,
+      limit,
+      maxAttempts: config.delivery.maxAttempts,
+      ...(wanted ? { state: wanted as EntryState } : {}),
+    })
+    .catch((error: unknown) => {
+      if (error instanceof UnknownReferenceError) return null;
+      throw error;
+    });
+  if (!page) {
+    console.error(`No inquiry ${options.after ?? ""} in ${outbox.location} to list after.`);
+    return 1;
   }
-
-  if (options.retention) {
-    if (!isRetaining(outbox)) {
-      console.error(`--retention is not available for ${outbox.location}.`);
-      return 1;
-    }
-    const removed = await outbox.removeExpired(new Date(), config.retention);
-    console.log(retentionLine(removed, config.retention));
-    return 0;
+  const { entries, next, damagedLines } = page;
+  if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
+  const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
+  const which = `${options.after ? ` after ${options.after}` : ""}${next ? ` (a page of ${limit})` : ""}`;
+  console.log(`${entries.length} inquiries in ${outbox.location}${which}: ${counts.join(", ")}.`);
+  // Of the whole store, whatever the page: what waits for a person to judge it.
+  if (isDigesting(outbox)) {
+    const held = await outbox.heldSummary();
+    const since = held.oldestReceivedAt;
+    console.log(
+      held.count === 0
+        ? "Held as suspected spam: none."
+        : `Held as suspected spam: ${held.count}` +
+            (since === null ? "." : `, the oldest for ${ageText(Date.now() - Date.parse(since))} (since ${since}).`),
+    );
   }
-
-  const personal = [options.keep, options["export-email"], options["erase-email"], options.erase, options.backup];
-  if (personal.some((option) => option !== undefined)) {
-    if (!isRetaining(outbox)) {
-      console.error(
-        `--keep, --export-email, --erase-email, --erase and --backup are not available for ${outbox.location}.`,
-      );
-      return 1;
-    }
-    if (options.backup) {
-      if (!(outbox instanceof SqliteOutbox)) {
-        console.error(`--backup copies the single server's database; ${outbox.location} is not one.`);
-        return 1;
-      }
-      const pages = await outbox.backup(path.resolve(options.backup));
-      console.log(`Backed up ${outbox.location} to ${path.resolve(options.backup)} (${pages} pages).`);
-      return 0;
-    }
-    for (const reference of options.keep ?? []) {
-      if (!(await outbox.keep(reference))) {
-        console.error(`No inquiry ${reference} in ${outbox.location}.`);
-        return 1;
-      }
-      console.log(`${reference} is kept: retention never removes it.`);
-    }
-    if (options["export-email"]) {
-      console.log(JSON.stringify(await outbox.inquiriesFrom(options["export-email"]), null, 2));
-    }
-    const doomed = [
-      ...(options["erase-email"] ? await outbox.inquiriesFrom(options["erase-email"]) : []),
-      ...(await Promise.all((options.erase ?? []).map((reference) => outbox.stored(reference)))).filter(
-        (found): found is StoredInquiry => found !== null,
-      ),
-    ];
-    if (options["erase-email"] !== undefined || options.erase !== undefined) {
-      if (doomed.length === 0) {
-        console.error(`Nothing to erase: no such inquiry in ${outbox.location}.`);
-        return 1;
-      }
-      console.log(`To be removed for good, with their delivery attempts and idempotency keys:`);
-      for (const inquiry of doomed) console.log(`  ${summaryOf(inquiry)}`);
-      if (!options.yes && !(await confirmed(`Remove these ${doomed.length} inquiries? Type yes to confirm: `))) {
-        console.error("Nothing was removed.");
-        return 1;
-      }
-      const removed = await outbox.erase(doomed.map((inquiry) => inquiry.record.reference));
-      console.log(`Removed ${removed.length} inquiries: ${removed.join(", ")}.`);
-    }
-    return 0;
+  for (const entry of entries) console.log(describe(entry));
+  if (next) {
+    const again = [`--after ${next}`, options.limit ? `--limit ${limit}` : "", wanted ? `--state ${wanted}` : ""];
+    console.log(`More: ${again.filter(Boolean).join(" ")}`);
   }
+  return 0;
+};
 
-  if (options.release) {
-    for (const reference of options.release) {
-      const entry = await outbox.entry(reference, config.delivery.maxAttempts);
-      if (entry?.state !== "quarantined") {
-        console.error(`${reference} is not a quarantined inquiry in ${outbox.location}.`);
-        return 1;
-      }
-      if (!(await outbox.release(reference))) {
-        console.error(`${reference} was released already.`);
-        return 1;
-      }
-      console.log(`${reference} released: the next delivery pass delivers it (or run --retry).`);
-    }
-    return 0;
-  }
-
-  if (!options.retry) {
-    const wanted = options.pending ? "pending" : options.state;
-    if (wanted && !STATES.includes(wanted as EntryState)) {
-      console.error(`--state takes one of ${STATES.join(", ")}.`);
-      return 1;
-    }
-    const limit = options.limit === undefined ? DEFAULT_PAGE : Number(options.limit);
-    if (!Number.isInteger(limit) || limit < 1) {
-      console.error("--limit takes a whole number of inquiries, 1 or more.");
-      return 1;
-    }
-    const page = await outbox
-      .page({
-        after: options.after ?? null,
-        limit,
-        maxAttempts: config.delivery.maxAttempts,
-        ...(wanted ? { state: wanted as EntryState } : {}),
-      })
-      .catch((error: unknown) => {
-        if (error instanceof UnknownReferenceError) return null;
-        throw error;
-      });
-    if (!page) {
-      console.error(`No inquiry ${options.after ?? ""} in ${outbox.location} to list after.`);
-      return 1;
-    }
-    const { entries, next, damagedLines } = page;
-    if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
-    const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
-    const which = `${options.after ? ` after ${options.after}` : ""}${next ? ` (a page of ${limit})` : ""}`;
-    console.log(`${entries.length} inquiries in ${outbox.location}${which}: ${counts.join(", ")}.`);
-    // Of the whole store, whatever the page: what waits for a person to judge it.
-    if (isDigesting(outbox)) {
-      const held = await outbox.heldSummary();
-      const since = held.oldestReceivedAt;
-      console.log(
-        held.count === 0
-          ? "Held as suspected spam: none."
-          : `Held as suspected spam: ${held.count}` +
-              (since === null ? "." : `, the oldest for ${ageText(Date.now() - Date.parse(since))} (since ${since}).`),
-      );
-    }
-    for (const entry of entries) console.log(describe(entry));
-    if (next) {
-      const again = [`--after ${next}`, options.limit ? `--limit ${limit}` : "", wanted ? `--state ${wanted}` : ""];
-      console.log(`More: ${again.filter(Boolean).join(" ")}`);
-    }
-    return 0;
-  }
-
+/** Every undelivered inquiry and digest delivered now, dead letters included. */
+const retryAll = async ({ outbox, config, content }: Context): Promise<number> => {
   if (config.problems.length > 0) {
     console.error(`Cannot retry: ${config.problems.join("; ")}.`);
     return 1;
@@ -316,7 +289,7 @@ const main = async (): Promise<number> => {
     async (lease) => {
       // Read again under the lock: the server may have delivered some meanwhile.
       // Stored ones (kept while no transport was configured) are undelivered too: the backlog goes now.
-      const undelivered = (await readOpen()).filter(
+      const undelivered = (await readOpen(outbox, config.delivery.maxAttempts)).filter(
         (entry) =>
           entry.state === "pending" ||
           entry.state === "dead" ||
@@ -361,6 +334,115 @@ const main = async (): Promise<number> => {
   if (untried > 0) console.log(`${untried} were not tried this time: run --retry again.`);
   if (digestsFailed > 0) console.log(`${digestsFailed} digests of held inquiries are still undelivered.`);
   return failed > 0 || untried > 0 || digestsFailed > 0 ? 1 : 0;
+};
+
+/** The commands, the first whose options were given chosen; listing when none was. */
+const COMMANDS: readonly Command[] = [
+  {
+    help: [["--show CRS-XXXX-XXXX", "one inquiry in full"]],
+    chosen: (options) => options.show !== undefined,
+    run: showOne,
+  },
+  {
+    help: [["--retention", "remove now what is past its retention (the server does it daily) and say how many"]],
+    chosen: (options) => options.retention,
+    run: removeExpired,
+  },
+  {
+    help: [
+      ["--keep CRS-XXXX-XXXX", "never remove this one by retention (a quote or an order)"],
+      ["--export-email ADDRESS", "every inquiry from that address, as JSON on stdout (messages go to stderr)"],
+      ["--erase-email ADDRESS", "remove them for good (asks first, unless --yes)"],
+      ["--erase CRS-XXXX-XXXX", "remove one for good (asks first, unless --yes)"],
+      ["--backup FILE", "a consistent copy of the database, while the server runs"],
+    ],
+    chosen: (options) =>
+      [options.keep, options["export-email"], options["erase-email"], options.erase, options.backup].some(
+        (option) => option !== undefined,
+      ),
+    run: personalData,
+  },
+  {
+    help: [["--release CRS-XXXX-XXXX", "let a quarantined inquiry through to delivery"]],
+    chosen: (options) => options.release !== undefined,
+    run: releaseHeld,
+  },
+  {
+    help: [["--retry", "deliver every undelivered inquiry now, dead letters included, and every undelivered digest"]],
+    chosen: (options) => options.retry,
+    run: retryAll,
+  },
+  {
+    help: [
+      ["(no option)", "the inquiries and where they stand, oldest first, a page at a time, and how many are held"],
+      ["", "as suspected spam, the oldest for how long"],
+      ["--after CRS-XXXX-XXXX", "the next page, after that inquiry (the listing says which)"],
+      ["--limit N", "pages of N (50 by default)"],
+      ["--state STATE", "only those in one state (pending, dead, quarantined, delivered, stored)"],
+      ["--pending", "the same as --state pending"],
+    ],
+    chosen: () => true,
+    run: list,
+  },
+];
+
+const USAGE = [
+  INTRO.trim(),
+  "",
+  ...COMMANDS.flatMap((command) => command.help).map(([option, help]) => `  ${option.padEnd(28)}${help}`),
+  `  ${"--help".padEnd(28)}this text`,
+  "",
+  OUTRO.trim(),
+].join("\n");
+
+const options = readCommandLine(USAGE, OPTIONS);
+
+/** The store the options and the environment name, or the exit code when it cannot be read as asked. */
+const openStore = async (): Promise<Context | number> => {
+  // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
+  const content = readInquiryContent(path.join(projectRoot(), "content"));
+  // A site named on the command line means its Blobs store, whatever the environment says.
+  const blobs = options.site ?? options.token ?? options.store;
+  const config = readInquiryConfig(content.form.delivery, {
+    ...runtimeEnvironment(),
+    ...(blobs ? { INQUIRY_OUTBOX: "blobs" } : {}),
+    ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
+    ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
+    ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
+  });
+  if (config.outbox === "blobs" && !(config.blobs.siteID && config.blobs.token)) {
+    console.error(
+      "The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.",
+    );
+    return 1;
+  }
+  if (config.outbox === "sqlite" && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
+    // Opening it would create an empty database: in the wrong folder, the operator would see nothing.
+    console.error(
+      isSet("INQUIRY_DATA_DIR")
+        ? `There is no inquiry database in ${config.dataDir} (INQUIRY_DATA_DIR): nothing was stored there yet, or the folder is wrong.`
+        : `INQUIRY_DATA_DIR is not set, and ${config.dataDir} holds no inquiry database: run this with the service's ` +
+            "environment (its INQUIRY_DATA_DIR, e.g. from /etc/cardinal-site.env, as the service's user).",
+    );
+    return 1;
+  }
+  const outbox = openOutbox(config);
+  console.error(`Reading ${outbox.location}.`);
+  if (outbox instanceof BlobsOutbox && !(await outbox.holdsAnything())) {
+    // Every inquiry, and every health check, writes to the store: an empty one is the wrong site or store.
+    console.error(
+      `${outbox.location} holds nothing at all: check the site's ID and the store's name (--site, --store, INQUIRY_BLOBS_STORE).`,
+    );
+    return 1;
+  }
+  return { options, outbox, config, content };
+};
+
+const main = async (): Promise<number> => {
+  const context = await openStore();
+  if (typeof context === "number") return context;
+  const command = COMMANDS.find((candidate) => candidate.chosen(options));
+  return command ? command.run(context) : 0;
 };
 
 main().then(

@@ -787,7 +787,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       const listed = new Set(listedKeys.map((key) => referenceOf(key, DIGESTED)));
       const candidates = heldKeys.map((key) => referenceOf(key, QUARANTINED)).filter((ref) => !listed.has(ref));
       const records = (await mapLimited(candidates, READ_CONCURRENCY, (reference) => this.recordOf(reference))).filter(
-        (record): record is OutboxRecord => record !== null && record.quarantine !== undefined,
+        (record): record is OutboxRecord => record?.quarantine !== undefined,
       );
       if (records.length === 0) {
         await this.blobs.write(DIGEST_DAY, { day });

@@ -22,7 +22,7 @@ const queryOf = (req: GatsbyFunctionRequest): string => {
   const at = url.indexOf("?");
   if (at !== -1) return url.slice(at + 1);
   const query = new URLSearchParams();
-  for (const [name, value] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
     for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) query.append(name, String(one));
   }
   return query.toString();

@@ -56,7 +56,10 @@ export const inquiryRelease: FastifyPluginAsync<ReleasePluginOptions> = async (a
     handler: async (request, reply) => {
       const body = typeof request.body === "string" ? request.body : null;
       const outcome = await handler.handle(requestOf(request, body), outbox);
-      if (outcome === null) return reply.callNotFound();
+      if (outcome === null) {
+        reply.callNotFound();
+        return reply;
+      }
       if (outcome.released !== null) worker.notify();
       return send(reply, outcome.reply);
     },

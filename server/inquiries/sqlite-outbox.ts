@@ -228,8 +228,34 @@ const recordOf = (row: InquiryRow): OutboxRecord => JSON.parse(row.record) as Ou
 const releaseOf = (reference: string, at: string | null): QuarantineRelease[] =>
   at === null ? [] : [{ reference, at }];
 
+/** The statements of the daily digest of held inquiries (see DIGEST_SCHEMA), prepared once. */
+const prepareDigests = (db: DatabaseSync) => ({
+  oldestHeld: db.prepare("SELECT min(received_at) AS oldest FROM inquiries WHERE phase = 'held'"),
+  digestDay: db.prepare("SELECT day FROM digest_day WHERE id = 1"),
+  setDigestDay: db.prepare(
+    "INSERT INTO digest_day (id, day) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET day = excluded.day",
+  ),
+  undigested: db.prepare(
+    "SELECT reference FROM inquiries WHERE phase = 'held' AND digest IS NULL ORDER BY received_at, rowid",
+  ),
+  insertDigest: db.prepare("INSERT INTO digests (id, created_at, digest, phase) VALUES (?, ?, ?, 'open')"),
+  listedIn: db.prepare("UPDATE inquiries SET digest = ? WHERE reference = ?"),
+  openDigests: db.prepare("SELECT id, created_at, digest FROM digests WHERE phase = 'open' ORDER BY id"),
+  digestById: db.prepare("SELECT id, created_at, digest FROM digests WHERE id = ?"),
+  digestAttemptsOf: db.prepare("SELECT * FROM digest_attempts WHERE digest = ? ORDER BY rowid"),
+  insertDigestAttempt: db.prepare(
+    `INSERT OR IGNORE INTO digest_attempts (digest, transport, ok, at, detail, retry_at)
+     VALUES (:digest, :transport, :ok, :at, :detail, :retryAt)`,
+  ),
+  digestDone: db.prepare("UPDATE digests SET phase = 'done' WHERE id = ?"),
+  oldDigests: db.prepare("SELECT id FROM digests WHERE created_at < ?"),
+  removeDigestAttempts: db.prepare("DELETE FROM digest_attempts WHERE digest = ?"),
+  removeDigest: db.prepare("DELETE FROM digests WHERE id = ?"),
+});
+
 /** The statements one connection uses, prepared once. */
 const prepare = (db: DatabaseSync) => ({
+  ...prepareDigests(db),
   byReference: db.prepare("SELECT record, released_at FROM inquiries WHERE reference = ?"),
   byKey: db.prepare("SELECT reference FROM inquiries WHERE idempotency_key = ? LIMIT 1"),
   exists: db.prepare("SELECT 1 FROM inquiries WHERE reference = ? LIMIT 1"),
@@ -261,27 +287,6 @@ const prepare = (db: DatabaseSync) => ({
      WHERE inquiries.phase = 'open' ORDER BY attempts.rowid`,
   ),
   held: db.prepare("SELECT coalesce((SELECT count FROM phase_counts WHERE phase = 'held'), 0) AS count"),
-  oldestHeld: db.prepare("SELECT min(received_at) AS oldest FROM inquiries WHERE phase = 'held'"),
-  digestDay: db.prepare("SELECT day FROM digest_day WHERE id = 1"),
-  setDigestDay: db.prepare(
-    "INSERT INTO digest_day (id, day) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET day = excluded.day",
-  ),
-  undigested: db.prepare(
-    "SELECT reference FROM inquiries WHERE phase = 'held' AND digest IS NULL ORDER BY received_at, rowid",
-  ),
-  insertDigest: db.prepare("INSERT INTO digests (id, created_at, digest, phase) VALUES (?, ?, ?, 'open')"),
-  listedIn: db.prepare("UPDATE inquiries SET digest = ? WHERE reference = ?"),
-  openDigests: db.prepare("SELECT id, created_at, digest FROM digests WHERE phase = 'open' ORDER BY id"),
-  digestById: db.prepare("SELECT id, created_at, digest FROM digests WHERE id = ?"),
-  digestAttemptsOf: db.prepare("SELECT * FROM digest_attempts WHERE digest = ? ORDER BY rowid"),
-  insertDigestAttempt: db.prepare(
-    `INSERT OR IGNORE INTO digest_attempts (digest, transport, ok, at, detail, retry_at)
-     VALUES (:digest, :transport, :ok, :at, :detail, :retryAt)`,
-  ),
-  digestDone: db.prepare("UPDATE digests SET phase = 'done' WHERE id = ?"),
-  oldDigests: db.prepare("SELECT id FROM digests WHERE created_at < ?"),
-  removeDigestAttempts: db.prepare("DELETE FROM digest_attempts WHERE digest = ?"),
-  removeDigest: db.prepare("DELETE FROM digests WHERE id = ?"),
   lease: db.prepare("SELECT holder, expires_at FROM leases WHERE name = ?"),
   takeLease: db.prepare(
     "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
