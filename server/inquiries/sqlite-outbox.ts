@@ -253,9 +253,43 @@ const prepareDigests = (db: DatabaseSync) => ({
   removeDigest: db.prepare("DELETE FROM digests WHERE id = ?"),
 });
 
+/** The statements of the delivery lease, which decides which process delivers (see the class below). */
+const prepareLeases = (db: DatabaseSync) => ({
+  lease: db.prepare("SELECT holder, expires_at FROM leases WHERE name = ?"),
+  takeLease: db.prepare(
+    "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
+  ),
+  renewLease: db.prepare("UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?"),
+  dropLease: db.prepare("DELETE FROM leases WHERE name = ? AND holder = ?"),
+});
+
+/** The statements of retention and of a person's data (kept, exported, erased). */
+const prepareRetention = (db: DatabaseSync) => ({
+  keep: db.prepare("UPDATE inquiries SET kept = 1 WHERE reference = ?"),
+  fullRow: db.prepare("SELECT reference, record, released_at, kept FROM inquiries WHERE reference = ?"),
+  fromAddress: db.prepare(
+    "SELECT reference, record, released_at, kept FROM inquiries WHERE email = ? ORDER BY received_at, rowid",
+  ),
+  // Past the months since the sender's last inquiry: the range through (phase, received_at), each sender
+  // checked through the email index.
+  expired: db.prepare(
+    `SELECT reference FROM inquiries AS old
+     WHERE phase IN ('open', 'done') AND received_at < :cutoff AND kept = 0
+       AND NOT EXISTS (SELECT 1 FROM inquiries AS later WHERE later.email = old.email AND later.received_at >= :cutoff)
+     LIMIT ${REMOVAL_BATCH}`,
+  ),
+  expiredHeld: db.prepare(
+    `SELECT reference FROM inquiries WHERE phase = 'held' AND received_at < :cutoff AND kept = 0 LIMIT ${REMOVAL_BATCH}`,
+  ),
+  removeAttempts: db.prepare("DELETE FROM attempts WHERE reference = ?"),
+  removeInquiry: db.prepare("DELETE FROM inquiries WHERE reference = ?"),
+});
+
 /** The statements one connection uses, prepared once. */
 const prepare = (db: DatabaseSync) => ({
   ...prepareDigests(db),
+  ...prepareLeases(db),
+  ...prepareRetention(db),
   byReference: db.prepare("SELECT record, released_at FROM inquiries WHERE reference = ?"),
   byKey: db.prepare("SELECT reference FROM inquiries WHERE idempotency_key = ? LIMIT 1"),
   exists: db.prepare("SELECT 1 FROM inquiries WHERE reference = ? LIMIT 1"),
@@ -287,31 +321,7 @@ const prepare = (db: DatabaseSync) => ({
      WHERE inquiries.phase = 'open' ORDER BY attempts.rowid`,
   ),
   held: db.prepare("SELECT coalesce((SELECT count FROM phase_counts WHERE phase = 'held'), 0) AS count"),
-  lease: db.prepare("SELECT holder, expires_at FROM leases WHERE name = ?"),
-  takeLease: db.prepare(
-    "INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
-  ),
-  renewLease: db.prepare("UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?"),
-  dropLease: db.prepare("DELETE FROM leases WHERE name = ? AND holder = ?"),
   // Several pages, more than an inquiry takes: a store with room for the probe has room for an inquiry.
-  keep: db.prepare("UPDATE inquiries SET kept = 1 WHERE reference = ?"),
-  fullRow: db.prepare("SELECT reference, record, released_at, kept FROM inquiries WHERE reference = ?"),
-  fromAddress: db.prepare(
-    "SELECT reference, record, released_at, kept FROM inquiries WHERE email = ? ORDER BY received_at, rowid",
-  ),
-  // Past the months since the sender's last inquiry: the range through (phase, received_at), each sender
-  // checked through the email index.
-  expired: db.prepare(
-    `SELECT reference FROM inquiries AS old
-     WHERE phase IN ('open', 'done') AND received_at < :cutoff AND kept = 0
-       AND NOT EXISTS (SELECT 1 FROM inquiries AS later WHERE later.email = old.email AND later.received_at >= :cutoff)
-     LIMIT ${REMOVAL_BATCH}`,
-  ),
-  expiredHeld: db.prepare(
-    `SELECT reference FROM inquiries WHERE phase = 'held' AND received_at < :cutoff AND kept = 0 LIMIT ${REMOVAL_BATCH}`,
-  ),
-  removeAttempts: db.prepare("DELETE FROM attempts WHERE reference = ?"),
-  removeInquiry: db.prepare("DELETE FROM inquiries WHERE reference = ?"),
   probe: db.prepare(
     `INSERT INTO health (id, at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
      ON CONFLICT (id) DO UPDATE SET at = excluded.at, room = excluded.room`,
