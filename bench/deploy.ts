@@ -300,6 +300,12 @@ const plantOlderReleases = (deployDir: string, count: number) => {
  * until the failed release's files are gone, then until the older releases are pruned.
  */
 const measureFailureAndPrune = async (site: RunningSite, deployDir: string, editor: string, branch: string) => {
+  // The push before may still be pruning its own older releases: planted ones must wait for this push's.
+  for (;;) {
+    const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { deploying?: boolean } };
+    if (health.site?.deploying === false) break;
+    await sleep(SAMPLE_EVERY_MS);
+  }
   plantOlderReleases(deployDir, 4);
   const homeFile = path.join(editor, "content", "home.json");
   const home = JSON.parse(fs.readFileSync(homeFile, "utf8")) as { hero: { headline: unknown } };
@@ -320,7 +326,10 @@ const measureFailureAndPrune = async (site: RunningSite, deployDir: string, edit
   for (;;) {
     if (performance.now() - started > DEPLOY_TIMEOUT_MS)
       throw new Error("the broken push did not fail within 15 minutes");
-    const pruned = /deploy: removed \d+ older releases?/.test(site.output().slice(outputBefore));
+    // This push's prune, which follows its failure, not the one before it.
+    const since = site.output().slice(outputBefore);
+    const failedAt = since.indexOf(`deploy: ${broken.slice(0, 12)} failed at its`);
+    const pruned = failedAt >= 0 && /deploy: removed \d+ older releases?/.test(since.slice(failedAt));
     // A prune over within one interval still gets the request made as it ended, never a figure of none.
     if (pruned && pruning.length > 0) break;
     (pruned || failedAndRemoved() ? pruning : failing).push((await timedGet(site.url("/"))).ms);
