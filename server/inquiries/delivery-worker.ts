@@ -1,3 +1,4 @@
+import type { OperationalLog } from "./operational-log";
 import { setTimeout as sleep } from "node:timers/promises";
 import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
 import { deliver } from "./deliver";
@@ -8,7 +9,7 @@ import { isRetaining, type InquiryOutbox, type OutboxEntry, type RemovedCounts }
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
   readonly config: () => InquiryConfig;
-  readonly log: (line: string) => void;
+  readonly log: OperationalLog;
   readonly now?: () => Date;
   /** The longest the worker sleeps before it looks at the outbox again (another process may have written). */
   readonly idleMs?: number;
@@ -77,7 +78,7 @@ export const deliverEntries = async (
   entries: readonly OutboxEntry[],
   outbox: InquiryOutbox,
   config: InquiryConfig,
-  log: (line: string) => void,
+  log: OperationalLog,
   now: () => Date,
   { retryDead = false, stopping }: { readonly retryDead?: boolean; readonly stopping?: () => boolean } = {},
 ): Promise<DeliverySummary> => {
@@ -97,6 +98,10 @@ export const deliverEntries = async (
       `${entry.record.reference} ${results
         .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
         .join("; ")}`,
+      {
+        reference: entry.record.reference,
+        deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
+      },
     );
   });
   return { delivered, failed, reached };
@@ -207,7 +212,7 @@ export class DeliveryWorker {
     const { retention } = this.options.config();
     const removed = await outbox.removeExpired(now, retention);
     this.lastRetentionAt = now.getTime();
-    log(retentionLine(removed, retention));
+    log(retentionLine(removed, retention), { removed });
   }
 
   /** One pass over the due inquiries; resolves to how long to sleep before the next one. */
@@ -255,7 +260,7 @@ export interface PassOutcome extends DeliverySummary {
 export const deliveryPass = async (
   outbox: InquiryOutbox,
   config: InquiryConfig,
-  log: (line: string) => void,
+  log: OperationalLog,
   now: () => Date,
   stopping: () => boolean = () => false,
   content: DigestContent | null = null,
@@ -308,7 +313,7 @@ export const deliverNow = async (
   outbox: InquiryOutbox,
   config: InquiryConfig,
   reference: string,
-  log: (line: string) => void,
+  log: OperationalLog,
   now: () => Date = () => new Date(),
 ): Promise<boolean> => {
   const outcome = await outbox.whileDelivering(

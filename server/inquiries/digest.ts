@@ -1,3 +1,4 @@
+import type { OperationalLog } from "./operational-log";
 import escapeHtml from "escape-html";
 import { configuredTransports, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
@@ -208,7 +209,7 @@ const deliverDigest = async (
   outbox: InquiryOutbox & DigestingOutbox,
   config: InquiryConfig,
   content: DigestContent,
-  log: (line: string) => void,
+  log: OperationalLog,
   now: () => Date,
   retryDead: boolean,
 ): Promise<boolean> => {
@@ -255,7 +256,7 @@ export const digestPass = async (
   outbox: InquiryOutbox,
   config: InquiryConfig,
   content: DigestContent,
-  log: (line: string) => void,
+  log: OperationalLog,
   now: () => Date,
   { stopping = () => false, retryDead = false }: { stopping?: () => boolean; retryDead?: boolean } = {},
 ): Promise<DigestOutcome | null> => {
@@ -267,7 +268,11 @@ export const digestPass = async (
     if (day !== null) {
       made = await outbox.takeDigest(day, now(), transports);
       // References only: they name an inquiry, never what its sender wrote.
-      if (made) log(`digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`);
+      if (made)
+        log(`digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`, {
+          digest: made.id,
+          references: made.references,
+        });
     }
   }
   const { maxAttempts } = config.delivery;

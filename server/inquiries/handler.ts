@@ -1,3 +1,4 @@
+import type { OperationalLog } from "./operational-log";
 import { configuredTransports, readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { outboxRecord } from "./message";
@@ -51,7 +52,7 @@ export interface InquiryHandlerOptions {
   readonly config?: () => InquiryConfig;
   readonly now?: () => Date;
   /** Where operational lines go; they carry references and outcomes, never what a visitor wrote. */
-  readonly log?: (line: string) => void;
+  readonly log?: OperationalLog;
 }
 
 export interface InquiryHandler {
@@ -132,7 +133,7 @@ interface HandlerContext {
   readonly content: InquiryContent;
   readonly readConfig: () => InquiryConfig;
   readonly now: () => Date;
-  readonly log: (line: string) => void;
+  readonly log: OperationalLog;
 }
 
 interface Accepted {
@@ -239,6 +240,7 @@ const store = async (
         created
           ? `${reference} stored (${record.values.inquiryType})${automated ? `; quarantined: ${automated}` : ""}`
           : `${reference} sent again with the same idempotency key; not stored twice`,
+        { reference, inquiryType: record.values.inquiryType, created, quarantined: automated ?? null },
       );
       const stored = { reference, created, quarantined: created && automated !== undefined };
       return { reply: answer(content, request, 201, { reference }, { kind: "received", reference }), stored };

@@ -1,3 +1,4 @@
+import type { OperationalLog } from "./operational-log";
 import escapeHtml from "escape-html";
 import type { InquiryConfig } from "./config";
 import { heldReasonText, receivedText, type DigestContent } from "./digest";
@@ -46,7 +47,7 @@ export interface ReleaseOutcome {
 export interface ReleaseHandlerOptions {
   readonly content: DigestContent;
   readonly config: () => InquiryConfig;
-  readonly log: (line: string) => void;
+  readonly log: OperationalLog;
   readonly now?: () => Date;
 }
 
@@ -201,7 +202,7 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
         log(`${reference} release refused (POST): released already`);
         return none(answer(409, { kind: "used", reference }));
       }
-      log(`${reference} released from quarantine through the digest's link`);
+      log(`${reference} released from quarantine through the digest's link`, { reference });
       return { reply: answer(200, { kind: "released", reference }), released: reference };
     } catch (error) {
       log(`${reference} release failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);

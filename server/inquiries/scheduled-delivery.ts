@@ -1,3 +1,4 @@
+import type { OperationalLog } from "./operational-log";
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "./delivery-worker";
@@ -72,7 +73,7 @@ export const runScheduledDelivery = async (
 const removeExpiredDaily = async (
   outbox: InquiryOutbox,
   config: InquiryConfig,
-  log: (line: string) => void,
+  log: OperationalLog,
   at: Date,
   stopping: () => boolean,
 ): Promise<void> => {
