@@ -183,7 +183,9 @@ const pushChange = async (
   const editor = path.join(work, "editor");
   if (!fs.existsSync(editor)) git(work, "clone", "--quiet", "--no-local", ORIGIN, editor);
   change(editor);
-  git(editor, "commit", "--quiet", "--all", "--message", message);
+  // New files too (a product category added as a file of its own), as the editing screen commits them.
+  git(editor, "add", "--all");
+  git(editor, "commit", "--quiet", "--message", message);
   git(editor, "push", "--quiet", "origin", "HEAD");
   const commit = git(editor, "rev-parse", "HEAD");
   const body = pushBody(PUSH_EXAMPLE, `refs/heads/${git(editor, "rev-parse", "--abbrev-ref", "HEAD")}`, commit);
