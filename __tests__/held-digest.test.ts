@@ -368,10 +368,27 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
 
   it("lists no release links where the release secret is not set, and says how to release instead", async () => {
     receiver = await startReceiver();
-    const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_RELEASE_SECRET: "" });
-    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
-    await pass(config, "2026-11-22T13:00:00.000Z");
-    expect(eventOf(receiver.received[0] ?? { body: "{}" }).inquiries[0]?.release).toBeNull();
+    const mail = await startMailServer();
+    try {
+      const config = configWith({
+        INQUIRY_WEBHOOK_URL: receiver.url,
+        INQUIRY_RELEASE_SECRET: "",
+        SMTP_URL: mail.url,
+        SMTP_ALLOW_PLAIN: "1",
+        INQUIRY_TO: "sales@cardinal.example",
+        INQUIRY_FROM: "website@cardinal.example",
+      });
+      await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+      await pass(config, "2026-11-22T13:00:00.000Z");
+      expect(eventOf(receiver.received[0] ?? { body: "{}" }).inquiries[0]?.release).toBeNull();
+      const { text, html } = mailParts(mail.received[0]?.source ?? "");
+      const instead = held.digest.noReleaseLink.replace("{reference}", "CRS-7K4M-2Q9D");
+      expect(text).toContain(instead);
+      expect(text).not.toContain("/api/inquiry-release");
+      expect(html).not.toContain("/api/inquiry-release");
+    } finally {
+      await mail.close();
+    }
   });
 });
 

@@ -241,6 +241,19 @@ describe("/api/inquiry-release on the single server", () => {
     expect(await stateOf("CRS-7K4M-2Q9D")).toBe("quarantined");
   });
 
+  it("answers 429 past its own limit of 20 requests a minute from one address, whatever they carry", async () => {
+    await start();
+    const record = heldRecord("CRS-7K4M-2Q9D");
+    await openOutbox(config).add(record);
+    const statuses: number[] = [];
+    for (let index = 0; index < 21; index += 1)
+      statuses.push((await get(withField(linkFor(record), "sig", "x"))).status);
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(400));
+    expect(statuses[20]).toBe(429);
+    expect((await post(linkFor(record))).status).toBe(429);
+    expect(await stateOf("CRS-7K4M-2Q9D")).toBe("quarantined");
+  });
+
   it("is not there where release links are not set up", async () => {
     await start({ INQUIRY_RELEASE_SECRET: "" });
     const record = heldRecord("CRS-7K4M-2Q9D");

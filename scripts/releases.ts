@@ -4,6 +4,7 @@ import path from "node:path";
 import { acquireDeployLock, Deployer } from "../server/releases/deployer";
 import {
   buildLogOf,
+  carriesItsServer,
   listReleases,
   makeLive,
   releasesOfCommit,
@@ -59,10 +60,14 @@ const describe = (deployDir: string, release: ListedRelease): string => {
 
 /** Makes the newest good release of `commit` live, unless a deploy runs; returns the exit code. */
 const rollback = async (settings: DeploySettings, commit: string): Promise<number> => {
-  const good = releasesOfCommit(settings.dir, commit).filter((release) => release.state === "good");
+  const good = releasesOfCommit(settings.dir, commit).filter(
+    (release) => release.state === "good" && carriesItsServer(release),
+  );
   const target = good[0];
   if (!target) {
-    console.error(`No good release of ${commit} is kept; releases (with no option) lists those that are.`);
+    console.error(
+      `No good release of ${commit} that carries its own server is kept; releases (with no option) lists those that are.`,
+    );
     return 1;
   }
   if (target.live) {

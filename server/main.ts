@@ -9,6 +9,7 @@ import "./require-node";
  * - as such a worker: the server of the release folder it runs from, its pages, content and code.
  */
 import cluster from "node:cluster";
+import fs from "node:fs";
 import path from "node:path";
 import closeWithGrace from "close-with-grace";
 import pino from "pino";
@@ -82,7 +83,9 @@ const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<v
 /** The release a worker runs, from the folder it runs in (null: the checkout). */
 const releaseOfFolder = (deploy: DeploySettings, root: string): string | null => {
   const id = path.basename(path.dirname(root));
-  return siteDirOf(deploy.dir, id) === root ? id : null;
+  // Both sides as the file system resolves them: DEPLOY_DIR may be reached through a link.
+  const real = (folder: string) => (fs.existsSync(folder) ? fs.realpathSync(folder) : folder);
+  return real(siteDirOf(deploy.dir, id)) === real(root) ? id : null;
 };
 
 /** One site server, in this process: the whole server without releases, or a release's own as a worker. */

@@ -70,13 +70,17 @@ const formatDate = (at: Date, timeZone: string, withTime: boolean) =>
 export const receivedText = (record: Pick<OutboxRecord, "receivedAt">, content: DigestContent): string =>
   formatDate(new Date(record.receivedAt), content.company.hours.timeZone, true);
 
-/** Puts the values in place of their {placeholders}; `escape` for HTML. */
-const filled = (text: string, values: Record<string, string>, escape = false) =>
-  (escape ? escapeHtml(text) : text).replace(/\{(\w+)\}/g, (whole, token: string) => {
-    const value = values[token];
-    if (value === undefined) return whole;
-    return escape ? escapeHtml(value) : value;
-  });
+/** Plain text: the values, and the company's email, phone and hours, in place of their {placeholders}. */
+const filled = (text: string, content: DigestContent, values: Record<string, string>) => {
+  const { contact, hours } = content.company;
+  const all: Record<string, string> = {
+    email: contact.email,
+    phone: contact.phone.display,
+    hours: hours.display,
+    ...values,
+  };
+  return text.replace(/\{(\w+)\}/g, (whole, token: string) => all[token] ?? whole);
+};
 
 interface Listed {
   readonly record: OutboxRecord;
@@ -114,13 +118,13 @@ const digestMessage = (
   const copy = content.form.held;
   const { timeZone } = content.company.hours;
   const listed = records.map((record) => listedOf(record, content, config));
-  const subject = filled(copy.digest.emailSubject, { count: String(listed.length), date: digest.id });
-  const intro = filled(copy.digest.intro, { days: String(config.retention.quarantinedDays) });
+  const subject = filled(copy.digest.emailSubject, content, { count: String(listed.length), date: digest.id });
+  const intro = filled(copy.digest.intro, content, { days: String(config.retention.quarantinedDays) });
   const mark = (item: Listed) => `${copy.label}: ${item.reason}`;
   const releaseNote = (item: Listed) =>
     item.release === null
-      ? filled(copy.digest.noReleaseLink, { reference: item.record.reference })
-      : filled(copy.digest.releaseNote, { date: formatDate(item.release.expiresAt, timeZone, false) });
+      ? filled(copy.digest.noReleaseLink, content, { reference: item.record.reference })
+      : filled(copy.digest.releaseNote, content, { date: formatDate(item.release.expiresAt, timeZone, false) });
   const mailto = (record: OutboxRecord) =>
     `mailto:${encodeURIComponent(record.replyTo.address).replace(/%40/g, "@")}?subject=${encodeURIComponent(`Re: ${record.subject}`)}`;
 

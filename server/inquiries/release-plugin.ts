@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { limitRequests } from "../site/request-limit";
 import type { DeliveryWorker } from "./delivery-worker";
 import type { InquiryOutbox } from "./outbox";
 import { MAX_RELEASE_BODY_BYTES, type ReleaseHandler, type ReleaseReply } from "./release";
@@ -10,6 +11,9 @@ export interface ReleasePluginOptions {
   /** Told of every release, so it delivers the inquiry at once. */
   readonly worker: DeliveryWorker;
 }
+
+// The sales desk opens a few links a day; guessing at signatures meets this long before it could matter.
+const RELEASE_LIMIT = { requests: 20, windowSeconds: 60 };
 
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
@@ -32,8 +36,9 @@ const requestOf = (request: FastifyRequest, body: string | null) => {
 
 /**
  * /api/inquiry-release on the single server (release.ts): the page of a release link and its button. Its
- * own body parser takes the button's small form only, as text for the core to read; where release links
- * are not set up (no INQUIRY_RELEASE_SECRET), it answers as for any path without a page.
+ * own body parser takes the button's small form only, as text for the core to read, and its own rate limit
+ * counts every request; where release links are not set up (no INQUIRY_RELEASE_SECRET), it answers as for
+ * any path without a page.
  */
 // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.
 // eslint-disable-next-line @typescript-eslint/require-await
@@ -53,6 +58,8 @@ export const inquiryRelease: FastifyPluginAsync<ReleasePluginOptions> = async (a
     method: ["GET", "POST"],
     url: RELEASE_PATH,
     bodyLimit: MAX_RELEASE_BODY_BYTES,
+    // Its own limit, whether or not the site-wide one is on, counted before the body is read.
+    onRequest: limitRequests(RELEASE_LIMIT),
     handler: async (request, reply) => {
       const body = typeof request.body === "string" ? request.body : null;
       const outcome = await handler.handle(requestOf(request, body), outbox);

@@ -461,7 +461,12 @@ export class Deployer {
       const tail = new OutputTail();
       const out: Buffer[] = [];
       const take = (chunk: Buffer) => {
-        if (options.logFile !== undefined) fs.writeSync(options.logFile, chunk);
+        // A log that cannot be written (a full disk) loses its lines, never the process: the tail keeps the reason.
+        try {
+          if (options.logFile !== undefined) fs.writeSync(options.logFile, chunk);
+        } catch {
+          // The step fails by itself, or finishes without its log.
+        }
         tail.add(chunk);
       };
       child.stdout.on("data", (chunk: Buffer) => (options.logFile === undefined ? out.push(chunk) : take(chunk)));

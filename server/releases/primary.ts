@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import fs from "node:fs";
 import path from "node:path";
-import { liveReleaseId, siteDirOf } from "./release-store";
+import { carriesItsServer, listReleases, liveReleaseId, siteDirOf } from "./release-store";
 
 /**
  * The single server's primary process, as `pm2 reload` runs one: it holds the listening socket (Node's
@@ -53,8 +53,14 @@ export class Primary {
   private refused: string | null = null;
   private poll: NodeJS.Timeout | null = null;
   private restart: NodeJS.Timeout | null = null;
+  /** The worker being started, until it listens or fails. */
+  private forking: Worker | null = null;
 
   constructor(private readonly options: PrimaryOptions) {}
+
+  private stoppedMeanwhile(): boolean {
+    return this.stopping;
+  }
 
   /** Starts the live release's server; resolves once it listens (or has failed and will be retried). */
   async start(): Promise<void> {
@@ -98,6 +104,8 @@ export class Primary {
     this.stopping = true;
     if (this.poll) clearInterval(this.poll);
     if (this.restart) clearTimeout(this.restart);
+    // A server still starting is not waited for: it has taken no request yet.
+    if (this.forking && !this.forking.isDead()) this.forking.process.kill("SIGKILL");
     await this.reconciling;
     const all = this.workers();
     this.current = null;
@@ -106,8 +114,15 @@ export class Primary {
 
   private wanted(): string | null {
     const live = liveReleaseId(this.options.deployDir);
-    // A link to a release whose folder is gone (removed by hand) cannot be run: keep what runs.
-    if (live !== null && !fs.existsSync(path.join(siteDirOf(this.options.deployDir, live), ENTRY))) {
+    // A link to a release whose folder is gone (removed by hand), or to one made before releases carried
+    // their own server (it would deploy and serve by rules of its own), cannot be run: keep what runs.
+    const record = live === null ? undefined : listReleases(this.options.deployDir).find((one) => one.id === live);
+    if (
+      live !== null &&
+      (!record ||
+        !carriesItsServer(record) ||
+        !fs.existsSync(path.join(siteDirOf(this.options.deployDir, live), ENTRY)))
+    ) {
       return this.current?.release ?? null;
     }
     return live;
@@ -140,6 +155,11 @@ export class Primary {
       }
       return;
     }
+    // The service began to stop while it started: it takes no request.
+    if (this.stoppedMeanwhile()) {
+      await this.retire(started);
+      return;
+    }
     const previous = this.current;
     this.current = { worker: started, release: wanted };
     this.refused = null;
@@ -156,7 +176,10 @@ export class Primary {
   private fork(folder: string): Promise<Worker | string> {
     cluster.setupPrimary({ exec: path.join(folder, ENTRY), cwd: folder, args: [] });
     const worker = cluster.fork();
+    this.forking = worker;
     worker.on("message", (message: unknown) => this.options.onMessage?.(worker, message));
+    // A message to a worker whose channel has just closed fails here, not where it was sent.
+    worker.on("error", (error) => this.options.log("error", { err: error }, "server: a worker's channel failed"));
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         worker.process.kill("SIGKILL");
@@ -165,11 +188,13 @@ export class Primary {
       const onExit = (code: number | null, signal: string | null) =>
         done(signal ? `it was killed (${signal})` : `it ended with exit code ${code ?? "none"}`);
       const onListening = () => {
+        this.forking = null;
         clearTimeout(timer);
         worker.off("exit", onExit);
         resolve(worker);
       };
       const done = (reason: string) => {
+        this.forking = null;
         clearTimeout(timer);
         worker.off("listening", onListening);
         worker.off("exit", onExit);
@@ -196,11 +221,8 @@ export class Primary {
         this.retiring.delete(worker);
         resolve();
       });
-      try {
-        worker.send({ type: "stop" });
-      } catch {
-        // Its channel is already closed: it is ending by itself.
-      }
+      // A closed channel: it is ending by itself.
+      if (worker.isConnected()) worker.send({ type: "stop" });
     });
   }
 

@@ -165,6 +165,12 @@ export const makeLive = (deployDir: string, id: string): ReleaseRecord => {
   return record;
 };
 
+/**
+ * Whether a release's own server was started and checked before it went live (its `start` step): releases
+ * made before releases carried their server have none, and are never run nor rolled back to.
+ */
+export const carriesItsServer = (record: ReleaseRecord): boolean => record.seconds?.start !== undefined;
+
 /** The releases whose commit starts with the given hex (a full hash or an abbreviation), newest first. */
 export const releasesOfCommit = (deployDir: string, commitPrefix: string): ListedRelease[] => {
   const prefix = commitPrefix.trim().toLowerCase();
