@@ -99,11 +99,7 @@ const yesNo = (fallback: boolean, described: Described): Setting<boolean> => ({
 });
 
 /** One of a few words, in any case, read in lower case. */
-const oneOf = <T extends string>(
-  values: readonly [T, ...T[]],
-  fallback: T,
-  described: Described,
-): Setting<T> => ({
+const oneOf = <T extends string>(values: readonly [T, ...T[]], fallback: T, described: Described): Setting<T> => ({
   ...described,
   allowed: `${values.slice(0, -1).join(", ")} or ${values.at(-1) ?? ""}`,
   default: fallback,
