@@ -1,6 +1,8 @@
 /**
  * @jest-environment node
  */
+import { setTimeout as sleep } from "node:timers/promises";
+import { isRunning } from "./support/processes";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -10,6 +12,7 @@ import {
   buildDirOf,
   buildLogOf,
   listReleases,
+  newReleaseId,
   liveReleaseId,
   makeLive,
   publicDirOf,
@@ -67,17 +70,6 @@ const builtIn = (folder: string): string[] =>
     .split("\n")
     .filter(Boolean);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** The pids the release's stand-in server printed into its build log as it started. */
 const serverPidsIn = (deployDir: string, release: ReleaseRecord | null): number[] =>
   [...fs.readFileSync(buildLogOf(deployDir, release?.id ?? ""), "utf8").matchAll(/started as pid (\d+)/g)].map(
@@ -90,6 +82,23 @@ jest.setTimeout(60_000);
 afterEach(() => {
   delete process.env.BUILD_RECORD;
 });
+
+/**
+ * A release an earlier process left (its record and its folder), started long before any the test makes, so
+ * that it sorts first and is never taken for the newest.
+ */
+const plantRelease = (deployDir: string, record: Omit<ReleaseRecord, "id" | "branch" | "startedAt">): ReleaseRecord => {
+  const startedAt = new Date(0);
+  const planted: ReleaseRecord = {
+    ...record,
+    id: newReleaseId(deployDir, record.commit, startedAt),
+    branch: "main",
+    startedAt: startedAt.toISOString(),
+  };
+  fs.mkdirSync(siteDirOf(deployDir, planted.id), { recursive: true });
+  writeReleaseRecord(deployDir, planted);
+  return planted;
+};
 
 describe("a deploy", () => {
   it("builds the branch's head in a release of its own and makes it live; the same commit again builds nothing", async () => {
@@ -249,14 +258,7 @@ describe("a deploy", () => {
 
   it("marks a deploy that died mid-build as failed, and takes over the lock of a process that is gone", async () => {
     const { deployer, settings } = setUp();
-    fs.mkdirSync(siteDirOf(settings.dir, "20260101T000000.000Z-aaaaaaaaaaaa"), { recursive: true });
-    writeReleaseRecord(settings.dir, {
-      id: "20260101T000000.000Z-aaaaaaaaaaaa",
-      commit: "a".repeat(40),
-      branch: "main",
-      startedAt: "2026-01-01T00:00:00.000Z",
-      state: "building",
-    });
+    plantRelease(settings.dir, { commit: "a".repeat(40), state: "building" });
     leaveDeadLock(settings.dir);
     expect(await deployer.deployOnce()).toMatchObject({ state: "good" });
     expect(listReleases(settings.dir).find((release) => release.commit === "a".repeat(40))).toMatchObject({
@@ -269,17 +271,13 @@ describe("a deploy", () => {
 
   it("removes the files of a failed release that a stop kept it from removing, at the next deploy", async () => {
     const { deployer, settings } = setUp();
-    const id = "20260101T000000.000Z-bbbbbbbbbbbb";
-    fs.mkdirSync(path.join(siteDirOf(settings.dir, id), "node_modules"), { recursive: true });
-    writeReleaseRecord(settings.dir, {
-      id,
+    const { id } = plantRelease(settings.dir, {
       commit: "b".repeat(40),
-      branch: "main",
-      startedAt: "2026-01-01T00:00:00.000Z",
       state: "failed",
       failedStep: "check",
       reason: "the content check failed (exit code 1)",
     });
+    fs.mkdirSync(path.join(siteDirOf(settings.dir, id), "node_modules"), { recursive: true });
     expect(await deployer.deployOnce()).toMatchObject({ state: "good" });
     expect(fs.existsSync(siteDirOf(settings.dir, id))).toBe(false);
     expect(listReleases(settings.dir).find((release) => release.id === id)).toMatchObject({ state: "failed" });
@@ -512,18 +510,8 @@ describe("the build folder", () => {
 });
 
 describe("recovery at the server's start", () => {
-  const building = (deployDir: string): ReleaseRecord => {
-    const record: ReleaseRecord = {
-      id: "20260101T000000.000Z-aaaaaaaaaaaa",
-      commit: "a".repeat(40),
-      branch: "main",
-      startedAt: "2026-01-01T00:00:00.000Z",
-      state: "building",
-    };
-    fs.mkdirSync(siteDirOf(deployDir, record.id), { recursive: true });
-    writeReleaseRecord(deployDir, record);
-    return record;
-  };
+  const building = (deployDir: string): ReleaseRecord =>
+    plantRelease(deployDir, { commit: "a".repeat(40), state: "building" });
 
   it("marks a deploy a dead process left building as failed, interrupted, once the lock is free", async () => {
     const { deployer, settings } = setUp();

@@ -1,11 +1,13 @@
 /**
  * @jest-environment node
  */
+import { setTimeout as sleep } from "node:timers/promises";
+import { isRunning } from "./support/processes";
+import { freeLoopbackPort } from "../server/free-port";
 import { execFileSync } from "node:child_process";
 import cluster from "node:cluster";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import vm from "node:vm";
@@ -38,16 +40,6 @@ const buildSite = (folder: string, server: string, files: Readonly<Record<string
   for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(folder, "content", file), text);
 };
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-
 interface Answer {
   readonly status: number;
   readonly server: string | undefined;
@@ -72,8 +64,6 @@ const get = (port: number): Promise<Answer> =>
     request.once("error", reject);
   });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Asks until `check` holds for an answer (a refused connection counts as not yet); the last answer. */
 const answerWhere = async (port: number, check: (answer: Answer) => boolean, timeoutMs = 8_000): Promise<Answer> => {
   const until = Date.now() + timeoutMs;
@@ -86,15 +76,6 @@ const answerWhere = async (port: number, check: (answer: Answer) => boolean, tim
   throw new Error(
     `no such answer within ${timeoutMs} ms; the last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
   );
-};
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 const waitUntil = async (check: () => boolean, timeoutMs = 8_000, what = "the condition"): Promise<void> => {
@@ -131,7 +112,7 @@ const setUp = async (): Promise<Site> => {
   const deployDir = path.join(root, "deploy");
   const checkoutDir = path.join(root, "checkout");
   buildSite(checkoutDir, "checkout");
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   processEnv.PORT = String(port);
   processEnv.HOST = "127.0.0.1";
   const logs: Logged[] = [];

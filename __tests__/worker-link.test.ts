@@ -5,7 +5,8 @@ import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Deployer, DeployStatus } from "../server/releases/deployer";
+import type { Deployer } from "../server/releases/deployer";
+import type { DeployStatus } from "../server/releases/release-store";
 import { makeLive, releaseDir, writeReleaseRecord, type ReleaseRecord } from "../server/releases/release-store";
 import { answerWorker } from "../server/releases/worker-link";
 
@@ -93,14 +94,19 @@ afterEach(async () => {
 
 const COMMIT = "0123456789abcdef0123456789abcdef01234567";
 
-const release = (id: string, fields: Partial<ReleaseRecord>): ReleaseRecord => ({
-  id,
-  commit: COMMIT,
-  branch: "main",
-  startedAt: "2024-01-02T03:04:05.678Z",
-  state: "good",
-  ...fields,
-});
+/** A release record as the deployer writes it, started `day` days after the epoch, named as the deployer names it. */
+const release = (day: number, fields: Partial<ReleaseRecord>): ReleaseRecord => {
+  const started = new Date(day * 86_400_000);
+  const commit = fields.commit ?? COMMIT;
+  return {
+    id: `${started.toISOString().replace(/[-:]/g, "")}-${commit.slice(0, 12)}`,
+    commit,
+    branch: "main",
+    startedAt: started.toISOString(),
+    state: "good",
+    ...fields,
+  };
+};
 
 const startLink = async (): Promise<Link> => {
   if (!fs.existsSync(WORKER_LINK)) throw new Error(`${WORKER_LINK} is missing: jest's global setup compiles it`);
@@ -174,10 +180,9 @@ describe("the link between a worker and the primary", () => {
 
   it("answers a question about the deploys with the primary's running and queued, and the releases read from disk", async () => {
     const { deployer, deployDir, sent, statuses } = await startLink();
-    const older = release("20240102T030405.678Z-0123456789ab", { finishedAt: "2024-01-02T03:05:00.000Z" });
-    const newer = release("20240103T030405.678Z-fedcba987654", {
+    const older = release(1, { finishedAt: new Date(86_400_000 + 60_000).toISOString() });
+    const newer = release(2, {
       commit: "fedcba9876543210fedcba9876543210fedcba98",
-      startedAt: "2024-01-03T03:04:05.678Z",
       state: "failed",
       failedStep: "check",
       reason: "the content check failed (exit code 1)",
@@ -224,7 +229,7 @@ describe("the link between a worker and the primary", () => {
   it("resolves a question the primary does not answer within its timeout, with no deploy known to run", async () => {
     const started = await startLink();
     const { deployDir, statuses } = started;
-    const good = release("20240102T030405.678Z-0123456789ab", {});
+    const good = release(1, {});
     fs.mkdirSync(releaseDir(deployDir, good.id), { recursive: true });
     writeReleaseRecord(deployDir, good);
     makeLive(deployDir, good.id);

@@ -197,8 +197,9 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
     const deployDir = path.join(work, "releases");
     const first = listReleases(deployDir).find((record) => record.commit === commit);
-    const contentPush = await measurePush(site, editor, branch, CONTENT_HEADLINE, () => undefined);
-    const codePush = await measurePush(site, editor, branch, CODE_HEADLINE, (checkout) => {
+    const pushing: Pushing = { site, deployDir, editor, branch };
+    const contentPush = await measurePush(pushing, CONTENT_HEADLINE, () => undefined);
+    const codePush = await measurePush(pushing, CODE_HEADLINE, (checkout) => {
       const refusals = path.join(checkout, "server", "site", "refusals.ts");
       fs.writeFileSync(
         refusals,
@@ -206,7 +207,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       );
     });
     const contentRelease = listReleases(deployDir).find((record) => record.commit === contentPush.commit);
-    const { duringFailedRelease, duringPrune } = await measureFailureAndPrune(site, deployDir, editor, branch);
+    const { duringFailedRelease, duringPrune } = await measureFailureAndPrune(pushing);
     return {
       firstPushSeconds: Math.round(liveAfterMs / 100) / 10,
       firstPushStepSeconds: first?.seconds ?? {},
@@ -230,10 +231,16 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
  * A commit with a new headline (and whatever `change` does), pushed and followed until / shows it: the seconds
  * from the webhook, and every GET / within SWITCH_WINDOW_MS of the first answer that showed it.
  */
+/** What the pushes of one bench run share: the server, its releases, and the editor's clone and branch. */
+interface Pushing {
+  readonly site: RunningSite;
+  readonly deployDir: string;
+  readonly editor: string;
+  readonly branch: string;
+}
+
 const measurePush = async (
-  site: RunningSite,
-  editor: string,
-  branch: string,
+  { site, deployDir, editor, branch }: Pushing,
   headline: string,
   change: (checkout: string) => void,
 ): Promise<{ commit: string; seconds: number; throughSwitch: Latency }> => {
@@ -255,9 +262,7 @@ const measurePush = async (
     const { ms, html } = await timedGet(site.url("/"));
     samples.push({ at, ms });
     if (liveAt === null && html.includes(headline)) liveAt = at + ms;
-    const release = listReleases(path.join(path.dirname(editor), "releases")).find(
-      (record) => record.commit === commit,
-    );
+    const release = listReleases(deployDir).find((record) => record.commit === commit);
     if (release?.state === "failed") throw new Error(`${headline} failed: ${release.reason ?? ""}`);
     await sleep(SAMPLE_EVERY_MS);
   }
@@ -299,7 +304,7 @@ const plantOlderReleases = (deployDir: string, count: number) => {
  * A broken push (its headline not text: the content check fails after the modules are linked in), sampled
  * until the failed release's files are gone, then until the older releases are pruned.
  */
-const measureFailureAndPrune = async (site: RunningSite, deployDir: string, editor: string, branch: string) => {
+const measureFailureAndPrune = async ({ site, deployDir, editor, branch }: Pushing) => {
   // The push before may still be pruning its own older releases: planted ones must wait for this push's.
   for (;;) {
     const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { deploying?: boolean } };

@@ -6,12 +6,12 @@
 // Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
 // into docs/performance.md.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look.
+import { freeLoopbackPort } from "../server/free-port";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { enterRunTempRoot } from "../testing/run-temp-root";
-import { freePort } from "../testing/site-server";
 import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
@@ -36,7 +36,7 @@ const main = async () => {
   const buildSeconds = Number(timedCleanBuild().toFixed(1));
   console.log(`Clean build: ${buildSeconds} s`);
   const runs = process.env.BENCH_RUNS ? [`--numberOfRuns=${process.env.BENCH_RUNS}`] : [];
-  if (!lhci("collect", runs, { LHCI_PORT: String(await freePort()) })) throw new Error("lhci collect failed");
+  if (!lhci("collect", runs, { LHCI_PORT: String(await freeLoopbackPort()) })) throw new Error("lhci collect failed");
   const lighthouse = readLighthouseRuns(path.join(root, "public"));
   // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
   console.log("Page bytes against no scripts...");

@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from "node:child_process";
+import { freeLoopbackPort } from "../server/free-port";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Frame, type Locator, type Page } from "@playwright/test";
 import { LOCAL_BACKEND } from "../build/admin-headers";
 import { test } from "./support/fixtures";
-import { freePort } from "../testing/site-server";
 
 // What the editing screen's browser tests share: decap-server (Decap's local backend, as `npm run edit`
 // starts it) on a temporary copy of the content, and the few steps an editor takes in Decap's screens.
@@ -25,7 +25,7 @@ export interface LocalBackend {
 export const startLocalBackend = async (): Promise<LocalBackend> => {
   const repoDir = fs.mkdtempSync(path.join(os.tmpdir(), "cms-repo-"));
   fs.cpSync(path.join(root, "content"), path.join(repoDir, "content"), { recursive: true });
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn(process.execPath, [require.resolve("decap-server/dist/index.js")], {
     env: { ...process.env, PORT: String(port), BIND_HOST: "127.0.0.1", GIT_REPO_DIRECTORY: repoDir, MODE: "fs" },
     stdio: ["ignore", "pipe", "pipe"],

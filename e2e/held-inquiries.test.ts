@@ -7,11 +7,12 @@
  *
  * A server of its own: the config's webServer has no delivery and no digest.
  */
+import { freeLoopbackPort } from "../server/free-port";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { freePort, readContent, startSite, type RunningSite } from "../testing/site-server";
+import { readContent, startSite, type RunningSite } from "../testing/site-server";
 import { mailParts, startMailServer } from "../testing/loopback-servers";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { honeypotField } from "../src/inquiry/protocol";
@@ -40,7 +41,7 @@ test("a held inquiry reaches the sales desk in the digest, and its link releases
 }) => {
   test.setTimeout(120_000);
   const mail = await startMailServer();
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "held-inquiries-"));
   let site: RunningSite | null = null;
   try {

@@ -6,12 +6,13 @@
  * These tests need a server of their own (the config's webServer has no delivery configured): each is a
  * worker fixture, started when the first test of its group needs it and stopped when the worker ends.
  */
+import { freeLoopbackPort } from "../server/free-port";
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import { atWidth, expect, expectHydrated, test as base } from "./support/fixtures";
-import { freePort, readContent, startSite, type RunningSite } from "../testing/site-server";
+import { readContent, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import type { InquiryFieldName } from "../src/inquiry/values";
@@ -87,7 +88,7 @@ const test = base.extend<object, { delivering: Delivering; mailDown: MailDown }>
   mailDown: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern; none here.
     async ({}, use) => {
-      const smtpPort = await freePort();
+      const smtpPort = await freeLoopbackPort();
       const site = await startSite({ env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ...mailEnv } });
       await use({
         site,

@@ -26,7 +26,7 @@ import { COMPRESSION_THRESHOLD_BYTES } from "./site/compression";
 import { siteAnswers, siteFiles } from "./site/plugin";
 import { answerClientError, COULD_NOT_HANDLE, hstsHeaders } from "./site/refusals";
 import { limitRequests } from "./site/request-limit";
-import { SiteSource } from "./site/served-site";
+import { loadServedSite } from "./site/served-site";
 
 export interface ServerOptions {
   /** The built site (`public/`), with the `_headers` file the build wrote. */
@@ -202,12 +202,11 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   const timeouts: ServerTimeouts = { ...defaultTimeouts, ...options.timeouts };
   const hsts = hstsHeaders(options.hsts);
   const releases = options.releases ?? null;
-  const sites = new SiteSource(options.publicDir, releases?.served ?? null);
-  const headersOfEveryAnswer = () => ({ ...sites.current().siteHeaders, ...hsts });
+  // Read now, so a folder without a build stops the start instead of failing the first request.
+  const site = loadServedSite(options.publicDir);
+  const headersOfEveryAnswer = () => ({ ...site.siteHeaders, ...hsts });
   const app = createFastify(options, timeouts, headersOfEveryAnswer);
   const logFor = componentLog(app);
-  // Loaded now, so a folder without a build stops the start instead of failing the first request.
-  sites.current();
   // A process's environment does not change while it runs, so the default settings are read once, here,
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
@@ -222,8 +221,8 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
     now: options.now,
   });
 
-  // Shared by every route below: the release a request is answered from, the site's headers, the 404.
-  await app.register(siteAnswers, { sites, hsts: options.hsts, lingerMs: timeouts.lingerMs });
+  // Shared by every route below: the site's headers and its 404.
+  await app.register(siteAnswers, { site, hsts: options.hsts, lingerMs: timeouts.lingerMs });
 
   // Errors become answers, never a crash, in JSON; a plugin answers its own in its terms first.
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
@@ -264,7 +263,7 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
       log: logFor("deploy"),
     });
   }
-  await app.register(siteFiles, { sites, publicDir: options.publicDir });
+  await app.register(siteFiles, { site });
 
   if (startConfig.email) preloadEmailTransport();
   stopWithApp(app, worker);

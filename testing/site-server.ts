@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { freeLoopbackPort } from "../server/free-port";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -36,18 +36,8 @@ export const requireBuild = () => {
   }
 };
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 /**
- * freePort() for a Playwright config, which must know its webServer's address before anything async can
+ * freeLoopbackPort() (server/free-port.ts) for a Playwright config, which must know its webServer's address before anything async can
  * run: the same lookup in a child process, waited for. As a string, the form an environment variable takes.
  */
 export const freePortNow = (): string =>
@@ -149,7 +139,7 @@ const compiledServer = (): string => {
  */
 export const startSite = async (options: SiteOptions = {}): Promise<RunningSite> => {
   requireBuild();
-  const port = options.port ?? (await freePort());
+  const port = options.port ?? (await freeLoopbackPort());
   const origin = `http://127.0.0.1:${port}`;
   const dataDir = options.env?.INQUIRY_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "site-inquiries-"));
   const commandLine: readonly string[] = [...(options.launcher ?? []), ...serverCommand(options.node)];

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { freePort, processUsage, serverCommand } from "../../testing/site-server";
+import { freeLoopbackPort } from "../../server/free-port";
+import { processUsage, serverCommand } from "../../testing/site-server";
 
 const root = path.resolve(__dirname, "../..");
 
@@ -31,7 +32,7 @@ export const startSiteProcess = async (
   preload: readonly string[] = [],
   { fileSizeLimitKb }: { readonly fileSizeLimitKb?: number } = {},
 ): Promise<SiteProcess> => {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const [node = process.execPath, ...nodeArgs] = serverCommand({ preload });
   const [command, args] =
     fileSizeLimitKb === undefined

@@ -3,7 +3,7 @@ import type { InquiryConfig } from "../inquiries/config";
 import type { DeliveryWorker } from "../inquiries/delivery-worker";
 import { openOutbox } from "../inquiries/open-outbox";
 import { isDigesting } from "../inquiries/outbox";
-import type { DeployStatus } from "../releases/deployer";
+import type { DeployStatus } from "../releases/release-store";
 import type { ReleaseControl } from "../releases/worker-link";
 
 export interface HealthOptions {

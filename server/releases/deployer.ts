@@ -3,13 +3,14 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
-import net from "node:net";
+import { freeLoopbackPort } from "../free-port";
 import {
   buildDirOf,
   buildLogOf,
   buildStateFile,
   readBuildState,
   writeBuildState,
+  deployStatus,
   listReleases,
   liveReleaseId,
   makeLive,
@@ -19,7 +20,7 @@ import {
   siteDirOf,
   writeReleaseRecord,
   type FailedStep,
-  type ListedRelease,
+  type DeployStatus,
   type ReleaseRecord,
 } from "./release-store";
 import type { DeploySettings } from "./settings";
@@ -62,21 +63,10 @@ export interface DeployerOptions {
   readonly modulesFrom?: string;
   /** Called after a release went live, in the same process; what it throws is logged, never a failure. */
   readonly onLive?: (release: ReleaseRecord) => void;
-  /** Called whenever a deploy starts or ends, or one is queued: the server's workers mirror the state. */
-  readonly onChange?: () => void;
   readonly steps?: DeploySteps;
   readonly now?: () => Date;
   /** How long the release's own server may take to answer its health check before the release fails. */
   readonly startTimeoutMs?: number;
-}
-
-export interface DeployStatus {
-  readonly running: boolean;
-  /** A commit waiting for the deploy under way to end (the newest asked for). */
-  readonly queued: string | null;
-  readonly live: ListedRelease | null;
-  /** The newest deploy, live or not: its state, and why it failed. */
-  readonly last: ListedRelease | null;
 }
 
 const LOCK_FILE = "deploy.lock";
@@ -143,17 +133,6 @@ const readText = (file: string): string | null => {
     return null;
   }
 };
-
-/** A loopback port free now, for the release's server to start on. */
-const freeLoopbackPort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 
 // A removal has no deadline of its own; this only stops one that hangs on a dead file system.
 const REMOVAL_TIMEOUT_MS = 30 * 60_000;
@@ -315,11 +294,9 @@ export class Deployer {
     if (this.stopping.signal.aborted) return;
     if (this.running) {
       this.queued = commit;
-      this.options.onChange?.();
       return;
     }
     this.running = this.loop(commit);
-    this.options.onChange?.();
   }
 
   /** Resolves when no deploy runs or waits. */
@@ -328,13 +305,7 @@ export class Deployer {
   }
 
   status(): DeployStatus {
-    const releases = listReleases(this.settings.dir);
-    return {
-      running: this.running !== null,
-      queued: this.queued,
-      live: releases.find((release) => release.live) ?? null,
-      last: releases[0] ?? null,
-    };
+    return deployStatus(this.settings.dir, this.running !== null, this.queued);
   }
 
   /** Ends the build under way (its release fails as interrupted) and drops what waits. */
@@ -357,7 +328,6 @@ export class Deployer {
       }
     } finally {
       this.running = null;
-      this.options.onChange?.();
     }
   }
 
@@ -601,7 +571,8 @@ export class Deployer {
     const marker = path.join(modules, MODULES_MARKER);
     if (lockfileHash !== null && readText(marker) === lockfileHash) return "reused";
     await this.remove([modules]);
-    const installed = await this.installModules(build, lockfileHash, logFile, deadline);
+    const installed = (await this.linkCheckoutModules(modules, lockfileHash, deadline)) ? "reused" : "installed";
+    if (installed === "installed") await this.runStep("npm ci", this.steps.install, build, logFile, deadline);
     // Written beside, then renamed: the modules are hard-linked into releases, whose copy must not change.
     if (lockfileHash !== null) {
       fs.writeFileSync(`${marker}.tmp`, lockfileHash);
@@ -610,13 +581,11 @@ export class Deployer {
     return installed;
   }
 
-  private async installModules(
-    build: string,
-    lockfileHash: string | null,
-    logFile: number,
-    deadline: number,
-  ): Promise<"reused" | "installed"> {
-    const modules = path.join(build, "node_modules");
+  /**
+   * The server's own checkout's modules into `modules`, when its lockfile is the one given: hard links, or a
+   * copy where the checkout is another mount (the unit's sandbox). False where neither was possible.
+   */
+  private async linkCheckoutModules(modules: string, lockfileHash: string | null, deadline: number): Promise<boolean> {
     const from = this.options.modulesFrom;
     if (
       lockfileHash !== null &&
@@ -629,10 +598,10 @@ export class Deployer {
         ["copying node_modules", ["cp", "-a", path.join(from, "node_modules"), modules]],
       ] as const) {
         try {
-          await this.run(name, command, { cwd: build, deadline, env: { PATH: process.env.PATH } });
+          await this.run(name, command, { cwd: path.dirname(modules), deadline, env: { PATH: process.env.PATH } });
           // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the checkout's.
           await this.remove([path.join(modules, ".cache")]);
-          return "reused";
+          return true;
         } catch (error) {
           if (this.stopping.signal.aborted) throw error;
           this.log(`deploy: ${name} failed: ${(error as Error).message.split("\n")[1] ?? ""}`);
@@ -640,8 +609,7 @@ export class Deployer {
         }
       }
     }
-    await this.runStep("npm ci", this.steps.install, build, logFile, deadline);
-    return "installed";
+    return false;
   }
 
   /**

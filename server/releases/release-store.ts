@@ -194,3 +194,19 @@ export const releasesToPrune = (deployDir: string, keep: number, previousLive: s
   if (newestFailed) kept.add(newestFailed.id);
   return releases.filter((release) => !kept.has(release.id)).map((release) => release.id);
 };
+
+/** What a deploy is doing, and the releases it made. */
+export interface DeployStatus {
+  readonly running: boolean;
+  /** A commit waiting for the deploy under way to end (the newest asked for). */
+  readonly queued: string | null;
+  readonly live: ListedRelease | null;
+  /** The newest deploy, live or not: its state, and why it failed. */
+  readonly last: ListedRelease | null;
+}
+
+/** The deploys as the releases on disk and the deployer's own state (running, queued) say. */
+export const deployStatus = (deployDir: string, running: boolean, queued: string | null): DeployStatus => {
+  const releases = listReleases(deployDir);
+  return { running, queued, live: releases.find((release) => release.live) ?? null, last: releases[0] ?? null };
+};

@@ -1,6 +1,6 @@
 import type { Worker } from "node:cluster";
-import type { Deployer, DeployStatus } from "./deployer";
-import { listReleases } from "./release-store";
+import type { Deployer } from "./deployer";
+import { deployStatus, type DeployStatus } from "./release-store";
 
 /**
  * What the server that answers visitors (a worker: the live release's own server) and the primary that
@@ -42,10 +42,6 @@ export const releasesThroughPrimary = (
   channel: Pick<NodeJS.Process, "send" | "on" | "off"> = process,
 ): ReleaseControl => {
   let nextId = 0;
-  const fromDisk = (running: boolean, queued: string | null): DeployStatus => {
-    const releases = listReleases(deployDir);
-    return { running, queued, live: releases.find((release) => release.live) ?? null, last: releases[0] ?? null };
-  };
   return {
     request: (commit) => void channel.send?.({ type: "deploy", commit } satisfies WorkerMessage),
     status: () =>
@@ -55,11 +51,11 @@ export const releasesThroughPrimary = (
           if (!isPrimaryMessage(message) || message.id !== id) return;
           clearTimeout(timer);
           channel.off("message", answered);
-          resolve(fromDisk(message.running, message.queued));
+          resolve(deployStatus(deployDir, message.running, message.queued));
         };
         const timer = setTimeout(() => {
           channel.off("message", answered);
-          resolve(fromDisk(false, null));
+          resolve(deployStatus(deployDir, false, null));
         }, STATUS_TIMEOUT_MS);
         channel.on("message", answered);
         channel.send?.({ type: "deploy-status", id } satisfies WorkerMessage);

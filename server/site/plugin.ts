@@ -1,21 +1,14 @@
 import path from "node:path";
 import fastifyStatic from "@fastify/static";
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 import { PRECOMPRESSED_SUFFIX } from "./compression";
 import { pagePathOf } from "./headers-file";
 import { bodyStillComing, hstsHeaders, lingerAfterAnswer } from "./refusals";
-import type { ServedSite, SiteSource } from "./served-site";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The built site this request is answered from, fixed when it arrives (served-site.ts). */
-    servedSite: ServedSite | null;
-  }
-}
+import type { ServedSite } from "./served-site";
 
 export interface SiteOptions {
-  readonly sites: SiteSource;
+  readonly site: ServedSite;
   /** Send Strict-Transport-Security: only when every visitor reaches the site over HTTPS. */
   readonly hsts: boolean;
   /** How long a connection whose refused request is still arriving stays half-open before it is closed. */
@@ -29,33 +22,20 @@ const REVALIDATE = "public, max-age=0, must-revalidate";
 /** The path a page's rules in `_headers` are written under: `/contact/index.html` is the page `/contact/`. */
 const pagePathOfUrl = (url: string): string => pagePathOf((url.split("?")[0] ?? "/").slice(1));
 
-const siteOf = (request: FastifyRequest, sites: SiteSource): ServedSite => request.servedSite ?? sites.current();
-
-/** The 404 page of the request's release, with status 404; its policy is added by the onSend hook, as for any 404 page. */
-const sendNotFoundPage = (request: FastifyRequest, reply: FastifyReply, sites: SiteSource) =>
-  reply
-    .code(404)
-    .type("text/html; charset=utf-8")
-    .header("Cache-Control", REVALIDATE)
-    .send(siteOf(request, sites).notFoundPage);
+/** The site's 404 page, with status 404; its policy is added by the onSend hook, as for any 404 page. */
+const sendNotFoundPage = (reply: FastifyReply, site: ServedSite) =>
+  reply.code(404).type("text/html; charset=utf-8").header("Cache-Control", REVALIDATE).send(site.notFoundPage);
 
 /**
- * What every answer of the server shares, whichever plugin gives it: the release it is answered from, the
- * site's headers from that release's `_headers` (and a page's own rule for HTML), and the not-found answer.
+ * What every answer of the server shares, whichever plugin gives it: the site's headers from its `_headers`
+ * (and a page's own rule for HTML), and the not-found answer.
  * Shared with the whole server (fastify-plugin), since each route's answer needs them.
  */
 export const siteAnswers = fastifyPlugin<SiteOptions>(
   // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns, so a throw
   // in here rejects register() rather than escaping avvio's queue as an uncaught exception.
   // eslint-disable-next-line @typescript-eslint/require-await
-  async (app, { sites, hsts, lingerMs }) => {
-    app.decorateRequest("servedSite", null);
-    // First of all hooks: a request is answered from the release that was live when it arrived.
-    app.addHook("onRequest", (request, _reply, done) => {
-      request.servedSite = sites.current();
-      done();
-    });
-
+  async (app, { site, hsts, lingerMs }) => {
     // Only the routes that take a body read one: a POST (PUT, ...) to any other path is answered before
     // a byte of its body is read (the not-found handler would otherwise parse it first).
     app.addHook("onRequest", (request, reply, done) => {
@@ -73,7 +53,7 @@ export const siteAnswers = fastifyPlugin<SiteOptions>(
     });
     const hstsHeader = hstsHeaders(hsts);
     app.addHook("onSend", async (request, reply, payload) => {
-      const { headerRules, siteHeaders } = siteOf(request, sites);
+      const { headerRules, siteHeaders } = site;
       for (const [name, value] of Object.entries(siteHeaders)) if (!reply.hasHeader(name)) reply.header(name, value);
       reply.headers(hstsHeader);
       // A refusal sent before the body was read (a multipart post, a body to a page) ends the connection:
@@ -100,24 +80,19 @@ export const siteAnswers = fastifyPlugin<SiteOptions>(
       if (request.method !== "GET" && request.method !== "HEAD") {
         return reply.code(404).header("Cache-Control", "no-store").send({ error: "Not found." });
       }
-      return sendNotFoundPage(request, reply, sites);
+      return sendNotFoundPage(reply, site);
     });
   },
   { name: "site-answers", fastify: "5.x" },
 );
 
 /**
- * The built site's files, each from the request's own release (reply.sendFile with its folder), so the
- * static plugin's own route, fixed to one folder, is off; the path checks, redirects, index files and
- * compressed copies are still the plugin's, in sendFile.
+ * The built site's files through reply.sendFile, so the static plugin's own route (which would take any
+ * method) is off; the path checks, redirects, index files and compressed copies are still the plugin's.
  */
-export const siteFiles: FastifyPluginAsync<{ readonly sites: SiteSource; readonly publicDir: string }> = async (
-  app,
-  { sites, publicDir },
-) => {
-  const publicDirOfResponse = new WeakMap<object, string>();
+export const siteFiles: FastifyPluginAsync<{ readonly site: ServedSite }> = async (app, { site }) => {
   await app.register(fastifyStatic, {
-    root: publicDir,
+    root: site.publicDir,
     serve: false,
     redirect: true,
     // An array: with preCompressed, @fastify/static finds a folder's index file only in a list; given a
@@ -132,11 +107,7 @@ export const siteFiles: FastifyPluginAsync<{ readonly sites: SiteSource; readonl
     // through their originals, which carry the right type.
     allowedPath: (pathname) => !pathname.startsWith("/_headers") && !PRECOMPRESSED_SUFFIX.test(pathname),
     setHeaders: (res, file) => {
-      const relative = path
-        .relative(publicDirOfResponse.get(res) ?? publicDir, file)
-        .split(path.sep)
-        .join("/")
-        .replace(PRECOMPRESSED_SUFFIX, "");
+      const relative = path.relative(site.publicDir, file).split(path.sep).join("/").replace(PRECOMPRESSED_SUFFIX, "");
       res.header("Cache-Control", HASHED_ASSET.test(relative) ? IMMUTABLE : REVALIDATE);
     },
   });
@@ -145,7 +116,7 @@ export const siteFiles: FastifyPluginAsync<{ readonly sites: SiteSource; readonl
   // `/a/../b`): it names no page, so a visitor (or a scanner) gets the 404 page, as for any other path
   // no file answers, rather than a 403 that says something is there. Any other error is the server's.
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    if (error.statusCode === 403) return sendNotFoundPage(request, reply, sites);
+    if (error.statusCode === 403) return sendNotFoundPage(reply, site);
     throw error;
   });
 
@@ -153,7 +124,6 @@ export const siteFiles: FastifyPluginAsync<{ readonly sites: SiteSource; readonl
     method: ["GET", "HEAD"],
     url: "/*",
     handler: (request, reply) => {
-      const site = siteOf(request, sites);
       const query = request.raw.url?.indexOf("?") ?? -1;
       const rawPath = query === -1 ? (request.raw.url ?? "/") : (request.raw.url ?? "/").slice(0, query);
       let pathname: string;
@@ -164,8 +134,7 @@ export const siteFiles: FastifyPluginAsync<{ readonly sites: SiteSource; readonl
         reply.callNotFound();
         return reply;
       }
-      publicDirOfResponse.set(reply.raw, site.publicDir);
-      return reply.sendFile(pathname, site.publicDir);
+      return reply.sendFile(pathname);
     },
   });
 };

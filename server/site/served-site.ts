@@ -3,9 +3,10 @@ import path from "node:path";
 import { readHeadersFile, type HeaderRules } from "./headers-file";
 
 /**
- * The built site a request is answered from: its folder, the headers its build wrote for it, and its
- * 404 page. They go together: a page's policy lists the hashes of that build's inline scripts, so a page
- * of one release sent with another's headers would not run.
+ * The built site this server answers from: its folder, the headers its build wrote for it, and its 404 page.
+ * They go together: a page's policy lists the hashes of that build's inline scripts. A server never switches
+ * sites: with releases, each release runs its own server (server/releases/primary.ts), so the pages, their
+ * headers, the content the inquiry rules come from and the code are always one release's.
  */
 export interface ServedSite {
   readonly publicDir: string;
@@ -13,11 +14,10 @@ export interface ServedSite {
   /** The headers of every answer (`/*` in `_headers`, without its policy). */
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly notFoundPage: Buffer;
-  /** The release it is (DEPLOY_DIR), or null for a folder served as it is (PUBLIC_DIR). */
-  readonly release: string | null;
 }
 
-const loadServedSite = (publicDir: string, release: string | null): ServedSite => {
+/** Reads a built folder as the server serves it; a folder without a build stops the start. */
+export const loadServedSite = (publicDir: string): ServedSite => {
   const headerRules = readHeadersFile(publicDir);
   // The rule for all paths, but for its policy: that one is for the CDN's answers that no page's rule
   // covers (build/security-headers.ts); here every HTML answer gets its page's policy, or the 404 page's.
@@ -27,26 +27,5 @@ const loadServedSite = (publicDir: string, release: string | null): ServedSite =
     headerRules,
     siteHeaders,
     notFoundPage: fs.readFileSync(path.join(publicDir, "404.html")),
-    release,
   };
 };
-
-/**
- * The one site this server answers from: its own folder's build. A server never switches sites: with
- * releases, each release runs its own server (server/releases/primary.ts), so the pages, their headers,
- * the content the inquiry rules come from and the code are always one release's.
- */
-export class SiteSource {
-  private site: ServedSite | null = null;
-
-  constructor(
-    private readonly publicDir: string,
-    /** The release it is, or null for a folder served as it is. */
-    private readonly release: string | null,
-  ) {}
-
-  current(): ServedSite {
-    this.site ??= loadServedSite(this.publicDir, this.release);
-    return this.site;
-  }
-}
