@@ -40,15 +40,13 @@ describe("the editing screen's headers", () => {
   });
 
   it("allow GitHub's API for the github backend; Netlify Identity only when Git Gateway is chosen", () => {
-    const github = adminPolicy(readEditingBackend(() => ""));
+    const github = adminPolicy(readEditingBackend({}));
     expect(github).toMatch(/connect-src 'self' blob: https:\/\/api\.github\.com;/);
     expect(github).toMatch(/script-src 'self' 'unsafe-eval';/);
     expect(github).not.toMatch(/identity\.netlify\.com/);
-    const enterprise = adminPolicy(
-      readEditingBackend((name) => (name === "CMS_GITHUB_URL" ? "https://github.example.com" : "")),
-    );
+    const enterprise = adminPolicy(readEditingBackend({ CMS_GITHUB_URL: "https://github.example.com" }));
     expect(enterprise).toMatch(/connect-src 'self' blob: https:\/\/github\.example\.com;/);
-    const gateway = adminPolicy(readEditingBackend((name) => (name === "CMS_BACKEND" ? "git-gateway" : "")));
+    const gateway = adminPolicy(readEditingBackend({ CMS_BACKEND: "git-gateway" }));
     expect(gateway).toMatch(/script-src 'self' 'unsafe-eval' https:\/\/identity\.netlify\.com;/);
   });
 
@@ -57,16 +55,13 @@ describe("the editing screen's headers", () => {
     const sources = built.split(";").flatMap((directive) => directive.trim().split(/\s+/).slice(1));
     expect(sources.filter((source) => /^http:|^\*$/.test(source))).toEqual([]);
     for (const env of [{}, { CMS_BACKEND: "git-gateway" }, { CMS_GITHUB_URL: "https://github.example.com" }]) {
-      const backend = readEditingBackend((name) => (env as Record<string, string>)[name] ?? "");
+      const backend = readEditingBackend(env);
       expect(adminPolicy(backend)).not.toContain("http:");
     }
-    expect(() => readEditingBackend((name) => (name === "CMS_GITHUB_URL" ? "http://github.example.com" : ""))).toThrow(
+    expect(() => readEditingBackend({ CMS_GITHUB_URL: "http://github.example.com" })).toThrow(
       /CMS_GITHUB_URL must be https/,
     );
-    const editorsMachine = adminPolicy(
-      readEditingBackend(() => ""),
-      "editors-machine",
-    );
+    const editorsMachine = adminPolicy(readEditingBackend({}), "editors-machine");
     expect(editorsMachine).toMatch(/connect-src 'self' blob: https:\/\/api\.github\.com http:\/\/localhost:8081;/);
     expect(LOCAL_BACKEND).toBe("http://localhost:8081");
   });

@@ -91,7 +91,7 @@ it("is answered by gatsby develop's server at /admin/, which otherwise never ser
 });
 
 describe("the live editing screen's backend", () => {
-  const from = (values: Record<string, string>) => readEditingBackend((name) => values[name] ?? "");
+  const from = (values: Record<string, string>) => readEditingBackend(values);
   it("is GitHub, signed in through the site's own /api/auth, with review before publishing unless turned off", () => {
     expect(from({ CMS_GITHUB_REPO: "cardinal/site" })).toEqual({
       backend: {

@@ -36,16 +36,19 @@ beforeEach(async () => {
 });
 afterEach(() => github.close());
 
+/** The fake GitHub's OAuth App, with whatever a test changes. */
+const settingsWith = (overrides: Partial<GithubOAuthSettings> = {}): GithubOAuthSettings => ({
+  clientId: FAKE_CLIENT_ID,
+  clientSecret: FAKE_CLIENT_SECRET,
+  githubUrl: github.url,
+  scope: "repo",
+  ...overrides,
+});
+
 const oauthFor = (overrides: Partial<GithubOAuthSettings> = {}, now: () => number = Date.now) =>
   createGithubOAuth({
     now,
-    settings: {
-      clientId: FAKE_CLIENT_ID,
-      clientSecret: FAKE_CLIENT_SECRET,
-      githubUrl: github.url,
-      scope: "repo",
-      ...overrides,
-    },
+    settings: settingsWith(overrides),
     log: (line) => logs.push(line),
     exchangeTimeoutMs: 1_000,
   });
@@ -261,7 +264,7 @@ describe("the editing screen's GitHub sign-in", () => {
 
   it("refuses to exchange a code when the record of spent states cannot be reached", async () => {
     const oauth = createGithubOAuth({
-      settings: { clientId: FAKE_CLIENT_ID, clientSecret: FAKE_CLIENT_SECRET, githubUrl: github.url, scope: "repo" },
+      settings: settingsWith(),
       log: (line) => logs.push(line),
       spentStates: { spend: () => Promise.reject(new Error("store down")) },
     });
@@ -339,12 +342,7 @@ describe("the production server's sign-in routes", () => {
   };
 
   it("run the handshake through /api/auth and /api/auth/callback, with the site's headers, and log no code or token", async () => {
-    const { server, origin, fetch } = await serve({
-      clientId: FAKE_CLIENT_ID,
-      clientSecret: FAKE_CLIENT_SECRET,
-      githubUrl: github.url,
-      scope: "public_repo",
-    });
+    const { server, origin, fetch } = await serve(settingsWith({ scope: "public_repo" }));
     try {
       const begun = await fetch(`${origin}/api/auth?provider=github&site_id=127.0.0.1&scope=repo`, {
         redirect: "manual",
@@ -381,12 +379,7 @@ describe("the production server's sign-in routes", () => {
   });
 
   it("limit each route to 20 requests a minute from one address, though the site-wide limit is off", async () => {
-    const { server, origin, fetch } = await serve({
-      clientId: FAKE_CLIENT_ID,
-      clientSecret: FAKE_CLIENT_SECRET,
-      githubUrl: github.url,
-      scope: "repo",
-    });
+    const { server, origin, fetch } = await serve(settingsWith());
     try {
       const statuses = async (path: string) => {
         const answers = [];

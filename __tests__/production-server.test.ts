@@ -718,14 +718,17 @@ describe("the server process (server/main.ts)", () => {
 
   const env = () => ({ PUBLIC_DIR: publicDir, INQUIRY_DATA_DIR: dataDir });
 
+  // Each test starts a server process of its own: several seconds on a busy machine, past jest's default timeout.
   it("logs an unhandled rejection and goes on serving", async () => {
     server = await startSiteProcess(env(), [path.resolve("__tests__/support/reject-on-signal.ts")]);
     server.child.kill("SIGWINCH");
     // Logged with the error itself, its message and stack.
-    await server.waitForLine(/"err":\{"type":"Error","message":"a rejection nobody handles","stack":"Error: a rejection nobody handles.*"msg":"unhandled rejection"/);
+    await server.waitForLine(
+      /"err":\{"type":"Error","message":"a rejection nobody handles","stack":"Error: a rejection nobody handles.*"msg":"unhandled rejection"/,
+    );
     expect((await fetch(`${server.origin}/`)).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
-  });
+  }, 60_000);
 
   it("on SIGTERM finishes the inquiry in flight, refuses new connections, and exits 0", async () => {
     server = await startSiteProcess(env());

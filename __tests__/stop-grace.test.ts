@@ -1,7 +1,6 @@
 /**
  * @jest-environment node
  */
-import fs from "node:fs";
 import path from "node:path";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
@@ -11,6 +10,7 @@ import {
   UNIT_STOP_TIMEOUT_SECONDS,
   stopGraceMs,
 } from "../server/stop-grace";
+import { readUnit, setting } from "./support/unit-sandbox";
 
 /**
  * A stop waits for the delivery attempts under way, and systemd kills the server once the unit's TimeoutStopSec has
@@ -39,28 +39,14 @@ const secondsOfTimeSpan = (span: string): number => {
   }, 0);
 };
 
-/** The value of `key=` in a section of a unit file; the last one counts, as in systemd, and none is an error. */
-const unitSetting = (text: string, section: string, key: string): string => {
-  let current = "";
-  let found: string | undefined;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      current = header[1] ?? "";
-      continue;
-    }
-    const equals = line.indexOf("=");
-    if (current === section && equals > 0 && line.slice(0, equals).trim() === key) {
-      found = line.slice(equals + 1).trim();
-    }
-  }
-  if (found === undefined) throw new Error(`${path.basename(UNIT_FILE)} sets no ${key} in [${section}]`);
-  return found;
+/** The unit's TimeoutStopSec (the last one, as systemd takes it); none is an error. */
+const unitStopTimeout = (): string => {
+  const value = setting(readUnit(UNIT_FILE), "TimeoutStopSec");
+  if (value === undefined) throw new Error(`${path.basename(UNIT_FILE)} sets no TimeoutStopSec in [Service]`);
+  return value;
 };
 
-const timeoutStopSec = secondsOfTimeSpan(unitSetting(fs.readFileSync(UNIT_FILE, "utf8"), "Service", "TimeoutStopSec"));
+const timeoutStopSec = secondsOfTimeSpan(unitStopTimeout());
 const delivery = readInquiryContent(path.resolve("content")).form.delivery;
 
 describe("the stop grace", () => {

@@ -94,7 +94,7 @@ type EditingConfig = { backend: Record<string, unknown>; publish_mode?: string }
  */
 const serveConfig = async (page: Page, settings: Record<string, string>) => {
   const built = (await (await fetch(`${site.origin}/admin/config.json`)).json()) as EditingConfig;
-  const { connectOrigins, scriptOrigins, ...forTest } = readEditingBackend((name) => settings[name] ?? "");
+  const { connectOrigins, scriptOrigins, ...forTest } = readEditingBackend(settings);
   expect(built.backend).toEqual({ ...forTest.backend, repo: built.backend.repo });
   // Both the build's origins for the policy and the test's are GitHub's API: the built policy is the one under test.
   expect(connectOrigins).toEqual(readEditingBackend().connectOrigins);

@@ -13,7 +13,7 @@ import Fastify from "fastify";
 import { chromium, type Page } from "playwright-core";
 import { openEditingScreen, openSiteFile, publish, startLocalBackend, textField } from "../e2e/admin-support";
 import { chromeFlags, chromePath, launchBrowser, openPage, WIDTHS } from "../testing/browser";
-import { freePort } from "../testing/site-server";
+import { freeLoopbackPort } from "../server/free-port";
 import { writeEditingScreen } from "../src/admin/editing-screen";
 
 const siteScreenshots = async (args: readonly string[]) => {
@@ -42,11 +42,11 @@ const LIVE_HOST = "www.cardinal-site.example";
 
 /** The pictures of docs/images/editor-*.png, each step as an editor takes it. */
 const takeEditorShots = async (page: Page, port: number, backendPort: number) => {
-  const shot = async (name: string, target: Page = page) => {
+  const shot = async (name: string) => {
     // Decap animates its menus and notices in; a picture mid-animation would be blurred.
-    await target.waitForTimeout(400);
+    await page.waitForTimeout(400);
     const file = path.join(EDITOR_IMAGES, `editor-${name}.png`);
-    await target.screenshot({ path: file });
+    await page.screenshot({ path: file });
     console.log(path.relative(process.cwd(), file));
   };
   // 1. On the live site: the sign-in.
@@ -95,7 +95,7 @@ const editorScreenshots = async () => {
   await writeEditingScreen(publicDir);
   const server = Fastify();
   await server.register(fastifyStatic, { root: publicDir });
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   await server.listen({ port, host: "127.0.0.1" });
   const backend = await startLocalBackend();
   const browser = await chromium.launch({

@@ -1,14 +1,7 @@
 import path from "node:path";
 import * as z from "zod/mini";
 import type { InquiryContent } from "./content";
-import {
-  catalogue,
-  isSet,
-  readSetting,
-  runtimeEnvironment,
-  type Environment,
-  type WholeNumberSetting,
-} from "../settings/catalog";
+import { catalogue, isSet, isUrl, readSetting, runtimeEnvironment, type Environment } from "../settings/catalog";
 
 /*
  * How this deployment stores and delivers inquiries: environment variables, read when a request arrives, through
@@ -104,30 +97,21 @@ export interface InquiryConfig {
   readonly digest: DigestSettings;
 }
 
-/** A whole number an operator may set: its default when unset, and the range it must fall in (the catalogue's). */
-const limitsOf = ({ default: fallback, min, max }: WholeNumberSetting) => ({ default: fallback, min, max });
-
 /**
  * How inquiries are delivered and limited: operations, set by whoever runs the site in its environment, not by
- * editors in content/inquiry.json. Each default is what the site ran with when these lived in content.
+ * editors in content/inquiry.json. Each is the catalogue's entry (its default, range and meaning); each default is
+ * what the site ran with when these lived in content.
  */
 export const operationSettings = {
-  INQUIRY_CONCURRENCY: limitsOf(catalogue.INQUIRY_CONCURRENCY),
-  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: limitsOf(catalogue.INQUIRY_ATTEMPT_TIMEOUT_SECONDS),
-  INQUIRY_MAX_ATTEMPTS: limitsOf(catalogue.INQUIRY_MAX_ATTEMPTS),
-  INQUIRY_RETRY_DELAY_SECONDS: limitsOf(catalogue.INQUIRY_RETRY_DELAY_SECONDS),
-  INQUIRY_RETRY_MAX_DELAY_SECONDS: limitsOf(catalogue.INQUIRY_RETRY_MAX_DELAY_SECONDS),
-  INQUIRY_RATE_LIMIT_REQUESTS: limitsOf(catalogue.INQUIRY_RATE_LIMIT_REQUESTS),
-  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: limitsOf(catalogue.INQUIRY_RATE_LIMIT_WINDOW_SECONDS),
+  INQUIRY_CONCURRENCY: catalogue.INQUIRY_CONCURRENCY,
+  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: catalogue.INQUIRY_ATTEMPT_TIMEOUT_SECONDS,
+  INQUIRY_MAX_ATTEMPTS: catalogue.INQUIRY_MAX_ATTEMPTS,
+  INQUIRY_RETRY_DELAY_SECONDS: catalogue.INQUIRY_RETRY_DELAY_SECONDS,
+  INQUIRY_RETRY_MAX_DELAY_SECONDS: catalogue.INQUIRY_RETRY_MAX_DELAY_SECONDS,
+  INQUIRY_RATE_LIMIT_REQUESTS: catalogue.INQUIRY_RATE_LIMIT_REQUESTS,
+  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: catalogue.INQUIRY_RATE_LIMIT_WINDOW_SECONDS,
 } as const;
 
-const isUrl = (value: string, protocols: readonly string[]) => {
-  try {
-    return protocols.includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-};
 const isAddress = (value: string) => z.email().safeParse(value.replace(/^.*<(.+)>$/, "$1")).success;
 
 /**
@@ -205,7 +189,7 @@ export const readInquiryConfig = (
   const outbox: OutboxKind = readSetting("INQUIRY_OUTBOX", env);
   return {
     outbox,
-    dataDir: path.resolve(cwd, readSetting("INQUIRY_DATA_DIR", env) ?? ".data"),
+    dataDir: path.resolve(cwd, readSetting("INQUIRY_DATA_DIR", env)),
     blobs: {
       store: readSetting("INQUIRY_BLOBS_STORE", env),
       siteID: readSetting("NETLIFY_SITE_ID", env),

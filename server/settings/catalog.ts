@@ -34,40 +34,38 @@ interface Described {
   readonly defaultText?: string;
 }
 
-/** A whole number, the only kind `operationSettings` and the deploy settings take: its range is in `min` and `max`. */
-export interface WholeNumberSetting extends Setting<number> {
+/** A number setting with a range: its bounds, for the tests that hold every one to them. */
+interface RangeSetting<T extends number | null> extends Setting<T> {
   readonly min: number;
   readonly max: number;
 }
 
-/** Digits only: `1e3`, `0x10`, `+5` and `5.0` are refused rather than read as some number the operator did not write. */
-const wholeNumber = (min: number, max: number, fallback: number, described: Described): WholeNumberSetting => ({
+/**
+ * Digits only, optionally with a fraction: `1e3`, `0x10`, `+5` and `5.0` (where no fraction is allowed) are refused
+ * rather than read as some number the operator did not write.
+ */
+const numberIn = (digits: RegExp, min: number, max: number) =>
+  z.pipe(
+    z.string().check(
+      z.regex(digits),
+      z.refine((text) => Number(text) >= min && Number(text) <= max),
+    ),
+    z.transform(Number),
+  );
+
+/** A whole number within a range; a null default leaves it to the reader (another tool's, or content's). */
+const wholeNumber = <D extends number | null>(
+  min: number,
+  max: number,
+  fallback: D,
+  described: Described,
+): RangeSetting<number | D> => ({
   ...described,
   allowed: `a whole number from ${min} to ${max}`,
   default: fallback,
   min,
   max,
-  schema: z.pipe(
-    z.string().check(
-      z.regex(/^\d+$/),
-      z.refine((text) => Number(text) >= min && Number(text) <= max),
-    ),
-    z.transform(Number),
-  ),
-});
-
-/** Like wholeNumber, with no default of its own: the reader has one (another tool's, or content's). */
-const optionalWholeNumber = (min: number, max: number, described: Described): Setting<number | null> => ({
-  ...described,
-  allowed: `a whole number from ${min} to ${max}`,
-  default: null,
-  schema: z.pipe(
-    z.string().check(
-      z.regex(/^\d+$/),
-      z.refine((text) => Number(text) >= min && Number(text) <= max),
-    ),
-    z.transform(Number),
-  ),
+  schema: numberIn(/^\d+$/, min, max),
 });
 
 /** A number with a fraction allowed, within a range; unset, null (the reader has the default). */
@@ -75,13 +73,7 @@ const optionalNumber = (min: number, max: number, described: Described): Setting
   ...described,
   allowed: `a number from ${min} to ${max}`,
   default: null,
-  schema: z.pipe(
-    z.string().check(
-      z.regex(/^\d+(\.\d+)?$/),
-      z.refine((text) => Number(text) >= min && Number(text) <= max),
-    ),
-    z.transform(Number),
-  ),
+  schema: numberIn(/^\d+(\.\d+)?$/, min, max),
 });
 
 const YES = ["1", "true", "yes"];
@@ -128,11 +120,12 @@ const secret = (minLength: number, described: Described & { readonly allowed?: s
   schema: z.string().check(z.minLength(minLength)),
 });
 
-const isUrl = (value: string, protocols: readonly string[]): boolean =>
+/** Whether the text is a URL with one of the protocols (`https:`, with its colon). */
+export const isUrl = (value: string, protocols: readonly string[]): boolean =>
   URL.canParse(value) && protocols.includes(new URL(value).protocol);
 
-/** An origin (`https://www.example.com`), a trailing slash taken off; unset, null. */
-const origin = (allowed: string, protocols: readonly string[], described: Described): Setting<string | null> => ({
+/** An http or https origin (`https://www.example.com`), a trailing slash taken off; unset, null. */
+const origin = (allowed: string, described: Described): Setting<string | null> => ({
   ...described,
   allowed,
   default: null,
@@ -140,14 +133,14 @@ const origin = (allowed: string, protocols: readonly string[], described: Descri
     z.string().check(
       z.refine((value) => {
         const bare = value.replace(/\/+$/, "");
-        return isUrl(bare, protocols) && new URL(bare).origin === bare;
+        return isUrl(bare, ["http:", "https:"]) && new URL(bare).origin === bare;
       }),
     ),
     z.transform((value) => value.replace(/\/+$/, "")),
   ),
 });
 
-/** A URL with one of the protocols, a trailing slash taken off. */
+/** A URL the check takes, a trailing slash taken off. */
 const url = (
   fallback: string,
   allowed: string,
@@ -160,6 +153,19 @@ const url = (
   schema: z.pipe(
     z.string().check(z.refine((value) => URL.canParse(value) && check(new URL(value)))),
     z.transform((value) => value.replace(/\/+$/, "")),
+  ),
+});
+
+/** An hour of the day, 0 to 23, or `off` (any case), read as null. */
+const hourOrOff = (fallback: number, described: Described): Setting<number | null> => ({
+  ...described,
+  allowed: "a whole number from 0 to 23, or off",
+  default: fallback,
+  schema: z.pipe(
+    z
+      .string()
+      .check(z.refine((value) => value.toLowerCase() === "off" || (/^\d{1,2}$/.test(value) && Number(value) <= 23))),
+    z.transform((value) => (value.toLowerCase() === "off" ? null : Number(value))),
   ),
 });
 
@@ -188,7 +194,7 @@ const DEPLOY: readonly Scope[] = ["server", "command line"];
 
 /** The site's own server and the tools around it. */
 const serverSettings = {
-  PORT: optionalWholeNumber(0, 65_535, {
+  PORT: wholeNumber(0, 65_535, null, {
     applies: ["server", "edit"],
     defaultText: "`9000` (server), `8000` (edit)",
     meaning: "the port to listen on; for `npm run edit`, the develop site's port",
@@ -221,7 +227,7 @@ const serverSettings = {
 
 /** How inquiries are kept. */
 const outboxSettings = {
-  INQUIRY_DATA_DIR: text(null, {
+  INQUIRY_DATA_DIR: text(".data", {
     applies: ["server", "command line"],
     defaultText: "`.data/` (git-ignored)",
     meaning:
@@ -347,19 +353,11 @@ const operationCatalogue = {
 
 /** The daily digest of held inquiries and its release links. */
 const digestSettings = {
-  INQUIRY_DIGEST_HOUR: {
+  INQUIRY_DIGEST_HOUR: hourOrOff(7, {
     applies: DELIVERY,
-    allowed: "a whole number from 0 to 23, or off",
-    default: 7,
     meaning:
       "the hour, in the company's time zone (`content/company.json`), from which each day's digest of the inquiries held as suspected spam goes out through the transports configured ([inquiries.md](inquiries.md#held-as-suspected-spam-the-daily-digest)); `off`: none",
-    schema: z.pipe(
-      z
-        .string()
-        .check(z.refine((value) => value.toLowerCase() === "off" || (/^\d{1,2}$/.test(value) && Number(value) <= 23))),
-      z.transform((value) => (value.toLowerCase() === "off" ? null : Number(value))),
-    ),
-  } satisfies Setting<number | null> as Setting<number | null>,
+  }),
   INQUIRY_RELEASE_SECRET: secret(32, {
     applies: SERVER_AND_FUNCTIONS,
     allowed: "at least 32 characters (openssl rand -hex 32 makes one)",
@@ -367,7 +365,7 @@ const digestSettings = {
     meaning:
       "the key the digest's release links are signed with (HMAC-SHA256); unset, the digest has no links and `/api/inquiry-release` does not exist. One per deploy context",
   }),
-  INQUIRY_RELEASE_ORIGIN: origin("an origin such as https://www.example.com", ["http:", "https:"], {
+  INQUIRY_RELEASE_ORIGIN: origin("an origin such as https://www.example.com", {
     applies: SERVER_AND_FUNCTIONS,
     defaultText: "unset: `siteUrl`",
     meaning:
@@ -447,7 +445,7 @@ const editingSettings = {
     applies: ["build", "server", "Netlify function"],
     meaning: "`repo` for a private repository, `public_repo` for a public one",
   }),
-  CMS_SITE_ORIGIN: origin("an origin like https://www.example.com", ["http:", "https:"], {
+  CMS_SITE_ORIGIN: origin("an origin like https://www.example.com", {
     applies: ["server", "Netlify function"],
     defaultText: "unset: the request's own",
     meaning:
@@ -520,11 +518,11 @@ const toolSettings = {
     defaultText: "`budgets.json`'s `inquiryLoad` (2,000)",
     meaning: "another count of refused requests for the inquiry load; `npm run check:budgets` fails such a run",
   }),
-  SCALE_DELIVERED: text("100000", {
+  SCALE_DELIVERED: wholeNumber(1, 10_000_000, 100_000, {
     applies: ["bench"],
     meaning: "the delivered inquiries `npm run bench:scale` fills the full store with",
   }),
-  SCALE_QUARANTINED: text("100000", {
+  SCALE_QUARANTINED: wholeNumber(0, 10_000_000, 100_000, {
     applies: ["bench"],
     meaning: "the quarantined inquiries `npm run bench:scale` fills the full store with",
   }),
@@ -534,7 +532,7 @@ const toolSettings = {
     meaning:
       "how many delivered inquiries `bench/blobs-scale.ts` stores before timing the scheduled runs (fewer for a quick look, which `npm run check:budgets` fails)",
   }),
-  MEMORY_LIMIT_MB: text("512", {
+  MEMORY_LIMIT_MB: wholeNumber(64, 65_536, 512, {
     applies: ["bench"],
     meaning:
       "the memory limit each server of `npm run bench:scale` runs under (a memory cgroup where the machine allows; else V8's heap limit with RSS checked)",

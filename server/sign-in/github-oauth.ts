@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import escapeHtml from "escape-html";
-import { readSetting, runtimeEnvironment, type Environment } from "../settings/catalog";
+import { readSetting, runtimeEnvironment, type Environment, type SettingValue } from "../settings/catalog";
 
 /**
  * Editors' sign-in to the editing screen with GitHub, served by the site itself on both deploys (the
@@ -22,8 +22,6 @@ import { readSetting, runtimeEnvironment, type Environment } from "../settings/c
  * state or secret reaches a log line.
  */
 
-type GithubScope = "repo" | "public_repo";
-
 export interface GithubOAuthSettings {
   /** CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET: the GitHub OAuth App's. */
   readonly clientId: string;
@@ -31,7 +29,7 @@ export interface GithubOAuthSettings {
   /** CMS_GITHUB_URL: GitHub's web address, or a GitHub Enterprise Server's (https://github.example.com). */
   readonly githubUrl: string;
   /** CMS_GITHUB_SCOPE: `repo` for a private repository, `public_repo` for a public one. */
-  readonly scope: GithubScope;
+  readonly scope: SettingValue<"CMS_GITHUB_SCOPE">;
   /**
    * CMS_SITE_ORIGIN: the site's origin as editors reach it (`https://www.example.com`), for the callback
    * URL and the one origin the token is handed to. Unset: the request's own (scheme and host, from the

@@ -1,4 +1,4 @@
-import { readSetting, runtimeEnvironment, type Environment, type SettingName } from "../../server/settings/catalog";
+import { readSetting, runtimeEnvironment, type Environment } from "../../server/settings/catalog";
 import { githubApiRoot } from "../../server/sign-in/github-oauth";
 
 /**
@@ -19,21 +19,8 @@ export interface EditingBackend {
   readonly scriptOrigins: readonly string[];
 }
 
-const EDITING_SETTINGS = [
-  "CMS_BACKEND",
-  "CMS_EDITORIAL_WORKFLOW",
-  "CMS_GITHUB_BRANCH",
-  "CMS_GITHUB_REPO",
-  "CMS_GITHUB_URL",
-  "CMS_GITHUB_SCOPE",
-] as const satisfies readonly SettingName[];
-
-/** The build's environment, or a test's own given as a function of the name. */
-const environmentOf = (read: ((name: string) => string) | undefined): Environment =>
-  read ? Object.fromEntries(EDITING_SETTINGS.map((name) => [name, read(name)])) : runtimeEnvironment();
-
-export const readEditingBackend = (read?: (name: string) => string): EditingBackend => {
-  const env = environmentOf(read);
+/** The build's environment by default; a test gives its own. */
+export const readEditingBackend = (env: Environment = runtimeEnvironment()): EditingBackend => {
   const kind = readSetting("CMS_BACKEND", env);
   // Review before publishing is the default: the content makes compliance claims (TAA, the Berry
   // Amendment, certifications) that a second person should read before they are public.
