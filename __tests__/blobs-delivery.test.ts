@@ -14,13 +14,19 @@ import { createScheduledDelivery, runScheduledDelivery } from "../server/inquiri
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
+import { RELEASE_SECRET } from "./support/held-inquiries";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
+import { shifted, type Offset } from "./support/test-clock";
 
 const content = readInquiryContent(path.resolve("content"));
 const { delivery } = content.form;
 const root = path.resolve(__dirname, "..");
 
 const record = sampleRecord;
+/** The tests' clock starts when the sample records arrive. */
+const START = record("CRS-TIME-0000").receivedAt;
+/** The instant `offset` from START (before it, where negative). */
+const at = (offset: Offset) => shifted(START, offset);
 
 /**
  * A webhook receiver that answers with the status `policy` gives (null: hold the request until the
@@ -92,11 +98,35 @@ const functionConfig = (env: NodeJS.ProcessEnv): (() => InquiryConfig) => {
   return () => config;
 };
 
+/**
+ * Runs netlify/functions/deliver-inquiries.mts once, in a process of its own, as Netlify runs the deployed
+ * file: its default export, with `env` over the environment Netlify gives it (the outbox, the store, and
+ * the store's access in NETLIFY_BLOBS_CONTEXT). Its schedule, and its answer's status and JSON.
+ */
+const runFunctionFile = async (env: NodeJS.ProcessEnv) => {
+  const script =
+    "const fn = await import(process.argv[1]); const answer = await fn.default();" +
+    "console.log(JSON.stringify({ schedule: fn.config.schedule, status: answer.status, body: await answer.json() }));";
+  const file = path.join(root, "netlify/functions/deliver-inquiries.mts");
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, file], {
+    cwd: root,
+    env: {
+      ...process.env,
+      INQUIRY_OUTBOX: "blobs",
+      INQUIRY_BLOBS_STORE: store,
+      NETLIFY_BLOBS_CONTEXT: blobsServer.functionContext(),
+      ...env,
+    },
+  });
+  const lines = stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1] ?? "") as { schedule: string; status: number; body: unknown };
+};
+
 describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () => {
   it("retries a failed webhook after its backoff, not before, and delivers it once", async () => {
     let status = 500;
     const receiver = await startReceiver(() => status);
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     try {
       await outbox().add(record("CRS-RTRY-0001"));
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
@@ -128,7 +158,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
 
   it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
     const receiver = await startReceiver(() => 503);
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     try {
       await outbox().add(record("CRS-DEAD-0001"));
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" });
@@ -147,21 +177,21 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
 
   it("removes what is past its retention once a day, after the deliveries, saying how many and never whose", async () => {
     const receiver = await startReceiver(() => 204);
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     try {
       await outbox().add({
         ...record("CRS-RETN-0001"),
-        receivedAt: "2024-10-01T09:00:00.000Z",
+        receivedAt: at({ months: -25, days: -21, hours: -1 }),
         replyTo: { address: "gone@example.gov" },
       });
       await outbox().add({
         ...record("CRS-RETN-0002"),
-        receivedAt: "2024-10-01T09:00:00.000Z",
+        receivedAt: at({ months: -25, days: -21, hours: -1 }),
         replyTo: { address: "order@example.gov" },
       });
       await outbox().add({
         ...record("CRS-RETN-0003"),
-        receivedAt: "2026-11-22T09:59:00.000Z",
+        receivedAt: at({ minutes: -1 }),
         quarantine: { reason: "honeypot filled" },
       });
       await outbox().add(record("CRS-RETN-0004"));
@@ -179,11 +209,11 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       const remaining = async () => (await outbox().read()).records.map((stored) => stored.reference).sort();
       expect(await remaining()).toEqual(["CRS-RETN-0002", "CRS-RETN-0003", "CRS-RETN-0004"]);
       // Not again the same day, whichever run it is (nothing outlives a run but the store)...
-      clock.now = new Date("2026-11-22T22:00:00.000Z");
+      clock.now = new Date(at({ hours: 12 }));
       await pass();
       expect(retentionLines()).toHaveLength(1);
       // ...but once the spam has had its 30 days.
-      clock.now = new Date("2026-12-23T10:00:00.000Z");
+      clock.now = new Date(at({ days: 31 }));
       await pass();
       expect(retentionLines()[1]).toBe(
         "retention: removed 0 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
@@ -230,32 +260,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
     const receiver = await startReceiver(() => 204);
     try {
       await outbox().add(record("CRS-FILE-0001"));
-      const script =
-        "const fn = await import(process.argv[1]); const answer = await fn.default();" +
-        "console.log(JSON.stringify({ schedule: fn.config.schedule, status: answer.status, body: await answer.json() }));";
-      const { stdout } = await run(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          "--input-type=module",
-          "-e",
-          script,
-          path.join(root, "netlify/functions/deliver-inquiries.mts"),
-        ],
-        {
-          cwd: root,
-          env: {
-            ...process.env,
-            INQUIRY_OUTBOX: "blobs",
-            INQUIRY_BLOBS_STORE: store,
-            INQUIRY_WEBHOOK_URL: receiver.url,
-            NETLIFY_BLOBS_CONTEXT: blobsServer.functionContext(),
-          },
-        },
-      );
-      const lines = stdout.trim().split("\n");
-      expect(JSON.parse(lines[lines.length - 1] ?? "")).toMatchObject({
+      expect(await runFunctionFile({ INQUIRY_WEBHOOK_URL: receiver.url })).toMatchObject({
         schedule: "*/5 * * * *",
         status: 200,
         body: { ran: true, due: 1, delivered: 1 },
@@ -270,47 +275,23 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
     const receiver = await startReceiver(() => 204);
     try {
       await outbox().add({ ...record("CRS-7K4M-2Q9D"), quarantine: { reason: "honeypot filled" } });
-      const script =
-        "const fn = await import(process.argv[1]); const answer = await fn.default();" +
-        "console.log(JSON.stringify({ status: answer.status, body: await answer.json() }));";
       const runFile = async () => {
-        const { stdout } = await run(
-          process.execPath,
-          [
-            "--import",
-            "tsx",
-            "--input-type=module",
-            "-e",
-            script,
-            path.join(root, "netlify/functions/deliver-inquiries.mts"),
-          ],
-          {
-            cwd: root,
-            env: {
-              ...process.env,
-              INQUIRY_OUTBOX: "blobs",
-              INQUIRY_BLOBS_STORE: store,
-              INQUIRY_WEBHOOK_URL: receiver.url,
-              INQUIRY_RELEASE_SECRET: "0123456789abcdef".repeat(4),
-              // From midnight in the company's time zone: due at any time of day, once.
-              INQUIRY_DIGEST_HOUR: "0",
-              NETLIFY_BLOBS_CONTEXT: blobsServer.functionContext(),
-            },
-          },
-        );
-        const lines = stdout.trim().split("\n");
-        return JSON.parse(lines[lines.length - 1] ?? "") as {
-          status: number;
-          body: { digests: { made: { references: string[] } | null; delivered: number } };
-        };
+        const { status, body } = await runFunctionFile({
+          INQUIRY_WEBHOOK_URL: receiver.url,
+          INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
+          // From midnight in the company's time zone: due at any time of day, once.
+          INQUIRY_DIGEST_HOUR: "0",
+        });
+        const { digests } = body as { digests: { made: { references: string[] } | null; delivered: number } };
+        return { status, digests };
       };
       const first = await runFile();
-      expect([first.status, first.body.digests.made?.references, first.body.digests.delivered]).toEqual([
+      expect([first.status, first.digests.made?.references, first.digests.delivered]).toEqual([
         200,
         ["CRS-7K4M-2Q9D"],
         1,
       ]);
-      expect((await runFile()).body.digests.made).toBeNull();
+      expect((await runFile()).digests.made).toBeNull();
       // The digest alone, which names no inquiry in X-Inquiry-Reference: the held inquiry itself is not delivered.
       expect(receiver.received).toEqual(["undefined"]);
     } finally {
@@ -370,9 +351,8 @@ describe("npm run inquiries on the Blobs store", () => {
         new RegExp(`2 inquiries in Netlify Blobs store "${store}" of site test-site: 1 pending, 0 dead, 1 quarantined`),
       );
       expect(listed.stdout).toMatch(/CRS-QUAR-0001 .*quarantined .*\(honeypot filled\)/);
-      expect(listed.stdout).toMatch(
-        /^Held as suspected spam: 1, the oldest for \d+ (days?|hours?|minutes?) \(since 2026-11-22T10:00:00\.000Z\)\.$/m,
-      );
+      const heldLine = /^Held as suspected spam: 1, the oldest for \d+ (?:days?|hours?|minutes?) \(since (\S+)\)\.$/m;
+      expect(heldLine.exec(listed.stdout)?.[1]).toBe(START);
 
       const shown = await inquiries(["--show", "CRS-PEND-0001"], env);
       expect([shown.code, shown.stdout]).toEqual([

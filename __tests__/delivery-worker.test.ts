@@ -16,10 +16,15 @@ import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
+import { shifted, type Offset } from "./support/test-clock";
 
 const content = readInquiryContent(path.resolve("content"));
 
 const record = sampleRecord;
+/** The tests' clock starts when the sample records arrive. */
+const START = record("CRS-TIME-0000").receivedAt;
+/** The instant `offset` from START (before it, where negative). */
+const at = (offset: Offset) => shifted(START, offset);
 
 interface HeldRequest {
   readonly reference: string;
@@ -136,7 +141,7 @@ const seconds = (clock: { now: Date }, count: number) => {
 
 describe("DeliveryWorker", () => {
   it("retries a failed webhook after its backoff, not before, and delivers it once", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     let status = 500;
     receiver = await startReceiver(() => status);
     await new SqliteOutbox(dir).add(record("CRS-RTRY-0001"));
@@ -167,7 +172,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     receiver = await startReceiver(() => 503);
     await new SqliteOutbox(dir).add(record("CRS-DEAD-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" }), clock);
@@ -183,20 +188,26 @@ describe("DeliveryWorker", () => {
   });
 
   it("does not try a dead transport again while another transport of the same inquiry is still due", async () => {
-    const clock = { now: new Date("2026-11-22T12:00:00.000Z") };
+    const clock = { now: new Date(at({ hours: 2 })) };
     const mail = await startMailServer();
     receiver = await startReceiver(() => 204);
     const outbox = new SqliteOutbox(dir);
     await outbox.add(record("CRS-HALF-0001", ["email", "webhook"]));
-    for (const at of ["2026-11-22T10:00:00.000Z", "2026-11-22T10:01:00.000Z"]) {
-      await outbox.recordAttempt({ reference: "CRS-HALF-0001", transport: "email", ok: false, at, retryAt: at });
+    for (const when of [START, at({ minutes: 1 })]) {
+      await outbox.recordAttempt({
+        reference: "CRS-HALF-0001",
+        transport: "email",
+        ok: false,
+        at: when,
+        retryAt: when,
+      });
     }
     await outbox.recordAttempt({
       reference: "CRS-HALF-0001",
       transport: "webhook",
       ok: false,
-      at: "2026-11-22T10:00:00.000Z",
-      retryAt: "2026-11-22T10:02:00.000Z",
+      at: START,
+      retryAt: at({ minutes: 2 }),
     });
     try {
       const config = configWith({
@@ -224,7 +235,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("has at most the configured number of deliveries under way at once", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
     const outbox = new SqliteOutbox(dir);
     const references = Array.from({ length: 6 }, (_, index) => `CRS-CONC-000${index}`);
@@ -251,7 +262,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("when stopped, finishes the deliveries under way and starts no more", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
     const outbox = new SqliteOutbox(dir);
     const references = ["CRS-STOP-0001", "CRS-STOP-0002", "CRS-STOP-0003", "CRS-STOP-0004"];
@@ -268,7 +279,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("cuts a webhook call that hangs at the attempt deadline and records the failure", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
     await new SqliteOutbox(dir).add(record("CRS-HANG-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { attemptTimeoutMs: 300 }), clock);
@@ -282,7 +293,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("cuts an SMTP server that never greets at the attempt deadline", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     const sockets: net.Socket[] = [];
     const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
@@ -310,7 +321,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("refuses SMTP without STARTTLS unless plain SMTP is allowed", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     const mail = await startMailServer();
     try {
       const env = { SMTP_URL: mail.url, INQUIRY_TO: "sales@example.com", INQUIRY_FROM: "website@example.com" };
@@ -332,7 +343,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("waits for every delivery under way before it lets go of the lock, even when recording one fails", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     const outbox = new SqliteOutbox(dir);
     await outbox.add(record("CRS-DISK-0001"));
     await outbox.add(record("CRS-DISK-0002"));
@@ -358,7 +369,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("delivers the backlog stored while no transport was configured once one is, exactly once", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     const references = ["CRS-BACK-0001", "CRS-BACK-0002", "CRS-BACK-0003"];
     // Accepted while the server had no transport: stored, delivered by nobody.
     for (const reference of references) await new SqliteOutbox(dir).add(record(reference, []));
@@ -382,7 +393,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("removes what is past its retention once a day: old inquiries and unreleased spam, never a kept one", async () => {
-    const clock = { now: new Date("2026-11-22T10:00:00.000Z") };
+    const clock = { now: new Date(START) };
     const outbox = new SqliteOutbox(dir);
     const stored = async (
       reference: string,
@@ -396,22 +407,22 @@ describe("DeliveryWorker", () => {
       }
     };
     const spam = { quarantine: { reason: "honeypot filled" } };
-    await stored("CRS-OLD0-0001", "2024-11-01T09:00:00.000Z", "gone@example.gov");
-    await stored("CRS-KEPT-0001", "2024-10-01T09:00:00.000Z", "order@example.gov");
+    await stored("CRS-OLD0-0001", at({ months: -24, days: -21, hours: -1 }), "gone@example.gov");
+    await stored("CRS-KEPT-0001", at({ months: -25, days: -21, hours: -1 }), "order@example.gov");
     await outbox.keep("CRS-KEPT-0001");
     // 25 months old, but the same sender wrote again last month: the last contact is recent.
-    await stored("CRS-BACK-0201", "2024-10-15T09:00:00.000Z", "returning@example.gov");
-    await stored("CRS-BACK-0202", "2026-10-15T09:00:00.000Z", "Returning@example.gov");
-    await stored("CRS-NEW0-0001", "2025-01-10T09:00:00.000Z", "recent@example.gov");
-    await stored("CRS-SPAM-0001", "2026-10-10T09:00:00.000Z", "bot@example.gov", spam);
-    await stored("CRS-SPAM-0002", "2026-11-12T09:00:00.000Z", "bot@example.gov", spam);
-    await stored("CRS-SPAM-0003", "2026-10-10T09:00:00.000Z", "person@example.gov", spam);
+    await stored("CRS-BACK-0201", at({ months: -25, days: -7, hours: -1 }), "returning@example.gov");
+    await stored("CRS-BACK-0202", at({ months: -1, days: -7, hours: -1 }), "Returning@example.gov");
+    await stored("CRS-NEW0-0001", at({ months: -22, days: -12, hours: -1 }), "recent@example.gov");
+    await stored("CRS-SPAM-0001", at({ months: -1, days: -12, hours: -1 }), "bot@example.gov", spam);
+    await stored("CRS-SPAM-0002", at({ days: -10, hours: -1 }), "bot@example.gov", spam);
+    await stored("CRS-SPAM-0003", at({ months: -1, days: -12, hours: -1 }), "person@example.gov", spam);
     await outbox.release("CRS-SPAM-0003");
     await outbox.recordAttempt({
       reference: "CRS-SPAM-0003",
       transport: "webhook",
       ok: true,
-      at: "2026-10-11T09:00:00.000Z",
+      at: at({ months: -1, days: -11, hours: -1 }),
     });
 
     const running = startWorker(configWith({}), clock);
@@ -436,7 +447,7 @@ describe("DeliveryWorker", () => {
     await pass(running);
     expect(retentionLines()).toHaveLength(1);
     // ...but the next day, when the spam still held has had its 30 days.
-    clock.now = new Date("2026-12-13T10:00:00.000Z");
+    clock.now = new Date(at({ days: 21 }));
     await pass(running);
     expect(retentionLines()).toHaveLength(2);
     expect(retentionLines()[1]).toBe(
@@ -702,9 +713,8 @@ describe("npm run inquiries", () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/2 inquiries .*: 0 pending, 0 dead, 2 quarantined, 0 delivered, 0 stored\./);
     // Of the whole store, whatever the page shows: how many wait for a person, and for how long the oldest.
-    expect(listed.stdout).toMatch(
-      /^Held as suspected spam: 2, the oldest for \d+ (days?|hours?|minutes?) \(since 2026-11-22T10:00:00\.000Z\)\.$/m,
-    );
+    const heldLine = /^Held as suspected spam: 2, the oldest for \d+ (?:days?|hours?|minutes?) \(since (\S+)\)\.$/m;
+    expect(heldLine.exec(listed.stdout)?.[1]).toBe(START);
     expect(listed.stdout).toMatch(/CRS-QUAR-0001 .*quarantined .*\(honeypot filled\)/);
     expect(listed.stdout).toMatch(/CRS-QUAR-0002 .*\(sent too fast\)/);
     expect(listed.stdout).not.toMatch(/CRS-PEND-0001/);

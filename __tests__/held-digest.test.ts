@@ -2,8 +2,6 @@
  * @jest-environment node
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
@@ -17,15 +15,16 @@ import {
   isRetaining,
   type DigestingOutbox,
   type InquiryOutbox,
-  type OutboxRecord,
   type RetainingOutbox,
 } from "../server/inquiries/outbox";
 import { checkReleaseLink } from "../server/inquiries/release-link";
 import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
-import { mailParts, startMailServer } from "../testing/loopback-servers";
+import { mailParts, startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { startInquiryApp } from "./support/inquiry-app";
 import { sampleRecord } from "./support/outbox-fixtures";
+import { heldRecord, RELEASE_SECRET, visitor } from "./support/held-inquiries";
+import { forgetProcessState } from "./support/outbox-restart";
 
 /**
  * The daily digest of inquiries held as suspected spam (server/inquiries/digest.ts), on both stores: made
@@ -38,57 +37,20 @@ import { sampleRecord } from "./support/outbox-fixtures";
 const content = readInquiryContent(path.resolve("content"));
 const { delivery } = content.form;
 const held = content.form.held;
-const SECRET = "0123456789abcdef".repeat(4);
 const ORIGIN = "https://desk.example";
 const WEBHOOK_SECRET = "whsec-test-0123456789";
 
-/** What the senders wrote: none of it may reach a log line. */
-const visitor = {
-  name: "Robin Genuine-Buyer",
-  address: "robin.buyer@county.example.gov",
-  message: "Forty duty belts before the spring academy, sizes attached.",
-};
+/** The test's day: the digest's hour, 7 in New York, is 12:00 UTC on it (New York is UTC-5 in November). */
+const DAY = "2026-11-22";
+/** The day `days` after DAY, as a digest is named (YYYY-MM-DD). */
+const day = (days = 0) => new Date(Date.parse(DAY) + days * 86_400_000).toISOString().slice(0, 10);
+/** The instant at `time` (UTC, HH:MM or HH:MM:SS) on the day `days` after DAY, as the outbox writes one. */
+const at = (time: string, days = 0) => new Date(`${day(days)}T${time}Z`).toISOString();
 
-const heldRecord = (reference: string, receivedAt: string, reason: string): OutboxRecord => ({
-  ...sampleRecord(reference, ["webhook"]),
-  receivedAt,
-  subject: `Website inquiry ${reference}: General question`,
-  replyTo: { address: visitor.address },
-  fields: [
-    { name: "fullName", label: "Full name", value: visitor.name },
-    { name: "message", label: "Message", value: visitor.message },
-  ],
-  quarantine: { reason },
-});
-
-/** A webhook receiver that keeps every request, answering with the status the test sets. */
-const startReceiver = async () => {
-  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const state = { status: 204 };
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (body += chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.statusCode = state.status;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    state,
-    /** The digest events received, by their day. */
-    digests: () => received.filter((request) => request.headers["x-inquiry-event"] === "held-digest"),
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-};
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+type Receiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
+/** The digest events a receiver was sent, in order. */
+const digestsTo = (hook: Receiver) =>
+  hook.received.filter((request) => request.headers["x-inquiry-event"] === "held-digest");
 
 interface DigestEvent {
   event: string;
@@ -102,12 +64,6 @@ interface DigestEvent {
   }[];
 }
 const eventOf = (request: { body: string }) => JSON.parse(request.body) as DigestEvent;
-
-/** As if the process restarted: forgets what the outboxes keep process-wide under registered symbols. */
-const forgetProcessState = () => {
-  Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-outbox"));
-  Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-blobs-outbox"));
-};
 
 let dir: string;
 let blobsServer: LocalBlobsServer;
@@ -144,20 +100,34 @@ const opened = (config: InquiryConfig): Store => {
   return outbox;
 };
 
+/** One delivery pass at `when`, as the server's worker and the scheduled function run it, in a process of its own. */
+const passAt = (config: InquiryConfig, when: string) => {
+  forgetProcessState();
+  return deliveryPass(
+    opened(config),
+    config,
+    (line) => logs.push(line),
+    () => new Date(when),
+    () => false,
+    content,
+  );
+};
+
 describe("when the digest is due", () => {
   it("is due once a day, from its hour in the company's time zone", () => {
     const zone = content.company.hours.timeZone;
     expect(zone).toBe("America/New_York");
     // 11:59 UTC is 6:59 in New York in November; 12:00 is 7:00.
-    expect(localDayAndHour(new Date("2026-11-22T11:59:00Z"), zone)).toEqual({ day: "2026-11-22", hour: 6 });
-    expect(digestDayDue(new Date("2026-11-22T11:59:00Z"), 7, zone, null)).toBeNull();
-    expect(digestDayDue(new Date("2026-11-22T12:00:00Z"), 7, zone, null)).toBe("2026-11-22");
-    expect(digestDayDue(new Date("2026-11-22T12:00:00Z"), 7, zone, "2026-11-22")).toBeNull();
+    expect(localDayAndHour(new Date(at("11:59")), zone)).toEqual({ day: day(), hour: 6 });
+    expect(digestDayDue(new Date(at("11:59")), 7, zone, null)).toBeNull();
+    expect(digestDayDue(new Date(at("12:00")), 7, zone, null)).toBe(day());
+    expect(digestDayDue(new Date(at("12:00")), 7, zone, day())).toBeNull();
     // 02:00 UTC on the 23rd is still the 22nd in New York: that day's, if it was not decided.
-    expect(digestDayDue(new Date("2026-11-23T02:00:00Z"), 7, zone, "2026-11-21")).toBe("2026-11-22");
-    expect(digestDayDue(new Date("2026-11-23T02:00:00Z"), 7, zone, "2026-11-22")).toBeNull();
-    // In summer New York is UTC-4: 7:00 is 11:00 UTC.
-    expect(digestDayDue(new Date("2026-07-01T11:00:00Z"), 7, zone, "2026-06-30")).toBe("2026-07-01");
+    expect(digestDayDue(new Date(at("02:00", 1)), 7, zone, day(-1))).toBe(day());
+    expect(digestDayDue(new Date(at("02:00", 1)), 7, zone, day())).toBeNull();
+    // In summer New York is UTC-4: 7:00 is 11:00 UTC (on July 1st).
+    const july = -144;
+    expect(digestDayDue(new Date(at("11:00", july)), 7, zone, day(july - 1))).toBe(day(july));
   });
 });
 
@@ -165,29 +135,20 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
   const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
     readInquiryConfig(delivery, {
       ...storeEnv(),
-      INQUIRY_RELEASE_SECRET: SECRET,
+      INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
       INQUIRY_RELEASE_ORIGIN: ORIGIN,
       INQUIRY_DIGEST_HOUR: "7",
       ...env,
     });
-  /** One delivery pass, as the server's worker and the scheduled function run it, in a process of its own. */
-  const pass = async (config: InquiryConfig, at: string) => {
-    forgetProcessState();
-    const outcome = await deliveryPass(
-      opened(config),
-      config,
-      (line) => logs.push(line),
-      () => new Date(at),
-      () => false,
-      content,
-    );
+  const pass = async (config: InquiryConfig, when: string) => {
+    const outcome = await passAt(config, when);
     if (!outcome) throw new Error("the pass found the lease held");
     return outcome;
   };
 
   it("sends one digest a day from its hour, by email and webhook, listing each held inquiry in full, marked, with a release link", async () => {
     const mail = await startMailServer();
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     try {
       const config = configWith({
         SMTP_URL: mail.url,
@@ -198,18 +159,18 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
         INQUIRY_WEBHOOK_SECRET: WEBHOOK_SECRET,
       });
       const outbox = opened(config);
-      await outbox.add(heldRecord("CRS-7K4M-2Q9D", "2026-11-21T23:00:00.000Z", "honeypot filled"));
-      await outbox.add(heldRecord("CRS-8P3R-5T6V", "2026-11-22T03:00:00.000Z", "sent too fast"));
-      await outbox.add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: "2026-11-22T04:00:00.000Z" });
+      await outbox.add(heldRecord("CRS-7K4M-2Q9D", at("23:00", -1), "honeypot filled"));
+      await outbox.add(heldRecord("CRS-8P3R-5T6V", at("03:00"), "sent too fast"));
+      await outbox.add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: at("04:00") });
       await outbox.recordAttempt({ reference: "CRS-1A2B-3C4D", transport: "webhook", ok: true, at: "t1" });
 
       // 6:59 in New York: not yet.
-      expect((await pass(config, "2026-11-22T11:59:00.000Z")).digests?.made).toBeNull();
+      expect((await pass(config, at("11:59"))).digests?.made).toBeNull();
       expect([mail.received.length, receiver.received.length]).toEqual([0, 0]);
 
-      const at = await pass(config, "2026-11-22T12:00:00.000Z");
-      expect(at.digests).toMatchObject({
-        made: { id: "2026-11-22", references: ["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"] },
+      const due = await pass(config, at("12:00"));
+      expect(due.digests).toMatchObject({
+        made: { id: day(), references: ["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"] },
         delivered: 1,
         pending: 0,
       });
@@ -219,9 +180,9 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       const [message] = mail.received;
       expect(message?.to).toEqual(["sales@cardinal.example"]);
       const raw = message?.raw ?? "";
-      expect(raw).toMatch(/^Subject: Held as suspected spam: 2 to look at \(2026-11-22\)\r?$/m);
+      expect(raw).toMatch(new RegExp(`^Subject: Held as suspected spam: 2 to look at \\(${day()}\\)\\r?$`, "m"));
       expect(raw).toMatch(/^X-Inquiry-Event: held-digest\r?$/m);
-      expect(raw).toMatch(/^X-Inquiry-Digest: 2026-11-22\r?$/m);
+      expect(raw).toMatch(new RegExp(`^X-Inquiry-Digest: ${day()}\\r?$`, "m"));
       // Many senders in one digest: no Reply-To; each inquiry has its own reply link.
       expect(raw).not.toMatch(/^Reply-To:/m);
       const { text, html } = mailParts(message?.source ?? "");
@@ -239,14 +200,14 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       const links = [...text.matchAll(new RegExp(`${held.digest.releaseLabel}: (\\S+)`, "g"))].map((match) => match[1]);
       expect(links).toHaveLength(2);
       const checked = links.map((link) =>
-        checkReleaseLink(SECRET, new URL(link ?? "").searchParams, new Date("2026-11-22T12:00:00.000Z")),
+        checkReleaseLink(RELEASE_SECRET, new URL(link ?? "").searchParams, new Date(at("12:00"))),
       );
       expect(checked.map((check) => (check.ok ? check.reference : check.why))).toEqual([
         "CRS-7K4M-2Q9D",
         "CRS-8P3R-5T6V",
       ]);
       // The link ends with the quarantine: 30 days after the inquiry arrived.
-      expect(checked[0]?.ok && checked[0].expiresAt.toISOString()).toBe("2026-12-21T23:00:00.000Z");
+      expect(checked[0]?.ok && checked[0].expiresAt.toISOString()).toBe(at("23:00", 29));
       expect(links[0]?.startsWith(`${ORIGIN}/api/inquiry-release?`)).toBe(true);
       expect(html).toContain(`href="mailto:${visitor.address}?subject=Re%3A%20Website%20inquiry%20CRS-7K4M-2Q9D`);
       expect(html).toContain(held.label);
@@ -254,14 +215,14 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       // The webhook event, signed as every delivery is.
       const [request] = receiver.received;
       expect(request?.headers["x-inquiry-event"]).toBe("held-digest");
-      expect(request?.headers["x-inquiry-digest"]).toBe("2026-11-22");
+      expect(request?.headers["x-inquiry-digest"]).toBe(day());
       const timestamp = Number(request?.headers["x-inquiry-timestamp"]);
       expect(request?.headers["x-inquiry-signature"]).toBe(
         webhookSignature(WEBHOOK_SECRET, timestamp, request?.body ?? ""),
       );
       const event = eventOf(request ?? { body: "{}" });
       expect(event.event).toBe("held-digest");
-      expect(event.digest).toBe("2026-11-22");
+      expect(event.digest).toBe(day());
       expect(event.inquiries.map((inquiry) => [inquiry.reference, inquiry.held, inquiry.replyTo])).toEqual([
         [
           "CRS-7K4M-2Q9D",
@@ -274,17 +235,17 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       expect(event.inquiries.map((inquiry) => inquiry.release?.url)).toEqual(links);
 
       // Once a day: not again the same day, nor the next while nothing new is held.
-      await pass(config, "2026-11-22T22:00:00.000Z");
-      await pass(config, "2026-11-23T12:30:00.000Z");
+      await pass(config, at("22:00"));
+      await pass(config, at("12:30", 1));
       expect([mail.received.length, receiver.received.length]).toEqual([1, 1]);
       // One held after the day's digest goes in the next day's, alone.
-      await outbox.add(heldRecord("CRS-9W2X-4Y7Z", "2026-11-23T13:00:00.000Z", "honeypot filled"));
-      await pass(config, "2026-11-23T20:00:00.000Z");
+      await outbox.add(heldRecord("CRS-9W2X-4Y7Z", at("13:00", 1), "honeypot filled"));
+      await pass(config, at("20:00", 1));
       expect(receiver.received).toHaveLength(1);
-      await pass(config, "2026-11-24T12:05:00.000Z");
-      expect(receiver.digests().map((digest) => [eventOf(digest).digest, eventOf(digest).inquiries.length])).toEqual([
-        ["2026-11-22", 2],
-        ["2026-11-24", 1],
+      await pass(config, at("12:05", 2));
+      expect(digestsTo(receiver).map((digest) => [eventOf(digest).digest, eventOf(digest).inquiries.length])).toEqual([
+        [day(), 2],
+        [day(2), 1],
       ]);
       expect(eventOf(receiver.received[1] ?? { body: "{}" }).inquiries[0]?.reference).toBe("CRS-9W2X-4Y7Z");
       expect(mailParts(mail.received[1]?.source ?? "").text).not.toContain("CRS-7K4M-2Q9D");
@@ -292,9 +253,9 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       // The log names the digests and references, never what a sender wrote.
       expect(logs).toEqual(
         expect.arrayContaining([
-          "digest 2026-11-22 made: 2 held inquiries (CRS-7K4M-2Q9D, CRS-8P3R-5T6V)",
+          `digest ${day()} made: 2 held inquiries (CRS-7K4M-2Q9D, CRS-8P3R-5T6V)`,
           expect.stringMatching(
-            /^digest 2026-11-22 of 2 held inquiries (email: sent; webhook: sent|webhook: sent; email: sent)$/,
+            new RegExp(`^digest ${day()} of 2 held inquiries (email: sent; webhook: sent|webhook: sent; email: sent)$`),
           ),
         ]),
       );
@@ -305,69 +266,66 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
   });
 
   it("after a restart neither repeats a digest nor skips one, and retries a failed one like any delivery, once", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
-    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
 
     // The server was stopped over the hour and starts at 20:00 UTC: the day's digest is made then, not skipped.
-    receiver.state.status = 500;
-    const failed = await pass(config, "2026-11-22T20:00:00.000Z");
-    expect(failed.digests).toMatchObject({ made: { id: "2026-11-22" }, delivered: 0, failed: 1, pending: 1 });
-    expect(receiver.digests()).toHaveLength(1);
+    receiver.answerWith(500);
+    const failed = await pass(config, at("20:00"));
+    expect(failed.digests).toMatchObject({ made: { id: day() }, delivered: 0, failed: 1, pending: 1 });
+    expect(digestsTo(receiver)).toHaveLength(1);
     const [open] = await opened(config).openDigests(8);
     expect(open?.deliveries).toEqual({ webhook: "failed" });
     // Due again after the first retry delay, 60 s with jitter: between 30 and 60 s after the failure.
-    const dueIn = Date.parse(open?.dueAt ?? "") - Date.parse("2026-11-22T20:00:00.000Z");
+    const dueIn = Date.parse(open?.dueAt ?? "") - Date.parse(at("20:00"));
     expect(dueIn >= 30_000 && dueIn <= 60_000).toBe(true);
 
     // A restart before it is due: nothing is sent, no second digest is made.
-    receiver.state.status = 204;
-    expect((await pass(config, "2026-11-22T20:00:20.000Z")).digests).toMatchObject({ made: null, pending: 1 });
-    expect(receiver.digests()).toHaveLength(1);
+    receiver.answerWith(204);
+    expect((await pass(config, at("20:00:20"))).digests).toMatchObject({ made: null, pending: 1 });
+    expect(digestsTo(receiver)).toHaveLength(1);
     // Due: the same digest again, delivered.
     expect((await pass(config, open?.dueAt ?? "")).digests).toMatchObject({ made: null, delivered: 1, pending: 0 });
-    expect(receiver.digests().map((request) => request.headers["x-inquiry-digest"])).toEqual([
-      "2026-11-22",
-      "2026-11-22",
-    ]);
+    expect(digestsTo(receiver).map((request) => request.headers["x-inquiry-digest"])).toEqual([day(), day()]);
     // And never again, whatever restarts follow.
-    await pass(config, "2026-11-22T23:00:00.000Z");
-    await pass(config, "2026-11-23T12:00:00.000Z");
-    expect(receiver.digests()).toHaveLength(2);
+    await pass(config, at("23:00"));
+    await pass(config, at("12:00", 1));
+    expect(digestsTo(receiver)).toHaveLength(2);
     expect(await opened(config).openDigests(8)).toEqual([]);
-    expect(await opened(config).lastDigestDay()).toBe("2026-11-23");
+    expect(await opened(config).lastDigestDay()).toBe(day(1));
   });
 
   it("sends no digest when nothing is held, and keeps a later one for the next day", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
-    await opened(config).add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: "2026-11-22T04:00:00.000Z" });
-    const outcome = await pass(config, "2026-11-22T12:10:00.000Z");
+    await opened(config).add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: at("04:00") });
+    const outcome = await pass(config, at("12:10"));
     expect(outcome).toMatchObject({ delivered: 1, digests: { made: null, delivered: 0, pending: 0 } });
     expect(receiver.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["inquiry"]);
-    expect(await opened(config).lastDigestDay()).toBe("2026-11-22");
-    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T14:00:00.000Z", "sent too fast"));
-    await pass(config, "2026-11-22T23:00:00.000Z");
-    expect(receiver.digests()).toHaveLength(0);
-    await pass(config, "2026-11-23T12:00:00.000Z");
-    expect(receiver.digests()).toHaveLength(1);
+    expect(await opened(config).lastDigestDay()).toBe(day());
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("14:00"), "sent too fast"));
+    await pass(config, at("23:00"));
+    expect(digestsTo(receiver)).toHaveLength(0);
+    await pass(config, at("12:00", 1));
+    expect(digestsTo(receiver)).toHaveLength(1);
   });
 
   it("makes none while the digest is off or no transport is configured, and lists every held one once it can", async () => {
-    receiver = await startReceiver();
-    await opened(configWith()).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
+    receiver = await startWebhookReceiver();
+    await opened(configWith()).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
     // No transport: nothing to send it through, and the day is not taken.
-    expect((await pass(configWith(), "2026-11-22T13:00:00.000Z")).digests?.made).toBeNull();
+    expect((await pass(configWith(), at("13:00"))).digests?.made).toBeNull();
     expect(await opened(configWith()).lastDigestDay()).toBeNull();
     const off = configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_DIGEST_HOUR: "off" });
-    expect((await pass(off, "2026-11-22T13:00:00.000Z")).digests?.made).toBeNull();
+    expect((await pass(off, at("13:00"))).digests?.made).toBeNull();
     expect(receiver.received).toHaveLength(0);
     const on = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
-    expect((await pass(on, "2026-11-22T13:00:00.000Z")).digests?.made?.references).toEqual(["CRS-7K4M-2Q9D"]);
+    expect((await pass(on, at("13:00"))).digests?.made?.references).toEqual(["CRS-7K4M-2Q9D"]);
   });
 
   it("lists no release links where the release secret is not set, and says how to release instead", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const mail = await startMailServer();
     try {
       const config = configWith({
@@ -378,8 +336,8 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
         INQUIRY_TO: "sales@cardinal.example",
         INQUIRY_FROM: "website@cardinal.example",
       });
-      await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
-      await pass(config, "2026-11-22T13:00:00.000Z");
+      await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
+      await pass(config, at("13:00"));
       expect(eventOf(receiver.received[0] ?? { body: "{}" }).inquiries[0]?.release).toBeNull();
       const { text, html } = mailParts(mail.received[0]?.source ?? "");
       const instead = held.digest.noReleaseLink.replace("{reference}", "CRS-7K4M-2Q9D");
@@ -395,34 +353,23 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
 describe.each(stores)("a held inquiry on the %s store, whatever is configured", (_kind, storeEnv) => {
   const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
     readInquiryConfig(delivery, { ...storeEnv(), INQUIRY_DIGEST_HOUR: "off", ...env });
-  const pass = async (config: InquiryConfig, at: string) => {
-    forgetProcessState();
-    return deliveryPass(
-      opened(config),
-      config,
-      (line) => logs.push(line),
-      () => new Date(at),
-      () => false,
-      content,
-    );
-  };
+
+  /** Held as the handler stores it while no transport is configured: no transports, judged automated. */
+  const heldWhileNoTransport = (reference: string, reason: string) =>
+    opened(configWith()).add({ ...heldRecord(reference, at("10:00"), reason), transports: [] });
 
   it("is held and counted as held when no transport was configured, never delivered when one is, and expires with the quarantine", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const none = configWith();
-    // As the handler stores it while no transport is configured: no transports, judged automated.
-    await opened(none).add({
-      ...heldRecord("CRS-7K4M-2Q9D", "2026-11-22T10:00:00.000Z", "honeypot filled"),
-      transports: [],
-    });
+    await heldWhileNoTransport("CRS-7K4M-2Q9D", "honeypot filled");
     const entry = await opened(none).entry("CRS-7K4M-2Q9D", 8);
     expect(entry?.state).toBe("quarantined");
-    expect(await opened(none).heldSummary()).toEqual({ count: 1, oldestReceivedAt: "2026-11-22T10:00:00.000Z" });
-    expect((await pass(none, "2026-11-22T10:01:00.000Z"))?.quarantined).toBe(1);
+    expect(await opened(none).heldSummary()).toEqual({ count: 1, oldestReceivedAt: at("10:00") });
+    expect((await passAt(none, at("10:01")))?.quarantined).toBe(1);
 
     // The moment a transport is first configured: the held one stays held, and nothing is delivered.
     const configured = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
-    const first = await pass(configured, "2026-11-22T10:02:00.000Z");
+    const first = await passAt(configured, at("10:02"));
     expect(first).toMatchObject({ due: 0, delivered: 0, quarantined: 1 });
     expect(receiver.received).toEqual([]);
     expect((await opened(configured).entry("CRS-7K4M-2Q9D", 8))?.state).toBe("quarantined");
@@ -430,26 +377,23 @@ describe.each(stores)("a held inquiry on the %s store, whatever is configured", 
     expect(listed.entries.map((found) => found.record.reference)).toEqual(["CRS-7K4M-2Q9D"]);
 
     // Suspected spam's 30 days, not the 24 months of a real lead.
-    const removed = await opened(configured).removeExpired(new Date("2026-12-23T10:00:00.000Z"), configured.retention);
+    const removed = await opened(configured).removeExpired(new Date(at("10:00", 31)), configured.retention);
     expect(removed).toMatchObject({ inquiries: 0, quarantined: 1 });
     expect(await opened(configured).entry("CRS-7K4M-2Q9D", 8)).toBeNull();
     expect(await opened(configured).heldSummary()).toEqual({ count: 0, oldestReceivedAt: null });
   });
 
   it("is delivered once after a release, through the transport configured since", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const none = configWith();
-    await opened(none).add({
-      ...heldRecord("CRS-8P3R-5T6V", "2026-11-22T10:00:00.000Z", "sent too fast"),
-      transports: [],
-    });
+    await heldWhileNoTransport("CRS-8P3R-5T6V", "sent too fast");
     expect(await opened(none).release("CRS-8P3R-5T6V")).toBe(true);
     // Released twice: the second changes nothing.
     expect(await opened(none).release("CRS-8P3R-5T6V")).toBe(false);
     expect((await opened(none).entry("CRS-8P3R-5T6V", 8))?.state).toBe("stored");
     const configured = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
-    expect(await pass(configured, "2026-11-22T10:05:00.000Z")).toMatchObject({ due: 1, delivered: 1 });
-    await pass(configured, "2026-11-22T11:05:00.000Z");
+    expect(await passAt(configured, at("10:05"))).toMatchObject({ due: 1, delivered: 1 });
+    await passAt(configured, at("11:05"));
     expect(receiver.received.map((request) => request.headers["x-inquiry-reference"])).toEqual(["CRS-8P3R-5T6V"]);
     expect(await opened(configured).heldSummary()).toEqual({ count: 0, oldestReceivedAt: null });
   });
@@ -458,22 +402,22 @@ describe.each(stores)("a held inquiry on the %s store, whatever is configured", 
 describe("the digest on each deploy", () => {
   const webhookEnv = (url: string): NodeJS.ProcessEnv => ({
     INQUIRY_WEBHOOK_URL: url,
-    INQUIRY_RELEASE_SECRET: SECRET,
+    INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
     INQUIRY_DIGEST_HOUR: "7",
   });
 
   it("is made by the single server's worker as it starts, and not again by the next start the same day", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const hook = receiver;
     const config = readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir, ...webhookEnv(hook.url) });
-    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"));
-    const start = async (at: string) => {
+    await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
+    const start = async (when: string) => {
       forgetProcessState();
       const worker = new DeliveryWorker({
         outbox: openOutbox(config),
         config: () => config,
         log: (line) => logs.push(line),
-        now: () => new Date(at),
+        now: () => new Date(when),
         content,
       });
       worker.start();
@@ -482,14 +426,14 @@ describe("the digest on each deploy", () => {
       await worker.stop();
       return status;
     };
-    expect((await start("2026-11-22T12:30:00.000Z")).digests).toEqual({ pending: 0, dead: 0 });
-    expect(hook.digests()).toHaveLength(1);
-    await start("2026-11-22T16:00:00.000Z");
-    expect(hook.digests()).toHaveLength(1);
+    expect((await start(at("12:30"))).digests).toEqual({ pending: 0, dead: 0 });
+    expect(digestsTo(hook)).toHaveLength(1);
+    await start(at("16:00"));
+    expect(digestsTo(hook)).toHaveLength(1);
   });
 
   it("is made by the scheduled function on Netlify, once", async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const hook = receiver;
     process.env.NETLIFY_BLOBS_CONTEXT = blobsServer.functionContext();
     try {
@@ -499,21 +443,21 @@ describe("the digest on each deploy", () => {
         ...webhookEnv(hook.url),
       });
       await opened(readInquiryConfig(delivery, { ...blobsServer.env(store), ...webhookEnv(hook.url) })).add(
-        heldRecord("CRS-7K4M-2Q9D", "2026-11-22T03:00:00.000Z", "honeypot filled"),
+        heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"),
       );
-      const run = (at: string) =>
+      const run = (when: string) =>
         runScheduledDelivery(delivery, {
           config: () => config,
           content,
           log: (line) => logs.push(line),
-          now: () => new Date(at),
+          now: () => new Date(when),
         });
-      expect(await run("2026-11-22T12:03:00.000Z")).toMatchObject({
+      expect(await run(at("12:03"))).toMatchObject({
         ran: true,
-        digests: { made: { id: "2026-11-22" }, delivered: 1 },
+        digests: { made: { id: day() }, delivered: 1 },
       });
-      expect(await run("2026-11-22T12:08:00.000Z")).toMatchObject({ ran: true, digests: { made: null } });
-      expect(hook.digests()).toHaveLength(1);
+      expect(await run(at("12:08"))).toMatchObject({ ran: true, digests: { made: null } });
+      expect(digestsTo(hook)).toHaveLength(1);
     } finally {
       delete process.env.NETLIFY_BLOBS_CONTEXT;
     }

@@ -23,27 +23,21 @@ import {
   LAYOUT_VERSION as SQLITE_LAYOUT_VERSION,
   SqliteOutbox,
 } from "../server/inquiries/sqlite-outbox";
-import { emptyInquiry } from "../src/inquiry/values";
 import { newReference, referencePattern } from "../server/inquiries/reference";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
+import { sampleRecord } from "./support/outbox-fixtures";
+import { forgetProcessState } from "./support/outbox-restart";
+import { shifted, type Offset } from "./support/test-clock";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;
 
-const record = (reference: string): OutboxRecord => ({
-  reference,
-  receivedAt: "2026-11-22T10:00:00.000Z",
-  transports: ["email"],
-  subject: `Website inquiry ${reference}`,
-  replyTo: { address: "pat@example.gov" },
-  fields: [],
-  values: emptyInquiry("general"),
-});
-
-/** As if the process restarted: forgets what the outboxes keep process-wide under registered symbols. */
-const forgetProcessState = () => {
-  Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-outbox"));
-  Reflect.deleteProperty(globalThis, Symbol.for("gov-supply-site.inquiry-blobs-outbox"));
-};
+const record = (reference: string): OutboxRecord => sampleRecord(reference, ["email"]);
+/** The tests' clock starts when the sample records arrive. */
+const START = record("CRS-TIME-0000").receivedAt;
+/** The instant `offset` from START (before it, where negative). */
+const at = (offset: Offset) => shifted(START, offset);
+/** START's day, as a digest is named (YYYY-MM-DD). */
+const DAY = START.slice(0, 10);
 
 let dir: string;
 let blobsServer: LocalBlobsServer;
@@ -95,14 +89,14 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
     await outbox.add(record("CRS-EEEE-0001"));
     const fail = (at: string, retryAt: string) =>
       outbox.recordAttempt({ reference: "CRS-EEEE-0001", transport: "email", ok: false, at, retryAt });
-    await fail("2026-11-22T10:00:01.000Z", "2026-11-22T10:01:00.000Z");
+    await fail(at({ seconds: 1 }), at({ minutes: 1 }));
     let [entry] = (await outbox.entries(2)).entries;
     expect([entry?.state, entry?.dueAt, entry?.deliveries]).toEqual([
       "pending",
-      "2026-11-22T10:01:00.000Z",
+      at({ minutes: 1 }),
       { email: "failed" },
     ]);
-    await fail("2026-11-22T10:01:01.000Z", "2026-11-22T10:03:00.000Z");
+    await fail(at({ minutes: 1, seconds: 1 }), at({ minutes: 3 }));
     [entry] = (await outbox.entries(2)).entries;
     expect([entry?.state, entry?.dueAt, entry?.deliveries]).toEqual(["dead", null, { email: "dead" }]);
     // A higher limit (set by the operator) brings it back.
@@ -123,12 +117,12 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
     const outbox = open();
     await outbox.add({ ...record("CRS-GGGG-0001"), quarantine: { reason: "sent too fast" } });
     await outbox.add(record("CRS-GGGG-0002"));
-    expect(await outbox.release("CRS-GGGG-0001", new Date("2026-11-23T08:00:00.000Z"))).toBe(true);
-    expect(await outbox.release("CRS-GGGG-0001", new Date("2026-11-23T09:00:00.000Z"))).toBe(false);
+    expect(await outbox.release("CRS-GGGG-0001", new Date(at({ days: 1, hours: -2 })))).toBe(true);
+    expect(await outbox.release("CRS-GGGG-0001", new Date(at({ days: 1, hours: -1 })))).toBe(false);
     expect(await outbox.release("CRS-GGGG-0002")).toBe(false);
     expect(await outbox.release("CRS-NONE-0000")).toBe(false);
     const { releases } = await outbox.read();
-    expect(releases).toEqual([{ reference: "CRS-GGGG-0001", at: "2026-11-23T08:00:00.000Z" }]);
+    expect(releases).toEqual([{ reference: "CRS-GGGG-0001", at: at({ days: 1, hours: -2 }) }]);
     expect((await outbox.entries(8)).entries.map((entry) => entry.state)).toEqual(["pending", "pending"]);
   });
 
@@ -204,21 +198,21 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
       await outbox.add(from(reference, receivedAt, address, { idempotencyKey: `key-of-${reference}` }));
       await outbox.recordAttempt({ reference, transport: "email", ok: true, at: receivedAt });
     };
-    await delivered("CRS-OLD0-0001", "2024-11-01T09:00:00.000Z", "gone@example.gov");
-    await delivered("CRS-KEPT-0001", "2024-10-01T09:00:00.000Z", "order@example.gov");
+    await delivered("CRS-OLD0-0001", at({ months: -24, days: -21, hours: -1 }), "gone@example.gov");
+    await delivered("CRS-KEPT-0001", at({ months: -25, days: -21, hours: -1 }), "order@example.gov");
     expect(await outbox.keep("CRS-KEPT-0001")).toBe(true);
     expect(await outbox.keep("CRS-NONE-0000")).toBe(false);
     // 25 months old, but the same sender wrote again last month: the last contact is recent.
-    await delivered("CRS-BACK-0201", "2024-10-15T09:00:00.000Z", "returning@example.gov");
-    await delivered("CRS-BACK-0202", "2026-10-15T09:00:00.000Z", "Returning@example.gov");
-    await delivered("CRS-NEW0-0001", "2025-01-10T09:00:00.000Z", "recent@example.gov");
-    await outbox.add(from("CRS-SPAM-0001", "2026-10-10T09:00:00.000Z", "bot@example.gov", spam));
-    await outbox.add(from("CRS-SPAM-0002", "2026-11-12T09:00:00.000Z", "bot@example.gov", spam));
-    await outbox.add(from("CRS-SPAM-0003", "2026-10-10T09:00:00.000Z", "person@example.gov", spam));
-    await outbox.release("CRS-SPAM-0003", new Date("2026-10-11T09:00:00.000Z"));
+    await delivered("CRS-BACK-0201", at({ months: -25, days: -7, hours: -1 }), "returning@example.gov");
+    await delivered("CRS-BACK-0202", at({ months: -1, days: -7, hours: -1 }), "Returning@example.gov");
+    await delivered("CRS-NEW0-0001", at({ months: -22, days: -12, hours: -1 }), "recent@example.gov");
+    await outbox.add(from("CRS-SPAM-0001", at({ months: -1, days: -12, hours: -1 }), "bot@example.gov", spam));
+    await outbox.add(from("CRS-SPAM-0002", at({ days: -10, hours: -1 }), "bot@example.gov", spam));
+    await outbox.add(from("CRS-SPAM-0003", at({ months: -1, days: -12, hours: -1 }), "person@example.gov", spam));
+    await outbox.release("CRS-SPAM-0003", new Date(at({ months: -1, days: -11, hours: -1 })));
 
     const references = async () => (await outbox.read()).records.map((stored) => stored.reference).sort();
-    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention)).toEqual({
+    expect(await outbox.removeExpired(new Date(START), retention)).toEqual({
       inquiries: 1,
       quarantined: 1,
       complete: true,
@@ -235,7 +229,7 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
     // Its idempotency key went with it: the same key now stores a new inquiry.
     expect(
       await outbox.add(
-        from("CRS-OLD0-0002", "2026-11-22T10:00:00.000Z", "gone@example.gov", {
+        from("CRS-OLD0-0002", START, "gone@example.gov", {
           idempotencyKey: "key-of-CRS-OLD0-0001",
         }),
       ),
@@ -243,7 +237,7 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
 
     // Three weeks later the held spam has had its days; in 2027 the returning sender's last contact
     // (October 2026) is still recent, and the one from January 2025 has run out.
-    expect(await outbox.removeExpired(new Date("2027-02-12T10:00:00.000Z"), retention)).toEqual({
+    expect(await outbox.removeExpired(new Date(at({ months: 2, days: 21 })), retention)).toEqual({
       inquiries: 1,
       quarantined: 1,
       complete: true,
@@ -257,7 +251,7 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
     ]);
     // Once the returning sender's last contact has run out too, both of theirs go, and the released spam
     // (an inquiry like any other since); the kept one stays.
-    expect(await outbox.removeExpired(new Date("2028-10-16T10:00:00.000Z"), retention)).toEqual({
+    expect(await outbox.removeExpired(new Date(at({ months: 23, days: -6 })), retention)).toEqual({
       inquiries: 3,
       quarantined: 0,
       complete: true,
@@ -267,8 +261,8 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
 
   it("removes nothing once told to stop, and says it did not finish", async () => {
     const outbox = retaining();
-    await outbox.add(from("CRS-STOP-0001", "2024-01-01T09:00:00.000Z", "gone@example.gov"));
-    expect(await outbox.removeExpired(new Date("2026-11-22T10:00:00.000Z"), retention, () => true)).toEqual({
+    await outbox.add(from("CRS-STOP-0001", at({ months: -34, days: -21, hours: -1 }), "gone@example.gov"));
+    expect(await outbox.removeExpired(new Date(START), retention, () => true)).toEqual({
       inquiries: 0,
       quarantined: 0,
       complete: false,
@@ -279,16 +273,18 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
   it("exports a person's inquiries with everything about them, and erases one by reference", async () => {
     const outbox = retaining();
     await outbox.add(
-      from("CRS-PERS-0001", "2026-11-20T09:00:00.000Z", "ask@example.gov", { quarantine: { reason: "sent too fast" } }),
+      from("CRS-PERS-0001", at({ days: -2, hours: -1 }), "ask@example.gov", {
+        quarantine: { reason: "sent too fast" },
+      }),
     );
-    await outbox.add(from("CRS-PERS-0002", "2026-11-21T09:00:00.000Z", "Ask@Example.gov"));
-    await outbox.add(from("CRS-PERS-0003", "2026-11-21T10:00:00.000Z", "other@example.gov"));
-    await outbox.release("CRS-PERS-0001", new Date("2026-11-20T10:00:00.000Z"));
+    await outbox.add(from("CRS-PERS-0002", at({ days: -1, hours: -1 }), "Ask@Example.gov"));
+    await outbox.add(from("CRS-PERS-0003", at({ days: -1 }), "other@example.gov"));
+    await outbox.release("CRS-PERS-0001", new Date(at({ days: -2 })));
     await outbox.recordAttempt({
       reference: "CRS-PERS-0001",
       transport: "email",
       ok: true,
-      at: "2026-11-20T10:00:01.000Z",
+      at: at({ days: -2, seconds: 1 }),
     });
     await outbox.keep("CRS-PERS-0002");
     const exported = await outbox.inquiriesFrom(" ASK@example.gov ");
@@ -300,7 +296,7 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
         kept,
       ]),
     ).toEqual([
-      ["CRS-PERS-0001", 1, "2026-11-20T10:00:00.000Z", false],
+      ["CRS-PERS-0001", 1, at({ days: -2 }), false],
       ["CRS-PERS-0002", 0, null, true],
     ]);
     expect(await outbox.erase(["CRS-PERS-0001", "CRS-NONE-0000"])).toEqual(["CRS-PERS-0001"]);
@@ -313,9 +309,11 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
 
   it("pages through the inquiries oldest first, a state at a time if asked", async () => {
     const outbox = open();
-    const days = ["2026-11-18", "2026-11-19", "2026-11-19", "2026-11-20", "2026-11-22"];
+    // Days from START's (before it); the one at index n arrives at n:00.
+    const days = [-4, -3, -3, -2, 0];
     for (const [index, day] of days.entries()) {
-      await outbox.add(from(`CRS-PAGE-000${index + 1}`, `${day}T0${index}:00:00.000Z`, "pat@example.gov"));
+      const receivedAt = at({ days: day, hours: index - 10 });
+      await outbox.add(from(`CRS-PAGE-000${index + 1}`, receivedAt, "pat@example.gov"));
     }
     await outbox.recordAttempt({ reference: "CRS-PAGE-0002", transport: "email", ok: true, at: "t1" });
     const references = (page: { entries: { record: OutboxRecord }[] }) =>
@@ -506,12 +504,12 @@ describe("the SQLite outbox", () => {
       count: 1,
     });
     const reopened = new SqliteOutbox(dir);
-    expect(await reopened.heldSummary()).toEqual({ count: 2, oldestReceivedAt: "2026-11-22T10:00:00.000Z" });
+    expect(await reopened.heldSummary()).toEqual({ count: 2, oldestReceivedAt: START });
     expect(versionOnDisk()).toBe(2);
     const open = await reopened.entries(8, "open");
     expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([["CRS-1A2B-3C4D"], 2]);
     // Neither was listed in a digest before: the first digest lists both.
-    const digest = await reopened.takeDigest("2026-11-22", new Date("2026-11-22T12:00:00.000Z"), ["email"]);
+    const digest = await reopened.takeDigest(DAY, new Date(at({ hours: 2 })), ["email"]);
     expect(digest?.references).toEqual(["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"]);
   });
 
@@ -672,18 +670,16 @@ describe("the Netlify Blobs outbox", () => {
   it("lists in a retention run only the days of its queues and the days past their time: never the history", async () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    const now = new Date("2026-11-22T10:00:00.000Z");
+    const now = new Date(START);
     for (let index = 0; index < 30; index += 1) {
       await outbox.add({
         ...record(`CRS-HIST-${String(index).padStart(4, "0")}`),
-        receivedAt: `2026-0${1 + (index % 9)}-1${index % 10}T09:00:00.000Z`,
+        // From January to September of START's year, each from the 10th to the 19th, at 9:00.
+        receivedAt: at({ months: (index % 9) - 10, days: (index % 10) - 12, hours: -1 }),
       });
     }
-    await outbox.add({
-      ...record("CRS-GONE-0001"),
-      receivedAt: "2024-10-01T09:00:00.000Z",
-      replyTo: { address: "gone@example.gov" },
-    });
+    const gone = at({ months: -25, days: -21, hours: -1 });
+    await outbox.add({ ...record("CRS-GONE-0001"), receivedAt: gone, replyTo: { address: "gone@example.gov" } });
     const listed = jest.spyOn(BlobsStore.prototype, "list");
     const folders = jest.spyOn(BlobsStore.prototype, "directories");
     try {
@@ -691,7 +687,7 @@ describe("the Netlify Blobs outbox", () => {
       expect(folders.mock.calls.map(([prefix]) => prefix).sort()).toEqual(["expiry/", "held/"]);
       // Inside: the one day past its time, and what the inquiry found there needs.
       const prefixes = listed.mock.calls.map(([prefix]) => prefix);
-      expect(prefixes.filter((prefix) => prefix.startsWith("expiry/"))).toEqual(["expiry/2024-10-01/"]);
+      expect(prefixes.filter((prefix) => prefix.startsWith("expiry/"))).toEqual([`expiry/${gone.slice(0, 10)}/`]);
       expect(prefixes.filter((prefix) => /^(inquiries|received|open|attempts\/CRS-HIST)/.test(prefix))).toEqual([]);
     } finally {
       listed.mockRestore();
@@ -739,7 +735,7 @@ describe("the Netlify Blobs outbox", () => {
   it("leaves no key that names an erased held inquiry a digest listed", async () => {
     const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
     await outbox.add({ ...record("CRS-ERAS-0002"), quarantine: { reason: "honeypot filled" } });
-    const digest = await outbox.takeDigest("2026-11-22", new Date("2026-11-22T12:00:00.000Z"), ["email"]);
+    const digest = await outbox.takeDigest(DAY, new Date(at({ hours: 2 })), ["email"]);
     expect(digest?.references).toEqual(["CRS-ERAS-0002"]);
     expect((await rawStore().list("digested/")).map((blob) => blob.key)).toEqual(["digested/CRS-ERAS-0002"]);
     expect(await outbox.erase(["CRS-ERAS-0002"])).toEqual(["CRS-ERAS-0002"]);

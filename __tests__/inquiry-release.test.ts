@@ -16,7 +16,7 @@ import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server
 import { callFunction } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import { startInquiryApp } from "./support/inquiry-app";
-import { sampleRecord } from "./support/outbox-fixtures";
+import { heldRecord, RELEASE_SECRET, visitor } from "./support/held-inquiries";
 
 /**
  * The release link of the digest of held inquiries (server/inquiries/release.ts): the page it opens changes
@@ -28,26 +28,15 @@ import { sampleRecord } from "./support/outbox-fixtures";
 const content = readInquiryContent(path.resolve("content"));
 const { delivery } = content.form;
 const copy = content.form.held.releasePage;
-const SECRET = "0123456789abcdef".repeat(4);
-
-const visitor = { name: "Robin Genuine-Buyer", address: "robin.buyer@county.example.gov", message: "Forty belts." };
 
 /** A held inquiry that arrived an hour ago: its link is good for 30 days less an hour. */
-const heldRecord = (reference: string, reason = "honeypot filled"): OutboxRecord => ({
-  ...sampleRecord(reference, ["webhook"]),
-  receivedAt: new Date(Date.now() - 3_600_000).toISOString(),
-  replyTo: { address: visitor.address },
-  fields: [
-    { name: "fullName", label: "Full name", value: visitor.name },
-    { name: "message", label: "Message", value: visitor.message },
-  ],
-  quarantine: { reason },
-});
+const heldAnHourAgo = (reference: string, reason = "honeypot filled"): OutboxRecord =>
+  heldRecord(reference, new Date(Date.now() - 3_600_000).toISOString(), reason);
 
 /** The path and query of the link the digest gives for `record`, signed with `secret`, ending when `expiresAt` says. */
 const linkFor = (
   record: OutboxRecord,
-  { secret = SECRET, expiresAt = quarantineEndsAt(record, delivery.retention) } = {},
+  { secret = RELEASE_SECRET, expiresAt = quarantineEndsAt(record, delivery.retention) } = {},
 ) => {
   const url = new URL(releaseUrl("https://desk.example", secret, record.reference, expiresAt));
   return `${url.pathname}${url.search}`;
@@ -80,7 +69,7 @@ describe("/api/inquiry-release on the single server", () => {
     config = readInquiryConfig(delivery, {
       INQUIRY_DATA_DIR: dir,
       INQUIRY_WEBHOOK_URL: hook.url,
-      INQUIRY_RELEASE_SECRET: SECRET,
+      INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
       INQUIRY_DIGEST_HOUR: "off",
       ...env,
     });
@@ -106,7 +95,7 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("opens a page that says what a release does, with one button, and changes nothing", async () => {
     await start();
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     const link = linkFor(record);
     for (const method of ["GET", "HEAD"]) {
@@ -136,7 +125,7 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("releases with the button, and the inquiry is delivered once; the same link again changes nothing", async () => {
     await start();
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     const link = linkFor(record);
     const released = await post(link);
@@ -160,7 +149,7 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("releases once when the button is sent twice at once", async () => {
     await start();
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     const answers = await Promise.all([post(linkFor(record)), post(linkFor(record))]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
@@ -170,8 +159,8 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("refuses a forged or altered link with a page saying so, and changes nothing", async () => {
     await start();
-    const first = heldRecord("CRS-7K4M-2Q9D");
-    const second = heldRecord("CRS-8P3R-5T6V");
+    const first = heldAnHourAgo("CRS-7K4M-2Q9D");
+    const second = heldAnHourAgo("CRS-8P3R-5T6V");
     await openOutbox(config).add(first);
     await openOutbox(config).add(second);
     const link = linkFor(first);
@@ -211,14 +200,14 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("refuses an expired link, and a link to an inquiry no longer stored", async () => {
     await start();
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     const expired = linkFor(record, { expiresAt: new Date(Date.now() - 1_000) });
     for (const answer of [await get(expired), await post(expired)]) {
       expect(answer.status).toBe(410);
       expect(await answer.text()).toContain(copy.expiredText);
     }
-    const gone = linkFor(heldRecord("CRS-9W2X-4Y7Z"));
+    const gone = linkFor(heldAnHourAgo("CRS-9W2X-4Y7Z"));
     const answer = await post(gone);
     expect(answer.status).toBe(410);
     expect(await answer.text()).toContain("<strong>CRS-9W2X-4Y7Z</strong> is no longer stored");
@@ -227,7 +216,7 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("refuses the button sent from another site", async () => {
     await start();
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     const fromElsewhere: Record<string, string>[] = [
       { "Sec-Fetch-Site": "cross-site" },
@@ -243,7 +232,7 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("answers 429 past its own limit of 20 requests a minute from one address, whatever they carry", async () => {
     await start();
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     const statuses: number[] = [];
     for (let index = 0; index < 21; index += 1)
@@ -256,7 +245,7 @@ describe("/api/inquiry-release on the single server", () => {
 
   it("is not there where release links are not set up", async () => {
     await start({ INQUIRY_RELEASE_SECRET: "" });
-    const record = heldRecord("CRS-7K4M-2Q9D");
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
     await openOutbox(config).add(record);
     expect((await get(linkFor(record))).status).toBe(404);
     expect((await post(linkFor(record))).status).toBe(404);
@@ -282,7 +271,7 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, with the inv
         INQUIRY_OUTBOX: "blobs",
         INQUIRY_BLOBS_STORE: store,
         INQUIRY_WEBHOOK_URL: hook.url,
-        INQUIRY_RELEASE_SECRET: SECRET,
+        INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
       });
       const fn = createReleaseFunction({
         content,
@@ -291,7 +280,7 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, with the inv
         log: (line) => logs.push(line),
       });
       const direct = openOutbox(readInquiryConfig(delivery, blobsServer.env(store)));
-      const record = heldRecord("CRS-7K4M-2Q9D", "sent too fast");
+      const record = heldAnHourAgo("CRS-7K4M-2Q9D", "sent too fast");
       await direct.add(record);
       const link = linkFor(record);
       const event = blobsServer.lambdaEvent();

@@ -295,29 +295,13 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
           entry.state === "dead" ||
           (entry.state === "stored" && configuredTransports(config).length > 0),
       );
-      const summary = await deliverEntries(
-        undelivered,
-        outbox,
-        config,
-        (line) => console.log(line),
-        () => new Date(),
-        {
-          retryDead: true,
-          stopping: () => !lease.mayStart(),
-        },
-      );
+      const log = (line: string) => console.log(line);
+      const now = () => new Date();
+      const retrying = { retryDead: true, stopping: () => !lease.mayStart() };
+      const summary = await deliverEntries(undelivered, outbox, config, log, now, retrying);
       // The digests of held inquiries likewise, given up on or not; none is made here, the worker makes them.
-      const digests = await digestPass(
-        outbox,
-        { ...config, digest: { ...config.digest, hour: null } },
-        content,
-        (line) => console.log(line),
-        () => new Date(),
-        {
-          retryDead: true,
-          stopping: () => !lease.mayStart(),
-        },
-      );
+      const noNewDigest = { ...config, digest: { ...config.digest, hour: null } };
+      const digests = await digestPass(outbox, noNewDigest, content, log, now, retrying);
       return { tried: undelivered.length, ...summary, digestsFailed: digests?.failed ?? 0 };
     },
     LOCK_WAIT_MS,

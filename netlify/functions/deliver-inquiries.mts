@@ -5,15 +5,11 @@
 // as the inquiry function: INQUIRY_OUTBOX=blobs, SMTP_URL, INQUIRY_WEBHOOK_URL, INQUIRY_RELEASE_SECRET, ...
 import company from "../../content/company.json";
 import inquiry from "../../content/inquiry.json";
-import type { InquiryContent } from "../../server/inquiries/content";
+import { heldContentFrom } from "../../server/inquiries/content";
 import { createScheduledDelivery } from "../../server/inquiries/scheduled-delivery";
 
-// content/ is checked against the content contract by every build.
-const form = inquiry as unknown as InquiryContent["form"];
-const { name, siteUrl, contact, hours } = company as unknown as InquiryContent["company"];
+const content = heldContentFrom({ inquiry, company });
 
-export default createScheduledDelivery(form.delivery, {
-  content: { form, company: { name, siteUrl, contact, hours } },
-});
+export default createScheduledDelivery(content.form.delivery, { content });
 
 export const config = { schedule: "*/5 * * * *" };

@@ -518,8 +518,17 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
 
   /** The inquiry under `reference`, parsed; null when there is none (or it is not one). */
   private async recordOf(reference: string): Promise<OutboxRecord | null> {
-    const { items } = await this.readBlobs([INQUIRIES + reference], isRecord);
-    return items[0] ?? null;
+    return (await this.recordsOf([reference]))[0] ?? null;
+  }
+
+  /** The inquiries of `references` that are there and whole, in no particular order. */
+  private async recordsOf(references: readonly string[]): Promise<OutboxRecord[]> {
+    return (
+      await this.readBlobs(
+        references.map((reference) => INQUIRIES + reference),
+        isRecord,
+      )
+    ).items;
   }
 
   /**
@@ -744,10 +753,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     if (held.size === 0) return { count: 0, oldestReceivedAt: null };
     for (const day of await this.folderNames(HELD)) {
       const here = (await this.keys(`${HELD}${day}/`)).map(lastSegment).filter((reference) => held.has(reference));
-      const records = (await mapLimited(here, READ_CONCURRENCY, (reference) => this.recordOf(reference))).filter(
-        (record): record is OutboxRecord => record !== null,
-      );
-      const oldest = BlobsOutbox.byArrival(records)[0];
+      const oldest = BlobsOutbox.byArrival(await this.recordsOf(here))[0];
       if (oldest) return { count: held.size, oldestReceivedAt: oldest.receivedAt };
     }
     // Marks whose inquiries are still being written (or never were): counted, with no age to give.
@@ -786,9 +792,7 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
       const [heldKeys, listedKeys] = await Promise.all([this.keys(QUARANTINED), this.keys(DIGESTED)]);
       const listed = new Set(listedKeys.map((key) => referenceOf(key, DIGESTED)));
       const candidates = heldKeys.map((key) => referenceOf(key, QUARANTINED)).filter((ref) => !listed.has(ref));
-      const records = (await mapLimited(candidates, READ_CONCURRENCY, (reference) => this.recordOf(reference))).filter(
-        (record): record is OutboxRecord => record?.quarantine !== undefined,
-      );
+      const records = (await this.recordsOf(candidates)).filter((record) => record.quarantine !== undefined);
       if (records.length === 0) {
         await this.blobs.write(DIGEST_DAY, { day });
         return null;

@@ -40,13 +40,25 @@ export interface InquiryContentFiles {
  */
 export const inquiryContentFrom = (files: InquiryContentFiles): InquiryContent => {
   const categories = [...(files.productCategories as ProductCategoryContent[])].sort((a, b) => a.order - b.order);
-  const company = files.company as CompanyContent;
   return {
-    form: files.inquiry as InquiryContent["form"],
-    company: { name: company.name, siteUrl: company.siteUrl, contact: company.contact, hours: company.hours },
+    ...heldContentFrom(files),
     choices: {
       productCategories: categoryOptions(categories),
       complianceOptions: complianceOptions((files.certifications as CertificationsContent).compliance.items),
     },
+  };
+};
+
+/**
+ * The form's copy and the company's details alone, as inquiryContentFrom picks them: what the digest of held
+ * inquiries and its release page need (the scheduled delivery's and the release function's content).
+ */
+export const heldContentFrom = (
+  files: Pick<InquiryContentFiles, "inquiry" | "company">,
+): Pick<InquiryContent, "form" | "company"> => {
+  const company = files.company as CompanyContent;
+  return {
+    form: files.inquiry as InquiryContent["form"],
+    company: { name: company.name, siteUrl: company.siteUrl, contact: company.contact, hours: company.hours },
   };
 };

@@ -9,6 +9,12 @@ export interface DeliveryResult {
   readonly detail?: string;
 }
 
+/** Each transport's outcome as a log line names it: `email: sent; webhook: failed (HTTP 500)`. */
+export const resultsText = (results: readonly DeliveryResult[]): string =>
+  results
+    .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
+    .join("; ");
+
 /** A failure described in words of our own, so its message is safe to log. */
 class DeliveryError extends Error {}
 

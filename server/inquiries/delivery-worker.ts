@@ -1,10 +1,10 @@
 import type { OperationalLog } from "./operational-log";
 import { setTimeout as sleep } from "node:timers/promises";
 import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
-import { deliver } from "./deliver";
+import { deliver, resultsText } from "./deliver";
 import { digestPass, type DigestContent, type DigestOutcome } from "./digest";
 import { mapLimited } from "./map-limited";
-import { isRetaining, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
+import { isRetaining, nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -94,15 +94,10 @@ export const deliverEntries = async (
     if (results.every((result) => result.ok)) delivered += 1;
     else failed += 1;
     if (results.some((result) => result.ok)) reached += 1;
-    log(
-      `${entry.record.reference} ${results
-        .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
-        .join("; ")}`,
-      {
-        reference: entry.record.reference,
-        deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
-      },
-    );
+    log(`${entry.record.reference} ${resultsText(results)}`, {
+      reference: entry.record.reference,
+      deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
+    });
   });
   return { delivered, failed, reached };
 };
@@ -277,9 +272,6 @@ export const deliveryPass = async (
       const { entries: after, heldUnread = 0 } =
         due.length > 0 ? await outbox.entries(config.delivery.maxAttempts, "open") : before;
       const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
-      const nextDue = after
-        .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
-        .sort((a, b) => a - b)[0];
       // After the inquiries: what is due to visitors goes first.
       const digests = content
         ? await digestPass(outbox, config, content, log, now, { stopping: () => stopping() || !lease.mayStart() })
@@ -290,7 +282,7 @@ export const deliveryPass = async (
         pending: count("pending"),
         dead: count("dead"),
         quarantined: count("quarantined") + heldUnread,
-        nextDueAt: nextDue ?? null,
+        nextDueAt: nextDueAt(after),
         digests,
       };
     },

@@ -2,10 +2,11 @@ import type { OperationalLog } from "./operational-log";
 import escapeHtml from "escape-html";
 import { configuredTransports, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
-import { sendThrough, type OutgoingMessage } from "./deliver";
+import { resultsText, sendThrough, type AttemptOutcome, type OutgoingMessage } from "./deliver";
 import { fieldsHtml, fieldsText } from "./message";
 import {
   isDigesting,
+  nextDueAt,
   type DigestEntry,
   type DigestingOutbox,
   type HeldDigest,
@@ -227,27 +228,16 @@ const deliverDigest = async (
     digest.references.map((reference) => outbox.entry(reference, config.delivery.maxAttempts)),
   );
   const records = found.flatMap((item) => (item ? [item.record] : []));
-  const record = (outcome: { transport: (typeof transports)[number]; ok: boolean; at: string }) =>
-    outbox.recordDigestAttempt({ digest: digest.id, ...outcome });
+  const record = (outcome: AttemptOutcome) => outbox.recordDigestAttempt({ digest: digest.id, ...outcome });
   if (records.length === 0) {
     const at = now().toISOString();
     await Promise.all(transports.map((transport) => record({ transport, ok: true, at })));
     log(`digest ${digest.id}: every inquiry it listed is gone; nothing sent`);
     return true;
   }
-  const results = await sendThrough(
-    digestMessage(digest, records, content, config),
-    transports,
-    config,
-    (outcome) => outbox.recordDigestAttempt({ digest: digest.id, ...outcome }),
-    entry.attemptsByTransport,
-    now,
-  );
-  log(
-    `digest ${digest.id} of ${records.length} held inquiries ${results
-      .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
-      .join("; ")}`,
-  );
+  const message = digestMessage(digest, records, content, config);
+  const results = await sendThrough(message, transports, config, record, entry.attemptsByTransport, now);
+  log(`digest ${digest.id} of ${records.length} held inquiries ${resultsText(results)}`);
   return results.every((result) => result.ok);
 };
 
@@ -290,15 +280,12 @@ export const digestPass = async (
     else failed += 1;
   }
   const after = due.length > 0 ? await outbox.openDigests(maxAttempts) : before;
-  const nextDue = after
-    .flatMap((entry) => (entry.state === "pending" && entry.dueAt !== null ? [Date.parse(entry.dueAt)] : []))
-    .sort((a, b) => a - b)[0];
   return {
     made,
     delivered,
     failed,
     pending: after.filter((entry) => entry.state === "pending").length,
     dead: after.filter((entry) => entry.state === "dead").length,
-    nextDueAt: nextDue ?? null,
+    nextDueAt: nextDueAt(after),
   };
 };

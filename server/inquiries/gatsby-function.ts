@@ -28,7 +28,7 @@ export interface GatsbyFunctionOptions {
 export const NETLIFY_CLIENT_IP_HEADER = "x-nf-client-connection-ip";
 
 /** gatsby-adapter-netlify puts the Lambda event of the invocation on the request. */
-export type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
+type NetlifyRequest = GatsbyFunctionRequest & { readonly netlifyFunctionParams?: { readonly event?: unknown } };
 
 /**
  * The key the rate limit counts this visitor under. INQUIRY_CLIENT_IP_HEADER names the header where it
@@ -47,7 +47,7 @@ const clientAddressOf = (req: GatsbyFunctionRequest, configuredHeader: string | 
   return clientKey(fromHeader === undefined || fromHeader === "" ? socket?.remoteAddress : fromHeader);
 };
 
-export type BodyText = { readonly kind: "text"; readonly text: string } | { readonly kind: "tooLarge" | "unreadable" };
+type BodyText = { readonly kind: "text"; readonly text: string } | { readonly kind: "tooLarge" | "unreadable" };
 
 /**
  * The body's text, as it came, read here from the request's stream: Gatsby's body parsers are told to
@@ -83,6 +83,51 @@ export const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number)
   return size > maxBytes ? { kind: "tooLarge" } : { kind: "text", text: Buffer.concat(chunks).toString("utf8") };
 };
 
+/** A core's answer (handler.ts, release.ts), for an adapter to send. */
+interface CoreReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * Sends a core's answer through Gatsby's response, over the site-wide headers: the answer's own win, as on
+ * the single server (a result page has its own policy, say).
+ */
+export const replySender =
+  (siteHeaders: Readonly<Record<string, string>>) =>
+  (res: GatsbyFunctionResponse, reply: CoreReply): void => {
+    for (const [name, value] of Object.entries({ ...siteHeaders, ...reply.headers })) res.setHeader(name, value);
+    res.status(reply.status).send(reply.body);
+  };
+
+/**
+ * A function's handler for its /api/ path only: called at its own address (calledAtOwnAddress), it answers as
+ * for a path without a page, whatever it was sent.
+ */
+export const atApiPathOnly =
+  (
+    send: ReturnType<typeof replySender>,
+    handle: (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse) => Promise<void>,
+  ) =>
+  async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
+    if (calledAtOwnAddress(req)) send(res, FUNCTION_NOT_FOUND);
+    else await handle(req, res);
+  };
+
+/**
+ * Gatsby's settings for a function that reads its own body (readBodyText): its parsers take no type at all
+ * (a type no request has), within `limit`.
+ */
+export const readsOwnBody = (limit: number): GatsbyFunctionConfig => {
+  const unread = { type: "application/x-read-by-the-function", limit };
+  return { bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } } };
+};
+
+/** The store access of this invocation, where the outbox is Netlify Blobs and the platform gave one. */
+export const invocationStoreAccess = (req: GatsbyFunctionRequest, config: InquiryConfig | null) =>
+  config?.outbox === "blobs" ? blobsAccessFromLambdaEvent((req as NetlifyRequest).netlifyFunctionParams?.event) : null;
+
 /**
  * The body, within the limit and parsed by the single server's rules (request-body.ts), or the handler's
  * refusal to send instead: 413 past the limit, 400 for one it cannot read.
@@ -115,18 +160,9 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
   const log = options.log ?? ((line: string) => console.info(`[inquiry] ${line}`));
   const handler = createInquiryHandler({ content: options.content, config: readConfig, log });
 
-  const send = (res: GatsbyFunctionResponse, reply: InquiryReply) => {
-    // The answer's own headers win, as on the single server (a result page has its own policy, say).
-    for (const [name, value] of Object.entries({ ...options.siteHeaders, ...reply.headers }))
-      res.setHeader(name, value);
-    res.status(reply.status).send(reply.body);
-  };
+  const send = replySender(options.siteHeaders);
 
-  const inquiryFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
-    if (calledAtOwnAddress(req)) {
-      send(res, FUNCTION_NOT_FOUND);
-      return;
-    }
+  const inquiryFunction = atApiPathOnly(send, async (req, res) => {
     let config: InquiryConfig | null = null;
     try {
       config = readConfig();
@@ -152,11 +188,7 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
         send(res, parsed.refused);
         return;
       }
-      // The store access of this invocation, where the platform gave one (Netlify Blobs).
-      const edge =
-        config?.outbox === "blobs"
-          ? blobsAccessFromLambdaEvent((req as NetlifyRequest).netlifyFunctionParams?.event)
-          : null;
+      const edge = invocationStoreAccess(req, config);
       const { reply, stored } = await handler.accept(request, parsed.body, (accepted) => openOutbox(accepted, edge));
       if (config && stored?.created && !stored.quarantined) {
         let delivered = false;
@@ -176,13 +208,8 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
       log(`failed: ${(error as Error).name}`);
       send(res, handler.failed(request));
     }
-  };
+  });
 
-  // Gatsby's parsers take no type at all (a type no request has): the function reads the body itself,
-  // within the single server's limit (readBodyText).
-  const unread = { type: "application/x-read-by-the-function", limit: handler.maxBodyBytes };
-  const config: GatsbyFunctionConfig = {
-    bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } },
-  };
-  return Object.assign(inquiryFunction, { config });
+  // The function reads the body itself, within the single server's limit.
+  return Object.assign(inquiryFunction, { config: readsOwnBody(handler.maxBodyBytes) });
 };

@@ -377,24 +377,26 @@ export interface HeldDigest {
   readonly transports: readonly TransportName[];
 }
 
-/** One delivery attempt of a digest, written once, as an inquiry's are. */
-export interface DigestAttempt {
+/** One delivery attempt of a digest, written once, as an inquiry's are: the same fields, the digest's day for the reference. */
+export interface DigestAttempt extends Omit<DeliveryAttempt, "reference"> {
   readonly digest: string;
-  readonly transport: TransportName;
-  readonly ok: boolean;
-  readonly at: string;
-  readonly detail?: string;
-  readonly retryAt?: string;
 }
 
 /** Where a digest stands, as an inquiry's entry says of it. */
-export interface DigestEntry {
+export interface DigestEntry extends Pick<OutboxEntry, "deliveries" | "attemptsByTransport" | "dueAt"> {
   readonly digest: HeldDigest;
-  readonly deliveries: Readonly<Partial<Record<TransportName, TransportState>>>;
-  readonly attemptsByTransport: Readonly<Partial<Record<TransportName, number>>>;
   readonly state: "delivered" | "pending" | "dead";
-  readonly dueAt: string | null;
 }
+
+/** When the first pending one of `entries` (inquiries or digests) falls due, in ms since the epoch; null when none is pending. */
+export const nextDueAt = (
+  entries: readonly { readonly state: string; readonly dueAt: string | null }[],
+): number | null =>
+  entries.reduce<number | null>((first, entry) => {
+    if (entry.state !== "pending" || entry.dueAt === null) return first;
+    const due = Date.parse(entry.dueAt);
+    return first === null || due < first ? due : first;
+  }, null);
 
 /** Where a digest stands, from the attempts made to deliver it. */
 export const digestEntryOf = (

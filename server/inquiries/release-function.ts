@@ -1,12 +1,11 @@
-import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
-import { blobsAccessFromLambdaEvent } from "./blobs-store";
+import type { GatsbyFunctionRequest } from "gatsby";
+import { FUNCTION_NOT_FOUND, header } from "../site/function-request";
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { DigestContent } from "./digest";
 import { deliverNow } from "./delivery-worker";
-import { readBodyText, type NetlifyRequest } from "./gatsby-function";
+import { atApiPathOnly, invocationStoreAccess, readBodyText, readsOwnBody, replySender } from "./gatsby-function";
 import { openOutbox } from "./open-outbox";
-import { createReleaseHandler, MAX_RELEASE_BODY_BYTES, type ReleaseReply } from "./release";
+import { createReleaseHandler, MAX_RELEASE_BODY_BYTES } from "./release";
 
 export interface ReleaseFunctionOptions {
   readonly content: DigestContent;
@@ -42,17 +41,9 @@ export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
   const log = options.log ?? ((line: string) => console.info(`[inquiry-release] ${line}`));
   const handler = createReleaseHandler({ content: options.content, config: readConfig, log });
 
-  const send = (res: GatsbyFunctionResponse, reply: ReleaseReply) => {
-    for (const [name, value] of Object.entries({ ...options.siteHeaders, ...reply.headers }))
-      res.setHeader(name, value);
-    res.status(reply.status).send(reply.body);
-  };
+  const send = replySender(options.siteHeaders);
 
-  const releaseFunction = async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
-    if (calledAtOwnAddress(req)) {
-      send(res, FUNCTION_NOT_FOUND);
-      return;
-    }
+  const releaseFunction = atApiPathOnly(send, async (req, res) => {
     let config: InquiryConfig;
     try {
       config = readConfig();
@@ -71,11 +62,7 @@ export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
       }
       body = text.text;
     }
-    const edge =
-      config.outbox === "blobs"
-        ? blobsAccessFromLambdaEvent((req as NetlifyRequest).netlifyFunctionParams?.event)
-        : null;
-    const outbox = openOutbox(config, edge);
+    const outbox = openOutbox(config, invocationStoreAccess(req, config));
     try {
       const outcome = await handler.handle(
         {
@@ -106,12 +93,7 @@ export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
       log(`failed: ${(error as Error).name}`);
       send(res, handler.failed(500));
     }
-  };
+  });
 
-  // Gatsby's parsers take no type at all (a type no request has): the function reads the body itself.
-  const unread = { type: "application/x-read-by-the-function", limit: MAX_RELEASE_BODY_BYTES };
-  const config: GatsbyFunctionConfig = {
-    bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } },
-  };
-  return Object.assign(releaseFunction, { config });
+  return Object.assign(releaseFunction, { config: readsOwnBody(MAX_RELEASE_BODY_BYTES) });
 };

@@ -4,6 +4,7 @@ import type { InquiryConfig } from "./config";
 import { heldReasonText, receivedText, type DigestContent } from "./digest";
 import type { InquiryOutbox } from "./outbox";
 import { checkReleaseLink, RELEASE_FIELDS, RELEASE_PATH, type LinkCheck } from "./release-link";
+import { bodyKind } from "./request-body";
 import { fill, renderPlainPage, resultPagePolicy } from "./result-page";
 
 /**
@@ -79,17 +80,14 @@ const isCrossSite = (request: ReleaseRequest): boolean => {
   }
 };
 
-const isForm = (contentType: string | undefined) =>
-  (contentType ?? "").split(";")[0]?.trim().toLowerCase() === "application/x-www-form-urlencoded";
-
 export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
   const { content, log } = options;
   const now = options.now ?? (() => new Date());
   const copy = content.form.held.releasePage;
 
-  const render = (page: Page): string => {
+  /** A page's title and what it says, in the desk's words. */
+  const pageText = (page: Page): [title: string, html: string] => {
     const text = (template: string, values: Record<string, string> = {}) => `<p>${fill(template, content, values)}</p>`;
-    const home = `<a href="/">${escapeHtml(content.form.resultPage.homeLabel)}</a>`;
     switch (page.kind) {
       case "confirm": {
         const hidden = Object.values(RELEASE_FIELDS)
@@ -98,43 +96,30 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
         const form =
           `<form method="post" action="${RELEASE_PATH}">${hidden}` +
           `<button type="submit">${escapeHtml(copy.buttonLabel)}</button></form>`;
-        return renderPlainPage(
-          copy.title,
-          text(copy.text, { reference: page.reference, received: page.received, reason: page.reason }) + form,
-          home,
-          content.company,
-        );
+        const { reference, received, reason } = page;
+        return [copy.title, text(copy.text, { reference, received, reason }) + form];
       }
       case "released":
-        return renderPlainPage(
-          copy.releasedTitle,
-          text(copy.releasedText, { reference: page.reference }),
-          home,
-          content.company,
-        );
+        return [copy.releasedTitle, text(copy.releasedText, { reference: page.reference })];
       case "used":
-        return renderPlainPage(
-          copy.refusedTitle,
-          text(copy.usedText, { reference: page.reference }),
-          home,
-          content.company,
-        );
+        return [copy.refusedTitle, text(copy.usedText, { reference: page.reference })];
       case "gone":
-        return renderPlainPage(
-          copy.refusedTitle,
-          text(copy.goneText, { reference: page.reference }),
-          home,
-          content.company,
-        );
+        return [copy.refusedTitle, text(copy.goneText, { reference: page.reference })];
       case "forged":
-        return renderPlainPage(copy.refusedTitle, text(copy.forgedText), home, content.company);
+        return [copy.refusedTitle, text(copy.forgedText)];
       case "expired":
-        return renderPlainPage(copy.refusedTitle, text(copy.expiredText), home, content.company);
+        return [copy.refusedTitle, text(copy.expiredText)];
       case "crossSite":
-        return renderPlainPage(copy.refusedTitle, text(copy.crossSiteText), home, content.company);
+        return [copy.refusedTitle, text(copy.crossSiteText)];
       case "failed":
-        return renderPlainPage(copy.refusedTitle, text(copy.failedText), home, content.company);
+        return [copy.refusedTitle, text(copy.failedText)];
     }
+  };
+
+  const render = (page: Page): string => {
+    const [title, html] = pageText(page);
+    const home = `<a href="/">${escapeHtml(content.form.resultPage.homeLabel)}</a>`;
+    return renderPlainPage(title, html, home, content.company);
   };
 
   const answer = (status: number, page: Page, headers: Record<string, string> = {}): ReleaseReply => ({
@@ -172,7 +157,7 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
       return none(answer(403, { kind: "crossSite" }));
     }
     const fields = new URLSearchParams(
-      posted ? (isForm(request.contentType) ? (request.body ?? "") : "") : request.query,
+      posted ? (bodyKind(request.contentType) === "form" ? (request.body ?? "") : "") : request.query,
     );
     const check = checkReleaseLink(secret, fields, now());
     if (!check.ok) return none(refusal(check, request.method));

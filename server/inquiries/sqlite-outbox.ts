@@ -178,52 +178,52 @@ interface FullRow extends InquiryRow {
   readonly reference: string;
   readonly kept: number;
 }
-interface AttemptRow {
-  readonly reference: string;
+/** An attempt's row, an inquiry's (attempts) or a digest's (digest_attempts). */
+interface OutcomeRow {
   readonly transport: string;
   readonly ok: number;
   readonly at: string;
   readonly detail: string | null;
   readonly retry_at: string | null;
+}
+interface AttemptRow extends OutcomeRow {
+  readonly reference: string;
 }
 interface DigestRow {
   readonly id: string;
   readonly created_at: string;
   readonly digest: string;
 }
-interface DigestAttemptRow {
+interface DigestAttemptRow extends OutcomeRow {
   readonly digest: string;
-  readonly transport: string;
-  readonly ok: number;
-  readonly at: string;
-  readonly detail: string | null;
-  readonly retry_at: string | null;
 }
 interface LeaseRow {
   readonly holder: string;
   readonly expires_at: number;
 }
 
-const attemptOf = (row: AttemptRow): DeliveryAttempt => ({
-  reference: row.reference,
+/** What an attempt's row says of it, an inquiry's or a digest's alike: the transport and how it went. */
+const outcomeOf = (row: OutcomeRow) => ({
   transport: row.transport as TransportName,
   ok: row.ok === 1,
   at: row.at,
   ...(row.detail === null ? {} : { detail: row.detail }),
   ...(row.retry_at === null ? {} : { retryAt: row.retry_at }),
 });
+/** The other way: an attempt's outcome as its row's named parameters (the insert statements'). */
+const outcomeParams = (attempt: Omit<DeliveryAttempt, "reference">) => ({
+  transport: attempt.transport,
+  ok: attempt.ok ? 1 : 0,
+  at: attempt.at,
+  detail: attempt.detail ?? null,
+  retryAt: attempt.retryAt ?? null,
+});
+const attemptOf = (row: AttemptRow): DeliveryAttempt => ({ reference: row.reference, ...outcomeOf(row) });
 const digestOf = (row: DigestRow): HeldDigest => {
   const { references, transports } = JSON.parse(row.digest) as Pick<HeldDigest, "references" | "transports">;
   return { id: row.id, createdAt: row.created_at, references, transports };
 };
-const digestAttemptOf = (row: DigestAttemptRow): DigestAttempt => ({
-  digest: row.digest,
-  transport: row.transport as TransportName,
-  ok: row.ok === 1,
-  at: row.at,
-  ...(row.detail === null ? {} : { detail: row.detail }),
-  ...(row.retry_at === null ? {} : { retryAt: row.retry_at }),
-});
+const digestAttemptOf = (row: DigestAttemptRow): DigestAttempt => ({ digest: row.digest, ...outcomeOf(row) });
 const recordOf = (row: InquiryRow): OutboxRecord => JSON.parse(row.record) as OutboxRecord;
 const releaseOf = (reference: string, at: string | null): QuarantineRelease[] =>
   at === null ? [] : [{ reference, at }];
@@ -542,14 +542,7 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox, DigestingOu
   /** Adds attempts (a repeat of one already stored is ignored) and refreshes their inquiries' standing. */
   protected static insertAttempts(statements: Statements, attempts: readonly DeliveryAttempt[]): void {
     for (const attempt of attempts) {
-      statements.insertAttempt.run({
-        reference: attempt.reference,
-        transport: attempt.transport,
-        ok: attempt.ok ? 1 : 0,
-        at: attempt.at,
-        detail: attempt.detail ?? null,
-        retryAt: attempt.retryAt ?? null,
-      });
+      statements.insertAttempt.run({ reference: attempt.reference, ...outcomeParams(attempt) });
     }
     for (const reference of new Set(attempts.map((attempt) => attempt.reference))) {
       SqliteOutbox.refresh(statements, reference);
@@ -625,14 +618,7 @@ export class SqliteOutbox implements InquiryOutbox, RetainingOutbox, DigestingOu
   async recordDigestAttempt(attempt: DigestAttempt): Promise<void> {
     const { db, statements } = this.connection();
     inTransaction(db, () => {
-      statements.insertDigestAttempt.run({
-        digest: attempt.digest,
-        transport: attempt.transport,
-        ok: attempt.ok ? 1 : 0,
-        at: attempt.at,
-        detail: attempt.detail ?? null,
-        retryAt: attempt.retryAt ?? null,
-      });
+      statements.insertDigestAttempt.run({ digest: attempt.digest, ...outcomeParams(attempt) });
       const row = statements.digestById.get(attempt.digest) as DigestRow | undefined;
       if (!row) return;
       const tried = (statements.digestAttemptsOf.all(row.id) as unknown as DigestAttemptRow[]).map(digestAttemptOf);

@@ -1,16 +1,12 @@
 import company from "../../content/company.json";
 import inquiry from "../../content/inquiry.json";
 import { commonHeaders } from "../../server/site/common-headers";
-import type { InquiryContent } from "../../server/inquiries/content";
+import { heldContentFrom } from "../../server/inquiries/content";
 import { createReleaseFunction } from "../../server/inquiries/release-function";
-
-// content/ is checked against the content contract by every build.
-const form = inquiry as unknown as InquiryContent["form"];
-const { name, siteUrl, contact, hours } = company as unknown as InquiryContent["company"];
 
 /** /api/inquiry-release on the CDN deploy: the page of a release link in the digest of held inquiries (server/inquiries/release.ts). */
 const releaseFunction = createReleaseFunction({
-  content: { form, company: { name, siteUrl, contact, hours } },
+  content: heldContentFrom({ inquiry, company }),
   siteHeaders: commonHeaders,
 });
 export default releaseFunction;
