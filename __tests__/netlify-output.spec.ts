@@ -704,25 +704,16 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       isBase64Encoded: false,
     };
   };
-  /**
-   * As runLocal, but without blocking this process: the GitHub stand-in the function calls runs here.
-   */
-  // With a local Blobs store in every event, as Netlify gives one: the callback records spent states in it.
-  const invoke = (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) =>
-    new Promise<{ answers: Invocation["answers"]; log: string }>((resolve, reject) => {
-      const command = localCommand(["invoke", functionRoutedFrom(from), "--blobs"], env);
-      const child = spawn(process.execPath, command.argv, { ...command.options, stdio: ["pipe", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      child.once("error", reject);
-      child.once("close", (code) => {
-        if (code !== 0) reject(new Error(`The function failed:\n${stderr}`));
-        else resolve({ answers: (JSON.parse(stdout) as Invocation).answers, log: stderr });
-      });
-      child.stdin.end(JSON.stringify(events));
+  // Without blocking this process (the GitHub stand-in the function calls runs here), and with a local Blobs
+  // store in every event, as Netlify gives one: the callback records spent states in it.
+  const invoke = async (from: string, events: readonly FunctionEvent[], env: NodeJS.ProcessEnv) => {
+    const { status, stdout, stderr } = await runLocalAsync(["invoke", functionRoutedFrom(from), "--blobs"], {
+      input: JSON.stringify(events),
+      env,
     });
+    if (status !== 0) throw new Error(`The function failed:\n${stderr}`);
+    return { answers: (JSON.parse(stdout) as Invocation).answers, log: stderr };
+  };
 
   it("run the same handshake as the single server, against a stand-in of GitHub, and refuse their own addresses", async () => {
     const github = await startFakeGithub();
