@@ -133,21 +133,18 @@ const refusedRequests = (url: string): (() => Promise<{ status: number }>)[] => 
 };
 
 const LIVE_MEMORY_PROBE = path.join(__dirname, "server-live-memory.ts");
-// Up to its newline: a line still arriving would read as a shorter number.
-const LIVE_MEMORY_LINE = /^live-memory-mb (\d+(?:\.\d+)?)\n/gm;
 
 /** Asks the server (started with LIVE_MEMORY_PROBE) to collect its garbage, and reads what it still holds. */
 const liveMemoryMb = async (site: RunningSite): Promise<number> => {
-  const answers = () => [...site.output().matchAll(LIVE_MEMORY_LINE)].map((match) => Number(match[1]));
-  const asked = answers().length;
-  process.kill(site.pid, "SIGUSR2");
-  const deadline = Date.now() + 10_000;
-  while (answers().length === asked && Date.now() < deadline) await sleep(20);
-  return answers()[asked] ?? Number.NaN;
+  const answer = await Promise.race([site.ask("live-memory-mb"), sleep(10_000, Number.NaN)]);
+  return typeof answer === "number" ? Number(answer.toFixed(2)) : Number.NaN;
 };
 
 const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
-  const site: RunningSite = await startSite({ node: { flags: ["--expose-gc"], preload: [LIVE_MEMORY_PROBE] } });
+  const site: RunningSite = await startSite({
+    node: { flags: ["--expose-gc"], preload: [LIVE_MEMORY_PROBE] },
+    channel: true,
+  });
   try {
     const url = site.url("/api/inquiry");
     // Warm up every path once, so the figures are the steady state, not the first load.

@@ -87,6 +87,8 @@ export interface RunningSite {
   output: () => string;
   /** The server's process, for figures read from /proc. */
   pid: number;
+  /** Sends a question over the message channel (SiteOptions.channel) and resolves with the server's answer. */
+  ask: (question: string) => Promise<unknown>;
   stop: () => Promise<void>;
 }
 
@@ -102,6 +104,8 @@ export interface SiteOptions {
   port?: number;
   /** What serverCommand adds to the server's command line: a bench's `--expose-gc` and probe, say. */
   node?: ServerNodeOptions;
+  /** A message channel (Node's IPC) to the server, for a probe loaded into it that answers questions. */
+  channel?: boolean;
 }
 
 export interface ServerNodeOptions {
@@ -153,11 +157,12 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
       INQUIRY_DATA_DIR: dataDir,
       ...options.env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: options.channel ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  // Both are pipes, as stdio says; its two forms leave the types unsure of it.
+  for (const stream of [child.stdout, child.stderr])
+    stream?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   try {
     await waitUntilServing(`${origin}/`, child, 60_000);
   } catch (error) {
@@ -169,6 +174,15 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
     dataDir,
     output: () => output,
     pid: child.pid ?? 0,
+    ask: (question) =>
+      new Promise((resolve, reject) => {
+        if (!child.connected) {
+          reject(new Error("the server has no message channel: start it with channel: true"));
+          return;
+        }
+        child.once("message", resolve);
+        child.send(question);
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) {
