@@ -9,7 +9,7 @@ import type { SiteServer } from "../server/app";
 import { Deployer } from "../server/releases/deployer";
 import { buildDirOf, listReleases, publicDirOf, siteDirOf } from "../server/releases/release-store";
 import type { DeploySettings } from "../server/releases/settings";
-import { DEPLOY_WEBHOOK_PATH } from "../server/releases/webhook-plugin";
+import { DEPLOY_WEBHOOK_PATH, STOPPING_MESSAGE } from "../server/releases/webhook-plugin";
 import { localReleases, type ReleaseControl } from "../server/releases/worker-link";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
@@ -67,9 +67,15 @@ interface StartOptions {
   readonly settings?: Partial<DeploySettings>;
   /** The release the server is, as the primary tells its worker (null: the checkout). */
   readonly served?: string | null;
+  /** Whether the deploys can be reached; not once the primary has retired this server. */
+  readonly reachable?: boolean;
 }
 
-const start = async ({ settings: overrides = {}, served = null }: StartOptions = {}): Promise<Running> => {
+const start = async ({
+  settings: overrides = {},
+  served = null,
+  reachable = true,
+}: StartOptions = {}): Promise<Running> => {
   const repository = makeSourceRepository({
     "package-lock.json": "{}\n",
     "content/home.json": homeJson("Uniforms for every agency"),
@@ -83,7 +89,7 @@ const start = async ({ settings: overrides = {}, served = null }: StartOptions =
   const control: ReleaseControl = {
     request: (commit) => {
       requested.push(commit);
-      local.request(commit);
+      return reachable && local.request(commit);
     },
     status: () => local.status(),
   };
@@ -195,6 +201,18 @@ describe("the server's side of the deploys", () => {
     expect(site.deployer.status().running).toBe(false);
     expect(listReleases(site.settings.dir)).toEqual([]);
     expect((await health(site)).site).toMatchObject({ liveCommit: null, deploying: false, lastDeploy: null });
+  });
+
+  it("answers 503 to a push that arrives as the server is retired, so that GitHub lists it to deliver again", async () => {
+    const site = await start({ reachable: false });
+    const commit = site.repository.commit({ "content/home.json": homeJson("Pushed at the switch") }, "At the switch");
+    const answer = await push(site, commit);
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toEqual({ message: STOPPING_MESSAGE });
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    expect(site.requested).toEqual([commit]);
+    expect(site.deployer.status().running).toBe(false);
+    expect(site.logs).toContain(`deploy: push of ${commit.slice(0, 12)} to main arrived as this server stopped`);
   });
 
   it("refuses a body over the limit before a deploy could start", async () => {

@@ -28,6 +28,12 @@ const releases = releasesThroughPrimary(process.env.DEPLOY_DIR);
 process.on("message", (message) => {
   if (message === null || typeof message !== "object") return;
   if (message.type === "test:request") releases.request(message.commit);
+  else if (message.type === "test:disconnected") {
+    // As the primary's disconnect leaves a retired worker: the channel closed, a webhook still in hand.
+    process.disconnect();
+    const requested = releases.request(message.commit);
+    releases.status().then((status) => require("node:fs").writeFileSync(message.file, JSON.stringify({ requested, status })));
+  }
   else if (message.type === "test:send") process.send(message.message);
   else if (message.type === "test:status") {
     const began = Date.now();
@@ -255,6 +261,27 @@ describe("the link between a worker and the primary", () => {
     expect(answered.ms).toBeGreaterThanOrEqual(1_900);
     expect(answered.ms).toBeLessThan(5_000);
     expect(answered.listeners).toBe(1);
+  });
+
+  it("once the primary has closed the channel, refuses a deploy asked for and answers a question at once, without an error", async () => {
+    const { child, deployer, deployDir } = await startLink();
+    const good = release(1, {});
+    fs.mkdirSync(releaseDir(deployDir, good.id), { recursive: true });
+    writeReleaseRecord(deployDir, good);
+    makeLive(deployDir, good.id);
+    const file = path.join(path.dirname(deployDir), "answers.json");
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const began = Date.now();
+    child.send({ type: "test:disconnected", commit: COMMIT, file });
+    // A message sent on the closed channel would have been an error nobody caught: exit code 1.
+    expect(await exited).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({
+      requested: false,
+      status: { running: false, queued: null, live: { ...good, live: true }, last: { ...good, live: true } },
+    });
+    // Not after the two seconds an unanswered question waits.
+    expect(Date.now() - began).toBeLessThan(1_900);
+    expect(deployer.requested).toEqual([]);
   });
 
   it("ignores a message of the wrong shape: another type, a field of the wrong type, a commit that is not 40 hex or HEAD", async () => {

@@ -206,10 +206,11 @@ export class Primary {
   }
 
   /**
-   * Stops a worker with a message (main.ts), on which it stops accepting at once (so every new connection goes
-   * to the server that took over), finishes what it holds and exits; past its grace it is killed. Resolves
-   * when it ended. A message, not a signal, so that one from elsewhere (a terminal's Ctrl-C reaches the whole
-   * process group) is never its second.
+   * Stops a worker: no new connection is routed to it from here on (disconnect), and a message (main.ts) has
+   * it finish what it holds and exit; past its grace it is killed. Resolves when it ended. The connections
+   * already handed to it reach it ahead of the message, so it serves them; a worker left to stop routing by
+   * itself could exit with one still on its way, which would then hang. A message, not a signal, so that one
+   * from elsewhere (a terminal's Ctrl-C reaches the whole process group) is never its second.
    */
   private retire(worker: Worker): Promise<void> {
     if (worker.isDead()) return Promise.resolve();
@@ -222,7 +223,10 @@ export class Primary {
         resolve();
       });
       // A closed channel: it is ending by itself.
-      if (worker.isConnected()) worker.send({ type: "stop" });
+      if (worker.isConnected()) {
+        worker.send({ type: "stop" });
+        worker.disconnect();
+      }
     });
   }
 

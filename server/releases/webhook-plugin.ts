@@ -5,6 +5,9 @@ import { handleGithubWebhook, MAX_WEBHOOK_BODY_BYTES } from "./github-webhook";
 /** GitHub's push webhook (DEPLOY_WEBHOOK_SECRET), which deploys the branch to this server. */
 export const DEPLOY_WEBHOOK_PATH = "/api/deploy/github";
 
+export const STOPPING_MESSAGE =
+  "This server was stopping and did not start the deploy: redeliver the push from the hook's Recent Deliveries.";
+
 export interface DeployWebhookOptions {
   readonly releases: ReleaseControl;
   readonly secret: string;
@@ -33,10 +36,16 @@ export const deployWebhook: FastifyPluginAsync<DeployWebhookOptions> = async (ap
       },
       { secret, branch },
     );
+    reply.header("Cache-Control", "no-store");
     if (answer.deploy) {
-      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`, { commit: answer.deploy, branch });
-      releases.request(answer.deploy);
+      const fields = { commit: answer.deploy, branch };
+      if (!releases.request(answer.deploy)) {
+        log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} arrived as this server stopped`, fields);
+        // GitHub lists the delivery as failed, to be delivered again to the server that took over.
+        return reply.code(503).send({ message: STOPPING_MESSAGE });
+      }
+      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`, fields);
     }
-    return reply.code(answer.status).header("Cache-Control", "no-store").send(answer.body);
+    return reply.code(answer.status).send(answer.body);
   });
 };

@@ -19,14 +19,17 @@ interface PrimaryMessage {
 
 /** The deploys as a route sees them, whether the deployer runs in this process or in the primary. */
 export interface ReleaseControl {
-  /** Asks for a deploy of a commit of the branch. */
-  request(commit: string): void;
+  /** Asks for a deploy of a commit of the branch; false when the deploys cannot be reached (this server is stopping). */
+  request(commit: string): boolean;
   status(): Promise<DeployStatus>;
 }
 
 /** The deployer of this process (the primary's, or a test's). */
 export const localReleases = (deployer: Deployer): ReleaseControl => ({
-  request: (commit) => deployer.request(commit),
+  request: (commit) => {
+    deployer.request(commit);
+    return true;
+  },
   status: () => Promise.resolve(deployer.status()),
 });
 
@@ -36,16 +39,28 @@ const STATUS_TIMEOUT_MS = 2_000;
 const isPrimaryMessage = (message: unknown): message is PrimaryMessage =>
   typeof message === "object" && message !== null && (message as { type?: unknown }).type === "deploy-status";
 
-/** In a worker: the deploys through the primary, the releases from DEPLOY_DIR. */
+/**
+ * In a worker: the deploys through the primary, the releases from DEPLOY_DIR. The channel closes when the
+ * primary retires this worker; a request still in hand then finds no deploys to ask (a message on a closed
+ * channel would be an error nobody catches).
+ */
 export const releasesThroughPrimary = (
   deployDir: string,
-  channel: Pick<NodeJS.Process, "send" | "on" | "off"> = process,
+  channel: Pick<NodeJS.Process, "send" | "on" | "off" | "connected"> = process,
 ): ReleaseControl => {
   let nextId = 0;
   return {
-    request: (commit) => void channel.send?.({ type: "deploy", commit } satisfies WorkerMessage),
+    request: (commit) => {
+      if (!channel.connected || !channel.send) return false;
+      channel.send({ type: "deploy", commit } satisfies WorkerMessage);
+      return true;
+    },
     status: () =>
       new Promise((resolve) => {
+        if (!channel.connected || !channel.send) {
+          resolve(deployStatus(deployDir, false, null));
+          return;
+        }
         const id = (nextId += 1);
         const answered = (message: unknown) => {
           if (!isPrimaryMessage(message) || message.id !== id) return;
@@ -58,7 +73,7 @@ export const releasesThroughPrimary = (
           resolve(deployStatus(deployDir, false, null));
         }, STATUS_TIMEOUT_MS);
         channel.on("message", answered);
-        channel.send?.({ type: "deploy-status", id } satisfies WorkerMessage);
+        channel.send({ type: "deploy-status", id } satisfies WorkerMessage);
       }),
   };
 };
