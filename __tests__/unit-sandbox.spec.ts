@@ -9,11 +9,11 @@
 // Everything it makes is removed afterwards; it refuses to run where any of it already exists.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import examples from "@octokit/webhooks-examples";
 import { memoryLimit, type MemoryLimit } from "../testing/memory-limit";
+import { fetchAsProxied } from "../testing/proxied-fetch";
 import {
   execStart,
   grantedDirectories,
@@ -127,35 +127,7 @@ const servicePid = (): number => {
 
 const releases = (): ListedRelease[] => listReleases(path.join(STATE, "releases"));
 
-/**
- * fetch over a connection of its own, closed after the answer: as the guide's reverse proxy reaches the server
- * (no keep-alive to it), so a switch is judged as visitors behind it meet it.
- */
-const send: Send = (url, init) =>
-  new Promise((resolve, reject) => {
-    const headers = Object.fromEntries(new Headers(init?.headers).entries());
-    const request = http.request(
-      url,
-      { method: init?.method ?? "GET", headers: { ...headers, connection: "close" }, agent: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("error", reject);
-        response.on("end", () => {
-          const answerHeaders = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) {
-            for (const one of Array.isArray(value) ? value : [value])
-              if (one !== undefined) answerHeaders.append(name, one);
-          }
-          resolve(new Response(Buffer.concat(chunks), { status: response.statusCode ?? 0, headers: answerHeaders }));
-        });
-      },
-    );
-    request.setTimeout(10_000, () => request.destroy(new Error("no answer within 10 s")));
-    request.on("error", reject);
-    const body = init?.body;
-    request.end(typeof body === "string" ? body : body instanceof URLSearchParams ? body.toString() : undefined);
-  });
+const send: Send = fetchAsProxied;
 
 const headline = async (): Promise<string | undefined> => {
   const page = await send(`http://127.0.0.1:${port}/`);

@@ -7,7 +7,8 @@
 //   also changes the server's code (an incremental build and the server compiled again); each goes live by
 //   starting the release's own server, then switching the primary's worker to it;
 // - GET / p99 and the slowest answer through the content push's switch (3 s either side of it);
-// - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms;
+// - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms, each
+//   over a connection of its own, as the guide's reverse proxy reaches the server (testing/proxied-fetch.ts);
 // - the build's peak memory: the proportional set size (PSS) of every process under the server but the
 //   server, each shared page counted once in all; the sum of their RSS, which counts a page shared by
 //   gatsby's workers once per worker, is reported beside it.
@@ -23,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { enterRunTempRoot } from "../testing/run-temp-root";
+import { fetchAsProxied } from "../testing/proxied-fetch";
 import { startSite, type RunningSite } from "../testing/site-server";
 import { listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
 import { addToReport, type DeployFigures, type Latency } from "./report";
@@ -118,7 +120,7 @@ const latencyOf = (samples: readonly number[]): Latency => ({
 
 const timedGet = async (url: string): Promise<{ ms: number; html: string }> => {
   const started = performance.now();
-  const response = await fetch(url);
+  const response = await fetchAsProxied(url);
   const html = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status} during the deploy`);
   return { ms: performance.now() - started, html };
@@ -184,7 +186,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       const { ms, html } = await timedGet(site.url("/"));
       if (html.includes(HEADLINE)) liveAfterMs = performance.now() - sent;
       else during.push(ms);
-      const health = (await (await fetch(site.url("/healthz"))).json()) as {
+      const health = (await (await fetchAsProxied(site.url("/healthz"))).json()) as {
         site?: { lastDeploy?: { commit: string; state: string; reason: string | null } | null };
       };
       const last = health.site?.lastDeploy;
@@ -192,7 +194,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
         throw new Error(`the deploy failed: ${last.reason ?? ""}`);
       await sleep(SAMPLE_EVERY_MS);
     }
-    const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
+    const health = (await (await fetchAsProxied(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
     if (health.site?.liveCommit !== commit)
       throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
     const deployDir = path.join(work, "releases");
@@ -222,6 +224,10 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       buildPeakMemoryMb: Math.round(peakPssMb),
       buildPeakRssSumMb: Math.round(peakRssSumMb),
     };
+  } catch (error) {
+    // What the server said (a failed step, a worker that ended) is what explains a failed bench.
+    console.error(`The server's last lines:\n${site.output().trim().split("\n").slice(-40).join("\n")}`);
+    throw error;
   } finally {
     await site.stop();
   }
@@ -275,7 +281,7 @@ const measurePush = async (
 const sendPush = async (site: RunningSite, branch: string, commit: string) => {
   const body = JSON.stringify({ ref: `refs/heads/${branch}`, after: commit, deleted: false });
   const signature = `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(body).digest("hex")}`;
-  const answer = await fetch(site.url("/api/deploy/github"), {
+  const answer = await fetchAsProxied(site.url("/api/deploy/github"), {
     method: "POST",
     headers: { "content-type": "application/json", "x-github-event": "push", "x-hub-signature-256": signature },
     body,
@@ -307,7 +313,7 @@ const plantOlderReleases = (deployDir: string, count: number) => {
 const measureFailureAndPrune = async ({ site, deployDir, editor, branch }: Pushing) => {
   // The push before may still be pruning its own older releases: planted ones must wait for this push's.
   for (;;) {
-    const health = (await (await fetch(site.url("/healthz"))).json()) as { site?: { deploying?: boolean } };
+    const health = (await (await fetchAsProxied(site.url("/healthz"))).json()) as { site?: { deploying?: boolean } };
     if (health.site?.deploying === false) break;
     await sleep(SAMPLE_EVERY_MS);
   }
