@@ -40,8 +40,11 @@ const held = content.form.held;
 const ORIGIN = "https://desk.example";
 const WEBHOOK_SECRET = "whsec-test-0123456789";
 
-/** The test's day: the digest's hour, 7 in New York, is 12:00 UTC on it (New York is UTC-5 in November). */
-const DAY = "2026-11-22";
+/**
+ * The test's day, the sample inquiry's: a winter day, when the digest's hour, 7 in New York (UTC-5), is 12:00
+ * UTC on it.
+ */
+const DAY = sampleRecord("CRS-0000-0000").receivedAt.slice(0, 10);
 /** The day `days` after DAY, as a digest is named (YYYY-MM-DD). */
 const day = (days = 0) => new Date(Date.parse(DAY) + days * 86_400_000).toISOString().slice(0, 10);
 /** The instant at `time` (UTC, HH:MM or HH:MM:SS) on the day `days` after DAY, as the outbox writes one. */
