@@ -87,7 +87,7 @@ export interface RunningSite {
   output: () => string;
   /** The server's process, for figures read from /proc. */
   pid: number;
-  /** Sends a question over the message channel (SiteOptions.channel) and resolves with the server's answer. */
+  /** Sends a question over the message channel (SiteOptions.channel); the server's answer, within 10 s. */
   ask: (question: string) => Promise<unknown>;
   stop: () => Promise<void>;
 }
@@ -180,7 +180,16 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
           reject(new Error("the server has no message channel: start it with channel: true"));
           return;
         }
-        child.once("message", resolve);
+        const answered = (message: unknown) => {
+          clearTimeout(timer);
+          resolve(message);
+        };
+        // A late answer must not be taken for the next question's.
+        const timer = setTimeout(() => {
+          child.off("message", answered);
+          reject(new Error(`the server did not answer ${question} within 10 s`));
+        }, 10_000);
+        child.once("message", answered);
         child.send(question);
       }),
     stop: () =>

@@ -49,31 +49,28 @@ export const releasesThroughPrimary = (
   channel: Pick<NodeJS.Process, "send" | "on" | "off" | "connected"> = process,
 ): ReleaseControl => {
   let nextId = 0;
+  /** Sends to the primary; false once the channel has closed. */
+  const sent = (message: WorkerMessage): boolean => {
+    if (!channel.connected || !channel.send) return false;
+    channel.send(message);
+    return true;
+  };
   return {
-    request: (commit) => {
-      if (!channel.connected || !channel.send) return false;
-      channel.send({ type: "deploy", commit } satisfies WorkerMessage);
-      return true;
-    },
+    request: (commit) => sent({ type: "deploy", commit }),
     status: () =>
       new Promise((resolve) => {
-        if (!channel.connected || !channel.send) {
-          resolve(deployStatus(deployDir, false, null));
-          return;
-        }
         const id = (nextId += 1);
-        const answered = (message: unknown) => {
-          if (!isPrimaryMessage(message) || message.id !== id) return;
+        const settle = (running: boolean, queued: string | null) => {
           clearTimeout(timer);
           channel.off("message", answered);
-          resolve(deployStatus(deployDir, message.running, message.queued));
+          resolve(deployStatus(deployDir, running, queued));
         };
-        const timer = setTimeout(() => {
-          channel.off("message", answered);
-          resolve(deployStatus(deployDir, false, null));
-        }, STATUS_TIMEOUT_MS);
+        const answered = (message: unknown) => {
+          if (isPrimaryMessage(message) && message.id === id) settle(message.running, message.queued);
+        };
+        const timer = setTimeout(() => settle(false, null), STATUS_TIMEOUT_MS);
         channel.on("message", answered);
-        channel.send({ type: "deploy-status", id } satisfies WorkerMessage);
+        if (!sent({ type: "deploy-status", id })) settle(false, null);
       }),
   };
 };
