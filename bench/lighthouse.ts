@@ -25,6 +25,29 @@ export const lhci = (command: "collect" | "assert", args: string[] = [], env: Re
   return status === 0;
 };
 
+/** The runs per page lighthouserc.js asks of `lhci collect`. */
+const configuredRuns = async () => {
+  const config = (await import(path.join(root, "lighthouserc.js"))) as {
+    default: { ci: { collect: { numberOfRuns: number } } };
+  };
+  return config.default.ci.collect.numberOfRuns;
+};
+
+/**
+ * `lhci collect` in rounds, each page once a round (`--additive` keeps the rounds before), where lhci by
+ * itself runs one page's every run and then the next page's. A slow spell of a shared machine then costs
+ * each page a run or two, which the median absorbs, instead of every run of the one page it fell on.
+ * `port` gives the production server of each round its port; `runs` defaults to lighthouserc.js's.
+ */
+export const lhciCollectInRounds = async (port: () => Promise<number>, runs?: number) => {
+  const rounds = runs ?? (await configuredRuns());
+  for (let round = 1; round <= rounds; round += 1) {
+    console.log(`Lighthouse, round ${round} of ${rounds}...`);
+    const args = ["--numberOfRuns=1", ...(round > 1 ? ["--additive"] : [])];
+    if (!lhci("collect", args, { LHCI_PORT: String(await port()) })) throw new Error("lhci collect failed");
+  }
+};
+
 /** The parts of a Lighthouse result (lhr-<time>.json) the bench reads. */
 export interface LighthouseResult {
   finalUrl?: string;
@@ -117,7 +140,7 @@ export const assertLighthouseRuns = () => {
   return { passed, assertions };
 };
 
-/** The runs the last `lhci collect` saved, lhr-<time>.json: sorted by name, in the order lhci ran them. */
+/** The runs `lhci collect` saved, lhr-<time>.json: sorted by name, in the order lhci ran them. */
 export const savedRuns = () =>
   fs.existsSync(runsDir)
     ? fs

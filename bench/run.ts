@@ -1,6 +1,6 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
-// lighthouserc.js through Lighthouse CI (`lhci collect`, 5 runs of each), with the gzip weight of the
-// JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts), and
+// lighthouserc.js through Lighthouse CI (`lhci collect`, in 7 rounds of one run of each), with the gzip
+// weight of the JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts), and
 // the CDN deploy's inquiry function under load on a Netlify Blobs outbox (bench/blobs-load.ts), and one
 // scheduled run over a Blobs store holding years of inquiries (bench/blobs-scale.ts).
 // Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
@@ -11,11 +11,12 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { readSetting } from "../server/settings/catalog";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
-import { lhci, readLighthouseRuns } from "./lighthouse";
+import { lhciCollectInRounds, readLighthouseRuns } from "./lighthouse";
 import { measurePageBytes, pageBytesTable } from "./page-bytes";
 import { lighthouseTable } from "./readme";
 import { reportPath, type BenchReport } from "./report";
@@ -35,8 +36,7 @@ const main = async () => {
   console.log("Clean production build...");
   const buildSeconds = Number(timedCleanBuild().toFixed(1));
   console.log(`Clean build: ${buildSeconds} s`);
-  const runs = process.env.BENCH_RUNS ? [`--numberOfRuns=${process.env.BENCH_RUNS}`] : [];
-  if (!lhci("collect", runs, { LHCI_PORT: String(await freeLoopbackPort()) })) throw new Error("lhci collect failed");
+  await lhciCollectInRounds(freeLoopbackPort, readSetting("BENCH_RUNS") ?? undefined);
   const lighthouse = readLighthouseRuns(path.join(root, "public"));
   // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
   console.log("Page bytes against no scripts...");

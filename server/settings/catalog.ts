@@ -503,10 +503,10 @@ const toolSettings = {
     applies: ["bench"],
     meaning: "the port of the production server Lighthouse CI measures (`lighthouserc.js`)",
   }),
-  BENCH_RUNS: text(null, {
+  BENCH_RUNS: wholeNumber(1, 20, null, {
     applies: ["bench"],
-    defaultText: "`5` (`lighthouserc.js`)",
-    meaning: "Lighthouse runs per page; `1` for a quick look",
+    defaultText: "`7` (`lighthouserc.js`)",
+    meaning: "Lighthouse runs per page, one a round; `1` for a quick look",
   }),
   LOAD_SUBMISSIONS: text(null, {
     applies: ["bench"],
