@@ -37,14 +37,15 @@ const configuredRuns = async () => {
  * `lhci collect` in rounds, each page once a round (`--additive` keeps the rounds before), where lhci by
  * itself runs one page's every run and then the next page's. A slow spell of a shared machine then costs
  * each page a run or two, which the median absorbs, instead of every run of the one page it fell on.
- * `port` gives the production server of each round its port; `runs` defaults to lighthouserc.js's.
+ * Every round's server listens on the one `port`: `lhci assert` takes a page's median over the runs of one
+ * address, port included. `runs` defaults to lighthouserc.js's.
  */
-export const lhciCollectInRounds = async (port: () => Promise<number>, runs?: number) => {
+export const lhciCollectInRounds = async (port: number, runs?: number) => {
   const rounds = runs ?? (await configuredRuns());
   for (let round = 1; round <= rounds; round += 1) {
     console.log(`Lighthouse, round ${round} of ${rounds}...`);
     const args = ["--numberOfRuns=1", ...(round > 1 ? ["--additive"] : [])];
-    if (!lhci("collect", args, { LHCI_PORT: String(await port()) })) throw new Error("lhci collect failed");
+    if (!lhci("collect", args, { LHCI_PORT: String(port) })) throw new Error("lhci collect failed");
   }
 };
 

@@ -36,7 +36,7 @@ const main = async () => {
   console.log("Clean production build...");
   const buildSeconds = Number(timedCleanBuild().toFixed(1));
   console.log(`Clean build: ${buildSeconds} s`);
-  await lhciCollectInRounds(freeLoopbackPort, readSetting("BENCH_RUNS") ?? undefined);
+  await lhciCollectInRounds(await freeLoopbackPort(), readSetting("BENCH_RUNS") ?? undefined);
   const lighthouse = readLighthouseRuns(path.join(root, "public"));
   // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
   console.log("Page bytes against no scripts...");
