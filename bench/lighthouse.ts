@@ -38,9 +38,9 @@ const configuredRuns = async () => {
  * itself runs one page's every run and then the next page's. A slow spell of a shared machine then costs
  * each page a run or two, which the median absorbs, instead of every run of the one page it fell on.
  * Every round's server listens on the one `port`: `lhci assert` takes a page's median over the runs of one
- * address, port included. `runs` defaults to lighthouserc.js's.
+ * address, port included. `runs` null is lighthouserc.js's count.
  */
-export const lhciCollectInRounds = async (port: number, runs?: number) => {
+export const lhciCollectInRounds = async (port: number, runs: number | null) => {
   const rounds = runs ?? (await configuredRuns());
   for (let round = 1; round <= rounds; round += 1) {
     console.log(`Lighthouse, round ${round} of ${rounds}...`);

@@ -1,8 +1,8 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
 // lighthouserc.js through Lighthouse CI (`lhci collect`, in 7 rounds of one run of each), with the gzip
-// weight of the JavaScript and CSS each page loads; then the inquiry endpoint under load (bench/inquiry-load.ts), and
-// the CDN deploy's inquiry function under load on a Netlify Blobs outbox (bench/blobs-load.ts), and one
-// scheduled run over a Blobs store holding years of inquiries (bench/blobs-scale.ts).
+// weight of the JavaScript and CSS each page loads; then the inquiry endpoint under load
+// (bench/inquiry-load.ts), and the CDN deploy's inquiry function under load on a Netlify Blobs outbox
+// (bench/blobs-load.ts), and one scheduled run over a Blobs store holding years of inquiries (bench/blobs-scale.ts).
 // Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
 // into docs/performance.md.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look.
@@ -36,7 +36,7 @@ const main = async () => {
   console.log("Clean production build...");
   const buildSeconds = Number(timedCleanBuild().toFixed(1));
   console.log(`Clean build: ${buildSeconds} s`);
-  await lhciCollectInRounds(await freeLoopbackPort(), readSetting("BENCH_RUNS") ?? undefined);
+  await lhciCollectInRounds(await freeLoopbackPort(), readSetting("BENCH_RUNS"));
   const lighthouse = readLighthouseRuns(path.join(root, "public"));
   // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
   console.log("Page bytes against no scripts...");

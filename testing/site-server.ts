@@ -61,6 +61,9 @@ export const processUsage = (pid: number): { rssMb: number; cpuMs: number } => {
   return { rssMb: rssKb / 1024, cpuMs: ticks * 10 };
 };
 
+/** How long RunningSite.ask waits for the server's answer. */
+const ASK_TIMEOUT_MS = 10_000;
+
 // Playwright's webServer does this for the one server it starts from the config; these servers are started
 // by fixtures and by the bench, with an environment chosen at run time.
 const waitUntilServing = async (url: string, child: ChildProcess, timeoutMs: number) => {
@@ -87,7 +90,7 @@ export interface RunningSite {
   output: () => string;
   /** The server's process, for figures read from /proc. */
   pid: number;
-  /** Sends a question over the message channel (SiteOptions.channel); the server's answer, within 10 s. */
+  /** Sends a question over the message channel (SiteOptions.channel); the server's answer, within ASK_TIMEOUT_MS. */
   ask: (question: string) => Promise<unknown>;
   stop: () => Promise<void>;
 }
@@ -187,8 +190,8 @@ export const startSite = async (options: SiteOptions = {}): Promise<RunningSite>
         // A late answer must not be taken for the next question's.
         const timer = setTimeout(() => {
           child.off("message", answered);
-          reject(new Error(`the server did not answer ${question} within 10 s`));
-        }, 10_000);
+          reject(new Error(`the server did not answer ${question} within ${ASK_TIMEOUT_MS / 1000} s`));
+        }, ASK_TIMEOUT_MS);
         child.once("message", answered);
         child.send(question);
       }),
