@@ -9,6 +9,7 @@ import Fastify, {
 } from "fastify";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { health } from "./health/plugin";
+import { logOutput } from "./log-output";
 import { readInquiryConfig, type InquiryConfig } from "./inquiries/config";
 import type { InquiryContent } from "./inquiries/content";
 import { preloadEmailTransport } from "./inquiries/deliver";
@@ -109,7 +110,7 @@ const DEFAULT_BODY_LIMIT = 1024;
  */
 const serverLogger = (stream?: { write(line: string): void }): FastifyServerOptions["logger"] => ({
   level: "info",
-  ...(stream ? { stream } : {}),
+  stream: stream ?? logOutput(),
   serializers: {
     req: (request: { method: string; url: string }) => ({ method: request.method, path: request.url.split("?")[0] }),
   },

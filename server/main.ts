@@ -21,6 +21,7 @@ import { Primary } from "./releases/primary";
 import { siteDirOf } from "./releases/release-store";
 import { readDeploySettings, type DeploySettings } from "./releases/settings";
 import { answerWorker, releasesThroughPrimary } from "./releases/worker-link";
+import { logOutput } from "./log-output";
 import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
 import { readSetting, variablesHolding } from "./settings/catalog";
@@ -134,7 +135,7 @@ const serveSite = async (deploy: DeploySettings | null) => {
 /** The primary: deploys, and runs the live release's own server as its worker. */
 const runPrimary = async (deploy: DeploySettings) => {
   const root = projectRoot();
-  const log = pino({ level: "info" });
+  const log = pino({ level: "info" }, logOutput());
   const graceMs = shutdownGrace(root);
   let primary: Primary | null = null;
   const deployer = new Deployer({
