@@ -25,6 +25,8 @@ const WORKER_LINK = path.resolve(__dirname, "..", "dist", "server", "releases", 
 const WORKER_SCRIPT = `
 const { releasesThroughPrimary } = require(process.env.WORKER_LINK);
 const releases = releasesThroughPrimary(process.env.DEPLOY_DIR);
+const warnings = [];
+process.on("warning", (warning) => warnings.push(warning.name));
 process.on("message", (message) => {
   if (message === null || typeof message !== "object") return;
   if (message.type === "test:request") releases.request(message.commit);
@@ -44,6 +46,7 @@ process.on("message", (message) => {
         ms: Date.now() - began,
         // The test's own listener: every question's is gone once it is answered or timed out.
         listeners: process.listenerCount("message"),
+        warnings,
       }),
     );
   }
@@ -73,6 +76,8 @@ interface Statuses {
   readonly statuses: DeployStatus[];
   readonly ms: number;
   readonly listeners: number;
+  /** The names of the warnings Node gave in the worker. */
+  readonly warnings: string[];
 }
 
 interface Link {
@@ -230,6 +235,16 @@ describe("the link between a worker and the primary", () => {
     ]);
     expect(new Set(sent.map((message) => (message as { id: number }).id)).size).toBe(3);
     expect(answered.listeners).toBe(1);
+  });
+
+  it("asks twenty questions at once over one listener, with no warning from Node (it warns past ten listeners)", async () => {
+    const { deployer, statuses } = await startLink();
+    deployer.states = [{ running: true, queued: COMMIT }];
+    const answered = await statuses(20);
+    expect(answered.statuses.map(({ running, queued }) => ({ running, queued }))).toEqual(
+      Array.from({ length: 20 }, () => ({ running: true, queued: COMMIT })),
+    );
+    expect([answered.warnings, answered.listeners]).toEqual([[], 1]);
   });
 
   it("resolves a question the primary does not answer within its timeout, with no deploy known to run", async () => {

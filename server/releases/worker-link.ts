@@ -49,6 +49,11 @@ export const releasesThroughPrimary = (
   channel: Pick<NodeJS.Process, "send" | "on" | "off" | "connected"> = process,
 ): ReleaseControl => {
   let nextId = 0;
+  /** The questions awaiting the primary's answer, by id: one listener on the channel serves them all. */
+  const waiting = new Map<number, (answer: PrimaryMessage | null) => void>();
+  const answered = (message: unknown) => {
+    if (isPrimaryMessage(message)) waiting.get(message.id)?.(message);
+  };
   /** Sends to the primary; false once the channel has closed. */
   const sent = (message: WorkerMessage): boolean => {
     if (!channel.connected || !channel.send) return false;
@@ -60,17 +65,17 @@ export const releasesThroughPrimary = (
     status: () =>
       new Promise((resolve) => {
         const id = (nextId += 1);
-        const settle = (running: boolean, queued: string | null) => {
+        // No answer (a timeout, a closed channel): no deploy is known to run.
+        const settle = (answer: PrimaryMessage | null) => {
           clearTimeout(timer);
-          channel.off("message", answered);
-          resolve(deployStatus(deployDir, running, queued));
+          waiting.delete(id);
+          if (waiting.size === 0) channel.off("message", answered);
+          resolve(deployStatus(deployDir, answer?.running ?? false, answer?.queued ?? null));
         };
-        const answered = (message: unknown) => {
-          if (isPrimaryMessage(message) && message.id === id) settle(message.running, message.queued);
-        };
-        const timer = setTimeout(() => settle(false, null), STATUS_TIMEOUT_MS);
-        channel.on("message", answered);
-        if (!sent({ type: "deploy-status", id })) settle(false, null);
+        const timer = setTimeout(() => settle(null), STATUS_TIMEOUT_MS);
+        if (waiting.size === 0) channel.on("message", answered);
+        waiting.set(id, settle);
+        if (!sent({ type: "deploy-status", id })) settle(null);
       }),
   };
 };
