@@ -31,6 +31,8 @@ export interface Budgets {
     codePushSeconds: number;
     switchP99Ms: number;
     duringBuildP95Ratio: number;
+    /** For the short phases: idle p95 plus this is allowed whatever the ratio allows less. */
+    shortPhaseFloorMs: number;
     slowestAnswerMs: number;
     buildPeakMemoryMb: number;
   };
