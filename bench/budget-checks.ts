@@ -4,7 +4,7 @@
 // NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
 // a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
 // write, a /proc entry without its line) sums to, and 0 is under every budget.
-import type { Budgets } from "./budgets";
+import { p95AllowanceMs, type Budgets } from "./budgets";
 import type { BenchReport, BlobsLoadFigures, ReadBack } from "./report";
 
 /**
@@ -232,7 +232,7 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
       ["while a release fails and is removed", deploy.duringFailedRelease],
       ["while older releases are pruned", deploy.duringPrune],
     ] as const;
-    const allowedMs = idleMeasured ? Number(Math.max(idleP95 * ratio, idleP95 + floorMs).toFixed(1)) : 0;
+    const allowedMs = idleMeasured ? Number(p95AllowanceMs(idleP95, ratio, floorMs).toFixed(1)) : 0;
     for (const [when, latency] of shortPhases) {
       atMost(
         `deploy: GET / p95 ${when}, against ${ratio}x idle or idle + ${floorMs} ms (ms)`,

@@ -46,6 +46,13 @@ export interface Budgets {
   lighthouse: Record<string, unknown>;
 }
 
+/**
+ * The p95 a phase may reach against its baseline's: `ratio` times it, or the baseline plus `floorMs` where
+ * that is more, since on two cores a p95 of a few ms, or one over few answers, doubles on one hiccup.
+ */
+export const p95AllowanceMs = (baselineP95Ms: number, ratio: number, floorMs: number): number =>
+  Math.max(baselineP95Ms * ratio, baselineP95Ms + floorMs);
+
 export const budgetsPath = path.resolve(__dirname, "..", "budgets.json");
 
 export const readBudgets = (): Budgets => JSON.parse(fs.readFileSync(budgetsPath, "utf8")) as Budgets;

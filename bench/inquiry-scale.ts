@@ -18,6 +18,7 @@ import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { emptyInquiry } from "../src/inquiry/values";
 import { memoryLimit } from "../testing/memory-limit";
+import { p95AllowanceMs } from "./budgets";
 
 export interface ScaleFigures {
   readonly stored: number;
@@ -192,7 +193,7 @@ export interface ScaleBudget {
 
 /** What breaks the budget, in words; empty when nothing does. */
 export const overBudget = (empty: ScaleFigures, full: ScaleFigures, budget: ScaleBudget): string[] => {
-  const allowedP95 = Math.max(empty.homeP95Ms * budget.homeP95Ratio, empty.homeP95Ms + budget.homeP95FloorMs);
+  const allowedP95 = p95AllowanceMs(empty.homeP95Ms, budget.homeP95Ratio, budget.homeP95FloorMs);
   return [
     // Under the memory limit: no process killed for memory, the server still answering, and (where only
     // V8's heap is limited) its RSS within the limit.

@@ -35,10 +35,10 @@ export const lighthouseTable = (pages: PageFigures[]) =>
       .map((row) => `| ${row} |`),
   ].join("\n");
 
-const lighthouseBlock = ({ date, machine, buildSeconds, lighthouse }: BenchReport) => {
+const lighthouseBlock = ({ machine, buildSeconds, lighthouse }: BenchReport) => {
   const runs = [...new Set(lighthouse.pages.map((page) => page.runs))].join(" or ");
   return [
-    `Measured with \`npm run bench\` on ${date.slice(0, 10)} (${machine}; Chromium ${lighthouse.chromeVersion}, ` +
+    `Measured with \`npm run bench\` (${machine}; Chromium ${lighthouse.chromeVersion}, ` +
       `Lighthouse ${lighthouse.lighthouseVersion} through Lighthouse CI, mobile preset: emulated phone, simulated ` +
       `slow 4G, 4× CPU slowdown; median of ${runs} runs per page):`,
     "",

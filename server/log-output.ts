@@ -6,4 +6,4 @@ import pino from "pino";
  * as every stop ends, can write its last lines out of order or lose them. The server logs a few lines a
  * minute (request logging is off), so writing each at once costs nothing a visitor notices.
  */
-export const logOutput = (fd = 1): pino.DestinationStream => pino.destination({ dest: fd, sync: true });
+export const logOutput = (): pino.DestinationStream => pino.destination({ dest: 1, sync: true });
