@@ -24,6 +24,7 @@ import { injectFetch, makePublicDir } from "./support/inquiry-app";
 import { postJson, validInquiry, type Send } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
+import { healthDetailsHeaders, TEST_HEALTH_TOKEN } from "../testing/site-server";
 import { storedRecordsIn } from "./support/outbox-fixtures";
 import { startSiteProcess, type SiteProcess } from "./support/site-process";
 
@@ -105,6 +106,7 @@ const startServer = async (options: Partial<ServerOptions> = {}): Promise<Starte
     hsts: false,
     requestsPerMinute: 0,
     logStream: logInto(logs),
+    healthToken: TEST_HEALTH_TOKEN,
     ...options,
   });
   await server.app.listen({ port: 0, host: "127.0.0.1" });
@@ -325,11 +327,31 @@ describe("the built site, served as a CDN would", () => {
     expectOwnJsonError(huge?.body ?? "");
   });
 
-  it("answers GET /healthz with 200 and a writable outbox", async () => {
+  it("answers GET /healthz with 200 and the status alone, and with a writable outbox to the holder of the token", async () => {
     const response = await site.fetch(`${site.origin}/healthz`);
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toMatchObject({ status: "ok", outboxWritable: true });
+    expect(await response.json()).toEqual({ status: "ok" });
+    const details = await site.fetch(`${site.origin}/healthz`, { headers: healthDetailsHeaders });
+    expect([details.status, details.headers.get("cache-control")]).toEqual([200, "no-store"]);
+    expect(await details.json()).toMatchObject({
+      status: "ok",
+      outboxWritable: true,
+      delivery: { pending: 0, dead: 0 },
+      held: { count: 0 },
+    });
+    const guessed = await site.fetch(`${site.origin}/healthz`, { headers: { Authorization: "Bearer guessed" } });
+    expect(await guessed.json()).toEqual({ status: "ok" });
+  });
+
+  it("gives no details without HEALTH_TOKEN, whatever a request sends", async () => {
+    const untokened = await startServer({ healthToken: null });
+    try {
+      const answer = await untokened.fetch(`${untokened.origin}/healthz`, { headers: healthDetailsHeaders });
+      expect([answer.status, await answer.json()]).toEqual([200, { status: "ok" }]);
+    } finally {
+      await untokened.close();
+    }
   });
 });
 
@@ -552,7 +574,7 @@ describe("request bodies, bounded while they stream in", () => {
         `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
     );
     expect(parseAnswer(answer)?.status).toBe(201);
-    expect(answer).toMatch(/HTTP\/1\.1 200 OK[\s\S]*outboxWritable/);
+    expect(answer).toMatch(/HTTP\/1\.1 200 OK[\s\S]*\{"status":"ok"\}/);
     expect(storedLines()).toHaveLength(1);
     expect(maxBodyBytes).toBeGreaterThan(Buffer.byteLength(body));
   });
@@ -667,8 +689,9 @@ describe("errors become answers, and the server keeps answering", () => {
       expect(posted.status).toBe(503);
       expectOwnJsonError(await posted.text());
       const health = await site.fetch(`${site.origin}/healthz`);
-      expect(health.status).toBe(503);
-      expect(await health.json()).toMatchObject({ outboxWritable: false });
+      expect([health.status, await health.json()]).toEqual([503, { status: "outbox not writable" }]);
+      const details = await site.fetch(`${site.origin}/healthz`, { headers: healthDetailsHeaders });
+      expect([details.status, await details.json()]).toEqual([503, expect.objectContaining({ outboxWritable: false })]);
       expect((await site.fetch(`${site.origin}/`)).status).toBe(200);
       const again = await postJson(`${site.origin}/api/inquiry`, valid, site.fetch);
       expect(again.status).toBe(503);
@@ -692,7 +715,7 @@ describe("/healthz with the Netlify Blobs outbox", () => {
     const env = { ...blobsServer.env("health-test"), INQUIRY_DATA_DIR: blocked };
     const site = await startServer({ inquiryConfig: inquiryEnv(env) });
     try {
-      const health = await site.fetch(`${site.origin}/healthz`);
+      const health = await site.fetch(`${site.origin}/healthz`, { headers: healthDetailsHeaders });
       expect([health.status, await health.json()]).toEqual([200, expect.objectContaining({ outboxWritable: true })]);
     } finally {
       await site.close();

@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
-import { readContent, startSite, type RunningSite } from "../testing/site-server";
+import { healthDetailsHeaders, readContent, startSite, type RunningSite } from "../testing/site-server";
 import { mailParts, startMailServer } from "../testing/loopback-servers";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { honeypotField } from "../src/inquiry/protocol";
@@ -62,7 +62,9 @@ test("a held inquiry reaches the sales desk in the digest, and its link releases
     const heldAt = Date.now();
     const reference = /[A-Z]{2,5}-[0-9A-Z]{4}-[0-9A-Z]{4}/.exec(await status.innerText())?.[0] ?? "";
     expect(reference, "the sender is told the reference, as anyone is").not.toBe("");
-    const health = (await (await fetch(`${site.origin}/healthz`)).json()) as { held: { count: number } };
+    const health = (await (await fetch(`${site.origin}/healthz`, { headers: healthDetailsHeaders })).json()) as {
+      held: { count: number };
+    };
     expect(health.held.count).toBe(1);
     // Off the site before it stops: the app's own requests (prefetches) would meet a closed port meanwhile.
     await page.goto("about:blank");

@@ -14,6 +14,12 @@ import type { SingleFileContent } from "../src/content-contract/types";
 
 const root = path.resolve(__dirname, "..");
 
+/** The HEALTH_TOKEN of every server the tests and the bench start, in their process or in one of its own. */
+export const TEST_HEALTH_TOKEN = "test-health-token-0123456789abcdef";
+
+/** What a request for /healthz's details sends: without the token, a server gives the status alone. */
+export const healthDetailsHeaders = { Authorization: `Bearer ${TEST_HEALTH_TOKEN}` } as const;
+
 /**
  * What every server the tests start needs besides a port and an outbox: inquiries may be sent as fast
  * as a test types and as often as the tests send them, and the site-wide flood guard is off because
@@ -21,6 +27,7 @@ const root = path.resolve(__dirname, "..");
  */
 export const testServerEnv = {
   HOST: "127.0.0.1",
+  HEALTH_TOKEN: TEST_HEALTH_TOKEN,
   INQUIRY_MIN_FILL_SECONDS: "0",
   INQUIRY_RATE_LIMIT_REQUESTS: "100000",
   SITE_REQUESTS_PER_MINUTE: "0",

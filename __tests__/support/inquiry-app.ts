@@ -9,6 +9,7 @@ import { commonHeaders } from "../../server/site/common-headers";
 import { formatHeaderRules } from "../../server/site/headers-file";
 import type { InquiryConfig } from "../../server/inquiries/config";
 import type { InquiryContent } from "../../server/inquiries/content";
+import { TEST_HEALTH_TOKEN } from "../../testing/site-server";
 import type { Send } from "./inquiry-posts";
 
 /** A built site of two pages and the `_headers` file a build writes, for a server under test. */
@@ -45,6 +46,8 @@ export interface InquiryAppOptions {
   readonly releases?: ServerOptions["releases"];
   /** The editing screen's GitHub sign-in (CMS_GITHUB_*). */
   readonly githubOAuth?: ServerOptions["githubOAuth"];
+  /** HEALTH_TOKEN: the tests' own by default, as every server they start has it; null, no details. */
+  readonly healthToken?: string | null;
   /** Listen on a loopback port (the default), or answer only through app.inject(), for a test of no socket. */
   readonly listen?: boolean;
 }
@@ -91,6 +94,7 @@ export const startInquiryApp = async (options: InquiryAppOptions) => {
     },
     releases: options.releases ?? null,
     githubOAuth: options.githubOAuth ?? null,
+    healthToken: options.healthToken === undefined ? TEST_HEALTH_TOKEN : options.healthToken,
   });
   let origin = INJECTED_ORIGIN;
   if (options.listen ?? true) {
