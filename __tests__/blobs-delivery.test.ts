@@ -14,7 +14,7 @@ import { createScheduledDelivery, runScheduledDelivery } from "../server/inquiri
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
-import { RELEASE_SECRET } from "./support/held-inquiries";
+import { RELEASE_LINKS_ENV } from "./support/held-inquiries";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 import { shifted, type Offset } from "./support/test-clock";
 
@@ -278,7 +278,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       const runFile = async () => {
         const { status, body } = await runFunctionFile({
           INQUIRY_WEBHOOK_URL: receiver.url,
-          INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
+          ...RELEASE_LINKS_ENV,
           // From midnight in the company's time zone: due at any time of day, once.
           INQUIRY_DIGEST_HOUR: "0",
         });

@@ -21,9 +21,11 @@ import { checkReleaseLink } from "../server/inquiries/release-link";
 import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { mailParts, startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
+import { healthDetailsHeaders } from "../testing/site-server";
 import { startInquiryApp } from "./support/inquiry-app";
 import { sampleRecord } from "./support/outbox-fixtures";
-import { heldRecord, RELEASE_SECRET, visitor } from "./support/held-inquiries";
+import { editedContentCopy } from "./support/content-copy";
+import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor } from "./support/held-inquiries";
 import { forgetProcessState } from "./support/outbox-restart";
 
 /**
@@ -37,7 +39,6 @@ import { forgetProcessState } from "./support/outbox-restart";
 const content = readInquiryContent(path.resolve("content"));
 const { delivery } = content.form;
 const held = content.form.held;
-const ORIGIN = "https://desk.example";
 const WEBHOOK_SECRET = "whsec-test-0123456789";
 
 /**
@@ -138,8 +139,7 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
   const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
     readInquiryConfig(delivery, {
       ...storeEnv(),
-      INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
-      INQUIRY_RELEASE_ORIGIN: ORIGIN,
+      ...RELEASE_LINKS_ENV,
       INQUIRY_DIGEST_HOUR: "7",
       ...env,
     });
@@ -211,7 +211,7 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
       ]);
       // The link ends with the quarantine: 30 days after the inquiry arrived.
       expect(checked[0]?.ok && checked[0].expiresAt.toISOString()).toBe(at("23:00", 29));
-      expect(links[0]?.startsWith(`${ORIGIN}/api/inquiry-release?`)).toBe(true);
+      expect(links[0]?.startsWith(`${RELEASE_ORIGIN}/api/inquiry-release?`)).toBe(true);
       expect(html).toContain(`href="mailto:${visitor.address}?subject=Re%3A%20Website%20inquiry%20CRS-7K4M-2Q9D`);
       expect(html).toContain(held.label);
 
@@ -402,10 +402,49 @@ describe.each(stores)("a held inquiry on the %s store, whatever is configured", 
   });
 });
 
+describe("the release links' origin", () => {
+  it("is INQUIRY_RELEASE_ORIGIN's, whatever an editor makes content/company.json's siteUrl", async () => {
+    receiver = await startWebhookReceiver();
+    const hook = receiver;
+    const editedDir = editedContentCopy([
+      { file: "company.json", path: ["siteUrl"], value: "https://editor-chosen.example" },
+    ]);
+    try {
+      const edited = readInquiryContent(editedDir);
+      // The same held inquiry in a store of its own for each content, so each makes the day's digest.
+      for (const [index, digestContent] of [content, edited].entries()) {
+        const config = readInquiryConfig(delivery, {
+          INQUIRY_DATA_DIR: path.join(dir, String(index)),
+          INQUIRY_WEBHOOK_URL: hook.url,
+          INQUIRY_DIGEST_HOUR: "7",
+          ...RELEASE_LINKS_ENV,
+        });
+        await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
+        forgetProcessState();
+        await deliveryPass(
+          opened(config),
+          config,
+          (line) => logs.push(line),
+          () => new Date(at("12:00")),
+          () => false,
+          digestContent,
+        );
+      }
+      const links = digestsTo(hook).map((request) => eventOf(request).inquiries[0]?.release?.url);
+      expect(links).toHaveLength(2);
+      expect(links[0]?.startsWith(`${RELEASE_ORIGIN}/api/inquiry-release?`)).toBe(true);
+      expect(links[1]).toBe(links[0]);
+      expect(hook.received.map((request) => request.body).join("\n")).not.toContain("editor-chosen.example");
+    } finally {
+      rmSync(editedDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the digest on each deploy", () => {
   const webhookEnv = (url: string): NodeJS.ProcessEnv => ({
     INQUIRY_WEBHOOK_URL: url,
-    INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
+    ...RELEASE_LINKS_ENV,
     INQUIRY_DIGEST_HOUR: "7",
   });
 
@@ -478,7 +517,7 @@ describe("/healthz", () => {
       await outbox.add(heldRecord("CRS-8P3R-5T6V", new Date().toISOString(), "sent too fast"));
       const app = await startInquiryApp({ content, config: () => config, log: () => undefined, listen: false });
       try {
-        const answer = (await (await app.fetch(`${app.origin}/healthz`)).json()) as {
+        const answer = (await (await app.fetch(`${app.origin}/healthz`, { headers: healthDetailsHeaders })).json()) as {
           held: { count: number; oldestReceivedAt: string; oldestAgeSeconds: number };
         };
         expect(answer.held).toMatchObject({ count: 2, oldestReceivedAt: twoDaysAgo });

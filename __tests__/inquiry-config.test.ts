@@ -165,7 +165,7 @@ describe("the too-many message", () => {
 
 describe("the digest of held inquiries and its release links", () => {
   it("sends the digest from 7 in the morning, with no release links until a secret is set", () => {
-    expect(configWith({}).digest).toEqual({ hour: 7, releaseSecret: null, releaseOrigin: null });
+    expect(configWith({}).digest).toEqual({ hour: 7, releaseLinks: null });
   });
 
   it.each([
@@ -187,24 +187,72 @@ describe("the digest of held inquiries and its release links", () => {
     },
   );
 
+  const origin = "https://www.example.gov";
+
   it("takes a release secret of 32 characters or more, and refuses a shorter one without showing it", () => {
     const secret = "f".repeat(64);
-    expect(configWith({ INQUIRY_RELEASE_SECRET: secret }).digest.releaseSecret).toBe(secret);
-    const short = () => configWith({ INQUIRY_RELEASE_SECRET: "change-me" });
+    expect(configWith({ INQUIRY_RELEASE_SECRET: secret, INQUIRY_RELEASE_ORIGIN: origin }).digest.releaseLinks).toEqual({
+      secret,
+      origin,
+    });
+    const short = () => configWith({ INQUIRY_RELEASE_SECRET: "change-me", INQUIRY_RELEASE_ORIGIN: origin });
     expect(short).toThrow(
       "INQUIRY_RELEASE_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 9",
     );
     expect(short).not.toThrow(/change-me/);
   });
 
-  it("takes an origin for the links, and refuses anything else", () => {
-    expect(configWith({ INQUIRY_RELEASE_ORIGIN: "https://www.example.gov/" }).digest.releaseOrigin).toBe(
-      "https://www.example.gov",
+  const linksTo = (value: string) =>
+    configWith({ INQUIRY_RELEASE_SECRET: "f".repeat(64), INQUIRY_RELEASE_ORIGIN: value }).digest.releaseLinks?.origin;
+  const refusal = (value: string) =>
+    `INQUIRY_RELEASE_ORIGIN must be an https:// origin such as https://www.example.com (http:// only on a loopback host), not ${value}`;
+
+  it.each([
+    ["https://www.example.gov/", "https://www.example.gov"],
+    ["https://www.example.gov:8443", "https://www.example.gov:8443"],
+    ["https://192.0.2.10", "https://192.0.2.10"],
+    // Plain http on a loopback host only, where the tests run their servers.
+    ["http://127.0.0.1:9000", "http://127.0.0.1:9000"],
+    ["http://127.1.2.3", "http://127.1.2.3"],
+    ["http://[::1]:9000/", "http://[::1]:9000"],
+    ["http://localhost:8000", "http://localhost:8000"],
+  ])("takes the origin %s for the links", (value, taken) => {
+    expect(linksTo(value)).toBe(taken);
+  });
+
+  it.each([
+    "http://www.example.gov",
+    "http://192.0.2.10:9000",
+    "http://10.0.0.5",
+    "http://[::2]",
+    "http://0.0.0.0:9000",
+    "http://localhost.example.gov",
+    "http://127.0.0.1.example.gov",
+  ])("refuses the http origin %s: the links would cross a network in the clear", (value) => {
+    expect(() => linksTo(value)).toThrow(refusal(value));
+  });
+
+  it.each(["www.example.gov", "https://www.example.gov/contact", "ftp://example.gov", "https://user@www.example.gov"])(
+    "refuses %s, which is no origin",
+    (value) => {
+      expect(() => linksTo(value)).toThrow(refusal(value));
+    },
+  );
+
+  it("refuses a release secret without an origin, naming both, rather than take the links' origin from content", () => {
+    const withoutOrigin = () => configWith({ INQUIRY_RELEASE_SECRET: "f".repeat(64) });
+    expect(withoutOrigin).toThrow(
+      "INQUIRY_RELEASE_SECRET is set but INQUIRY_RELEASE_ORIGIN is not: say where the digest's release links point",
     );
-    for (const value of ["www.example.gov", "https://www.example.gov/contact", "ftp://example.gov"]) {
-      expect(() => configWith({ INQUIRY_RELEASE_ORIGIN: value })).toThrow(
-        `INQUIRY_RELEASE_ORIGIN must be an origin such as https://www.example.com, not ${value}`,
-      );
-    }
+    expect(() => configWith({ INQUIRY_RELEASE_SECRET: "f".repeat(64), INQUIRY_RELEASE_ORIGIN: " " })).toThrow(
+      /INQUIRY_RELEASE_ORIGIN is not/,
+    );
+  });
+
+  it("has no release links with an origin alone, and still refuses a wrong one", () => {
+    expect(configWith({ INQUIRY_RELEASE_ORIGIN: origin }).digest.releaseLinks).toBeNull();
+    expect(() => configWith({ INQUIRY_RELEASE_ORIGIN: "http://www.example.gov" })).toThrow(
+      refusal("http://www.example.gov"),
+    );
   });
 });

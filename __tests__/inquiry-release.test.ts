@@ -16,7 +16,7 @@ import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server
 import { callFunction } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import { startInquiryApp } from "./support/inquiry-app";
-import { heldRecord, RELEASE_SECRET, visitor } from "./support/held-inquiries";
+import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor } from "./support/held-inquiries";
 
 /**
  * The release link of the digest of held inquiries (server/inquiries/release.ts): the page it opens changes
@@ -38,7 +38,7 @@ const linkFor = (
   record: OutboxRecord,
   { secret = RELEASE_SECRET, expiresAt = quarantineEndsAt(record, delivery.retention) } = {},
 ) => {
-  const url = new URL(releaseUrl("https://desk.example", secret, record.reference, expiresAt));
+  const url = new URL(releaseUrl(RELEASE_ORIGIN, secret, record.reference, expiresAt));
   return `${url.pathname}${url.search}`;
 };
 /** The link's fields, as the page's form posts them back. */
@@ -69,7 +69,7 @@ describe("/api/inquiry-release on the single server", () => {
     config = readInquiryConfig(delivery, {
       INQUIRY_DATA_DIR: dir,
       INQUIRY_WEBHOOK_URL: hook.url,
-      INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
+      ...RELEASE_LINKS_ENV,
       INQUIRY_DIGEST_HOUR: "off",
       ...env,
     });
@@ -271,7 +271,7 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, with the inv
         INQUIRY_OUTBOX: "blobs",
         INQUIRY_BLOBS_STORE: store,
         INQUIRY_WEBHOOK_URL: hook.url,
-        INQUIRY_RELEASE_SECRET: RELEASE_SECRET,
+        ...RELEASE_LINKS_ENV,
       });
       const fn = createReleaseFunction({
         content,

@@ -807,6 +807,7 @@ describe("a held inquiry on the Netlify build: the scheduled digest and /api/inq
    * link, changes nothing, releases with the button and delivers once, and refuses the link used again or altered.
    */
   const SECRET = "0123456789abcdef".repeat(4);
+  const ORIGIN = "https://site.example";
   let blobsDir: string;
   let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
   beforeEach(async () => {
@@ -818,13 +819,14 @@ describe("a held inquiry on the Netlify build: the scheduled digest and /api/inq
     rmSync(blobsDir, { recursive: true, force: true });
   });
 
-  /** What the functions have in their environment on Netlify (Functions scope): the store, a webhook, the links' key. */
+  /** What the functions have in their environment on Netlify (Functions scope): the store, a webhook, the links' key and origin. */
   const functionEnv = (): NodeJS.ProcessEnv => ({
     ...inquiryEnv(blobsDir),
     INQUIRY_OUTBOX: "blobs",
     INQUIRY_BLOBS_STORE: "inquiries",
     INQUIRY_WEBHOOK_URL: hook.url,
     INQUIRY_RELEASE_SECRET: SECRET,
+    INQUIRY_RELEASE_ORIGIN: ORIGIN,
     // From midnight in the company's time zone: the first scheduled run of the day makes the digest, whenever this runs.
     INQUIRY_DIGEST_HOUR: "0",
   });
@@ -845,7 +847,7 @@ describe("a held inquiry on the Netlify build: the scheduled digest and /api/inq
   };
   /** A request to the release route as Netlify gives it to the function: the visitor's path and query, HTTPS. */
   const releaseEvent = (link: string, method = "GET", headers: Record<string, string> = {}): FunctionEvent => {
-    const url = new URL(link, "https://site.example");
+    const url = new URL(link, ORIGIN);
     const fields = method === "POST" ? url.searchParams.toString() : null;
     const all = {
       host: "site.example",
@@ -892,11 +894,11 @@ describe("a held inquiry on the Netlify build: the scheduled digest and /api/inq
     expect(digest.inquiries.map((inquiry) => [inquiry.reference, inquiry.held.reason])).toEqual([
       [reference, "honeypot filled"],
     ]);
-    // content/company.json's siteUrl: the functions are told no other origin.
+    // The origin the functions are given, never content/company.json's siteUrl.
     const released = new URL(digest.inquiries[0]?.release?.url ?? "");
-    expect(`${released.origin}${released.pathname}`).toBe(`${content.company.siteUrl}${RELEASE_PATH}`);
+    expect(`${released.origin}${released.pathname}`).toBe(`${ORIGIN}${RELEASE_PATH}`);
     const link = `${released.pathname}${released.search}`;
-    const altered = new URL(link, "https://site.example");
+    const altered = new URL(link, ORIGIN);
     altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
 
     const { answers, log } = await invokeKept(RELEASE_PATH, [

@@ -19,4 +19,17 @@ describe("the compiled server's start", () => {
         "give the real values in the environment file (/etc/cardinal-site.env)\n",
     );
   });
+
+  it("refuses to start with a deploy webhook secret under 32 characters, naming it and its length alone", () => {
+    const started = spawnSync(process.execPath, [compiledServer], {
+      encoding: "utf8",
+      env: { ...process.env, PORT: "0", DEPLOY_WEBHOOK_SECRET: "x".repeat(31) },
+      timeout: 30_000,
+    });
+    expect(started.status).toBe(1);
+    expect(started.stderr).toBe(
+      "The server could not start: " +
+        "DEPLOY_WEBHOOK_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 31\n",
+    );
+  });
 });

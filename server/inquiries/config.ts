@@ -67,10 +67,16 @@ export interface RetentionPolicy {
 interface DigestSettings {
   /** The hour (0 to 23, in the company's time zone) from which each day's digest goes out; null: no digest. */
   readonly hour: number | null;
-  /** The key release links are signed with; null: the digest has no release links, and the release page is not there. */
-  readonly releaseSecret: string | null;
-  /** The origin release links point to (`https://www.example.com`); null: the site's own, content/company.json's siteUrl. */
-  readonly releaseOrigin: string | null;
+  /** How release links are made; null: the digest has none, and the release page is not there. */
+  readonly releaseLinks: ReleaseLinkSettings | null;
+}
+
+/** Both from the environment, set together: INQUIRY_RELEASE_SECRET and INQUIRY_RELEASE_ORIGIN. */
+interface ReleaseLinkSettings {
+  /** The key release links are signed with. */
+  readonly secret: string;
+  /** The origin they point to (`https://www.example.com`). */
+  readonly origin: string;
 }
 
 export interface InquiryConfig {
@@ -149,6 +155,22 @@ const operationsOf = (env: Environment): Pick<InquiryConfig, "delivery" | "rateL
 };
 
 /**
+ * The release links' key and origin. A secret without an origin is refused: the links would have nowhere to point
+ * but content's siteUrl, which editors change. An origin without a secret is read, and refused if wrong, but unused.
+ */
+const releaseLinksOf = (env: Environment): ReleaseLinkSettings | null => {
+  const secret = readSetting("INQUIRY_RELEASE_SECRET", env);
+  const origin = readSetting("INQUIRY_RELEASE_ORIGIN", env);
+  if (secret === null) return null;
+  if (origin === null) {
+    throw new Error(
+      "INQUIRY_RELEASE_SECRET is set but INQUIRY_RELEASE_ORIGIN is not: say where the digest's release links point",
+    );
+  }
+  return { secret, origin };
+};
+
+/**
  * The transports, and what is wrong with their settings. Not refused: a wrong address fails each delivery through
  * it, which stays pending, and the log names the setting, rather than the inquiry being lost.
  */
@@ -211,8 +233,7 @@ export const readInquiryConfig = (
     // A short release secret is refused by the catalogue: it would make links someone could forge.
     digest: {
       hour: readSetting("INQUIRY_DIGEST_HOUR", env),
-      releaseSecret: readSetting("INQUIRY_RELEASE_SECRET", env),
-      releaseOrigin: readSetting("INQUIRY_RELEASE_ORIGIN", env),
+      releaseLinks: releaseLinksOf(env),
     },
   };
 };

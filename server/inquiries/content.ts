@@ -16,11 +16,11 @@ export interface InquiryContent {
 
 /**
  * The company's details that a reply names (who to write or call, and when someone answers), and what the
- * digest of held inquiries needs: the site's address for its links, and the time zone its hour is in.
+ * digest of held inquiries needs: the time zone its hour is in. Not siteUrl: editors change it, so the digest's
+ * release links point to INQUIRY_RELEASE_ORIGIN, the operator's.
  */
 interface CompanyContact {
   readonly name: CompanyContent["name"];
-  readonly siteUrl: CompanyContent["siteUrl"];
   readonly contact: Pick<CompanyContent["contact"], "email" | "phone">;
   readonly hours: Pick<CompanyContent["hours"], "display" | "timeZone">;
 }
@@ -59,6 +59,6 @@ export const heldContentFrom = (
   const company = files.company as CompanyContent;
   return {
     form: files.inquiry as InquiryContent["form"],
-    company: { name: company.name, siteUrl: company.siteUrl, contact: company.contact, hours: company.hours },
+    company: { name: company.name, contact: company.contact, hours: company.hours },
   };
 };

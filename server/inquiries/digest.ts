@@ -91,18 +91,13 @@ interface Listed {
 }
 
 const listedOf = (record: OutboxRecord, content: DigestContent, config: InquiryConfig): Listed => {
-  const { releaseSecret, releaseOrigin } = config.digest;
+  const links = config.digest.releaseLinks;
   const expiresAt = quarantineEndsAt(record, config.retention);
   return {
     record,
     reason: heldReasonText(content, record.quarantine?.reason),
     release:
-      releaseSecret === null
-        ? null
-        : {
-            url: releaseUrl(releaseOrigin ?? content.company.siteUrl, releaseSecret, record.reference, expiresAt),
-            expiresAt,
-          },
+      links === null ? null : { url: releaseUrl(links.origin, links.secret, record.reference, expiresAt), expiresAt },
   };
 };
 

@@ -145,8 +145,8 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
   /** Null where release links are not set up: the adapters answer as for a path without a page. */
   const handle = async (request: ReleaseRequest, outbox: InquiryOutbox): Promise<ReleaseOutcome | null> => {
     const config = options.config();
-    const secret = config.digest.releaseSecret;
-    if (secret === null) return null;
+    const links = config.digest.releaseLinks;
+    if (links === null) return null;
     const none = (reply: ReleaseReply): ReleaseOutcome => ({ reply, released: null });
     if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") {
       return none(answer(405, { kind: "forged" }, { Allow: "GET, HEAD, POST" }));
@@ -159,7 +159,7 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
     const fields = new URLSearchParams(
       posted ? (bodyKind(request.contentType) === "form" ? (request.body ?? "") : "") : request.query,
     );
-    const check = checkReleaseLink(secret, fields, now());
+    const check = checkReleaseLink(links.secret, fields, now());
     if (!check.ok) return none(refusal(check, request.method));
     const { reference } = check;
     try {

@@ -13,7 +13,10 @@ export interface DeploySettings {
   readonly repository: string | null;
   /** DEPLOY_BRANCH: the branch whose pushes are deployed. */
   readonly branch: string;
-  /** DEPLOY_WEBHOOK_SECRET: the GitHub webhook's secret; without it there is no webhook route. */
+  /**
+   * DEPLOY_WEBHOOK_SECRET: the GitHub webhook's secret, of 32 characters or more (the catalogue refuses a shorter
+   * one: whoever guesses it can start deploys); without it there is no webhook route.
+   */
   readonly webhookSecret: string | null;
   /** DEPLOY_KEEP: good releases kept besides the live one, for rollback; older ones are removed. */
   readonly keep: number;

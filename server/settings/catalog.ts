@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import * as z from "zod/mini";
 import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
 
@@ -5,7 +6,7 @@ import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
  * Every environment variable the project reads, described once: its type and range, its default, where it applies
  * and what it means. The server, the Netlify functions and the command-line tools read settings through
  * `readSetting` only, and docs/configuration.md's table is generated from this list (`npm run docs:settings`).
- * Bundled into the Netlify functions: it imports nothing but zod/mini and the stop grace's numbers.
+ * Bundled into the Netlify functions: it imports nothing but zod/mini, ipaddr.js and the stop grace's numbers.
  */
 
 /** Where a setting is read: the columns of the docs table's "where it applies". */
@@ -112,9 +113,10 @@ const text = <T extends string | null = string | null>(
   schema: z.string().check(z.refine(described.check ?? (() => true))),
 });
 
-const secret = (minLength: number, described: Described & { readonly allowed?: string }): Setting<string | null> => ({
+/** A key of at least `minLength` characters, which a refusal names by its length; unset, null. */
+const secret = (minLength: number, described: Described): Setting<string | null> => ({
   ...described,
-  allowed: described.allowed ?? `at least ${minLength} characters`,
+  allowed: `at least ${minLength} characters (openssl rand -hex 32 makes one)`,
   default: null,
   secret: true,
   schema: z.string().check(z.minLength(minLength)),
@@ -124,8 +126,19 @@ const secret = (minLength: number, described: Described & { readonly allowed?: s
 export const isUrl = (value: string, protocols: readonly string[]): boolean =>
   URL.canParse(value) && protocols.includes(new URL(value).protocol);
 
-/** An http or https origin (`https://www.example.com`), a trailing slash taken off; unset, null. */
-const origin = (allowed: string, described: Described): Setting<string | null> => ({
+/** Whether a URL's host is this machine: `localhost`, 127.0.0.0/8 or [::1], in any spelling ipaddr.js reads. */
+const isLoopbackHost = (hostname: string): boolean => {
+  if (hostname === "localhost") return true;
+  const address = hostname.replace(/^\[(.*)\]$/, "$1");
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === "loopback";
+};
+
+/** An http or https origin (`https://www.example.com`) the check takes, a trailing slash taken off; unset, null. */
+const origin = (
+  allowed: string,
+  described: Described,
+  check: (value: URL) => boolean = () => true,
+): Setting<string | null> => ({
   ...described,
   allowed,
   default: null,
@@ -133,7 +146,7 @@ const origin = (allowed: string, described: Described): Setting<string | null> =
     z.string().check(
       z.refine((value) => {
         const bare = value.replace(/\/+$/, "");
-        return isUrl(bare, ["http:", "https:"]) && new URL(bare).origin === bare;
+        return isUrl(bare, ["http:", "https:"]) && new URL(bare).origin === bare && check(new URL(bare));
       }),
     ),
     z.transform((value) => value.replace(/\/+$/, "")),
@@ -222,6 +235,12 @@ const serverSettings = {
     applies: ["server"],
     defaultText: "`public/`",
     meaning: "the built site, served as it is when `DEPLOY_DIR` is unset",
+  }),
+  HEALTH_TOKEN: secret(32, {
+    applies: ["server"],
+    defaultText: "unset: the status only",
+    meaning:
+      "the token `/healthz` gives its details for (delivery, held inquiries, releases), sent as `Authorization: Bearer <token>`; without it, everyone gets the status alone ([deploy-server.md](deploy-server.md#the-systemd-unit))",
   }),
 } as const;
 
@@ -360,17 +379,22 @@ const digestSettings = {
   }),
   INQUIRY_RELEASE_SECRET: secret(32, {
     applies: SERVER_AND_FUNCTIONS,
-    allowed: "at least 32 characters (openssl rand -hex 32 makes one)",
     defaultText: "unset: no release links",
     meaning:
       "the key the digest's release links are signed with (HMAC-SHA256); unset, the digest has no links and `/api/inquiry-release` does not exist. One per deploy context",
   }),
-  INQUIRY_RELEASE_ORIGIN: origin("an origin such as https://www.example.com", {
-    applies: SERVER_AND_FUNCTIONS,
-    defaultText: "unset: `siteUrl`",
-    meaning:
-      "the origin the digest's release links point to, where the site is not reached at content/company.json's `siteUrl`",
-  }),
+  // The operator's alone, never content's siteUrl: an editor who pointed the links at a host of their own would
+  // collect every signed link, each a release. Plain http only on loopback, where the tests run their servers.
+  INQUIRY_RELEASE_ORIGIN: origin(
+    "an https:// origin such as https://www.example.com (http:// only on a loopback host)",
+    {
+      applies: SERVER_AND_FUNCTIONS,
+      defaultText: "—",
+      meaning:
+        "required with `INQUIRY_RELEASE_SECRET`: the origin the digest's release links point to, where the sales desk reaches the site (`https://www.example.com`)",
+    },
+    (value) => value.protocol === "https:" || isLoopbackHost(value.hostname),
+  ),
 } as const;
 
 const branchName = (value: string) => !(value.startsWith("-") || value.includes("..") || /[\s~^:?*[\\]/.test(value));
@@ -396,7 +420,7 @@ const deploySettings = {
     check: branchName,
     meaning: "the branch whose pushes are deployed",
   }),
-  DEPLOY_WEBHOOK_SECRET: text(null, {
+  DEPLOY_WEBHOOK_SECRET: secret(32, {
     applies: ["server"],
     defaultText: "unset: no webhook route",
     meaning: "the GitHub webhook's secret; with it, `POST /api/deploy/github` exists",
