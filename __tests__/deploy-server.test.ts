@@ -9,7 +9,10 @@ import type { SiteServer } from "../server/app";
 import { Deployer } from "../server/releases/deployer";
 import { buildDirOf, listReleases, publicDirOf, siteDirOf } from "../server/releases/release-store";
 import type { DeploySettings } from "../server/releases/settings";
-import { DEPLOY_WEBHOOK_PATH, STOPPING_MESSAGE } from "../server/releases/webhook-plugin";
+import { DEPLOY_WEBHOOK_PATH } from "../server/releases/webhook-plugin";
+
+/** What the deploys answer a push they cannot take (the primary's channel closed, the server stopping). */
+const NOT_TAKEN = "The server that runs the deploys did not answer.";
 import { localReleases, type ReleaseControl } from "../server/releases/worker-link";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
@@ -22,6 +25,7 @@ import {
   pushBody,
   type SourceRepository,
 } from "./support/deploy-repository";
+import { healthDetailsHeaders } from "../testing/site-server";
 import { startInquiryApp } from "./support/inquiry-app";
 import type { Send } from "./support/inquiry-posts";
 
@@ -87,9 +91,9 @@ const start = async ({
   const deployer = new Deployer({ settings, log, steps: fakeSteps() });
   const local = localReleases(deployer);
   const control: ReleaseControl = {
-    request: (commit) => {
+    request: (commit, delivery) => {
       requested.push(commit);
-      return reachable && local.request(commit);
+      return reachable ? local.request(commit, delivery) : Promise.resolve({ accepted: false, message: NOT_TAKEN });
     },
     status: () => local.status(),
   };
@@ -133,7 +137,9 @@ interface Health {
   };
 }
 
-const health = async (site: Running) => (await (await site.fetch(`${site.origin}/healthz`)).json()) as Health;
+/** /healthz's details, which take the token (HEALTH_TOKEN, the tests' own in startInquiryApp). */
+const health = async (site: Running) =>
+  (await (await site.fetch(`${site.origin}/healthz`, { headers: healthDetailsHeaders })).json()) as Health;
 
 const waitFor = async (done: () => boolean) => {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -181,7 +187,7 @@ describe("the server's side of the deploys", () => {
         lastDeploy: { commit, state: "good", failedStep: null, reason: null },
       },
     });
-    expect(site.logs).toContain(`deploy: push of ${commit.slice(0, 12)} to main received`);
+    expect(site.logs).toContain(`deploy: push of ${commit.slice(0, 12)} to main received: deploying`);
     // The switch to the new release's server is the primary's: this server still answers from its own build.
     expect(headlineOf(await (await site.fetch(site.origin)).text())).toBe("Home");
   });
@@ -208,11 +214,11 @@ describe("the server's side of the deploys", () => {
     const commit = site.repository.commit({ "content/home.json": homeJson("Pushed at the switch") }, "At the switch");
     const answer = await push(site, commit);
     expect(answer.status).toBe(503);
-    expect(await answer.json()).toEqual({ message: STOPPING_MESSAGE });
+    expect(await answer.json()).toEqual({ message: NOT_TAKEN });
     expect(answer.headers.get("cache-control")).toBe("no-store");
     expect(site.requested).toEqual([commit]);
     expect(site.deployer.status().running).toBe(false);
-    expect(site.logs).toContain(`deploy: push of ${commit.slice(0, 12)} to main arrived as this server stopped`);
+    expect(site.logs).toContain(`deploy: push of ${commit.slice(0, 12)} to main not taken: ${NOT_TAKEN}`);
   });
 
   it("refuses a body over the limit before a deploy could start", async () => {
@@ -253,6 +259,10 @@ describe("the server's side of the deploys", () => {
     // The details are the operator's (npm run releases, the release's build.log), not every visitor's.
     expect(listReleases(site.settings.dir)[0]?.reason).toContain("content/home.json: headline: this is not a headline");
     expect(JSON.stringify(failed)).not.toContain("this is not a headline");
+    // Without the token, the status alone.
+    expect(await (await site.fetch(`${site.origin}/healthz`)).json()).toEqual({
+      status: "degraded: the newest push failed to deploy",
+    });
 
     const fixed = site.repository.commit({ "content/home.json": homeJson("Tactical gear, fixed") }, "Fixed");
     await push(site, fixed);

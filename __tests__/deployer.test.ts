@@ -15,6 +15,7 @@ import {
   newReleaseId,
   liveReleaseId,
   makeLive,
+  previousReleaseId,
   publicDirOf,
   siteDirOf,
   writeReleaseRecord,
@@ -372,7 +373,7 @@ describe("the start check", () => {
     const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
     Object.assign(process.env, {
       DEPLOY_DIR: settings.dir,
-      DEPLOY_WEBHOOK_SECRET: "for the primary only",
+      DEPLOY_WEBHOOK_SECRET: "for the primary only, never a release's",
       SITE_REQUESTS_PER_MINUTE: "600",
       PORT: "9000",
       INQUIRY_DATA_DIR: "/var/lib/site/inquiries",
@@ -568,6 +569,60 @@ describe("the switch", () => {
   });
 });
 
+describe("pushes, deliveries and releases that failed in service", () => {
+  it("takes a push, answers a delivery taken before as taken and ignored, and refuses pushes while it stops", async () => {
+    const { deployer, repository, settings, builds } = setUp();
+    const commit = editHeadline(repository, "Delivered once");
+    expect(deployer.accept(commit, "d-1")).toEqual({ accepted: true, message: "deploying" });
+    await deployer.idle();
+    expect(deployer.accept(commit, "d-1")).toEqual({
+      accepted: true,
+      message: "ignored: delivery d-1 was received before",
+    });
+    expect(deployer.activity()).toEqual({ running: false, queued: null });
+    expect(builds()).toEqual(["Delivered once"]);
+    await deployer.stop();
+    const refused = deployer.accept(editHeadline(repository, "Too late"), "d-2");
+    expect(refused.accepted).toBe(false);
+    // A delivery refused is not remembered: delivered again to a server that runs, it is taken.
+    const next = new Deployer({ settings, log: () => undefined, steps: fakeSteps() });
+    expect(next.accept("HEAD", "d-2")).toEqual({ accepted: true, message: "deploying" });
+    await next.idle();
+  });
+
+  it("does not deploy a commit rolled back for failing in service again for a push, only for releases --deploy", async () => {
+    const { deployer, repository, settings, builds } = setUp();
+    const first = await deployer.deployOnce();
+    const commit = editHeadline(repository, "Fails in service");
+    const bad = await deployer.deployOnce();
+    // As the primary records it when it rolls the release back.
+    writeReleaseRecord(settings.dir, { ...bad!, state: "failed", failedStep: "service" });
+    makeLive(settings.dir, first?.id ?? "");
+    deployer.request(commit);
+    await deployer.idle();
+    expect(builds()).toEqual(["First headline", "Fails in service"]);
+    expect(await deployer.deployOnce()).toMatchObject({ commit, state: "good" });
+    expect(builds()).toEqual(["First headline", "Fails in service", "Fails in service"]);
+  });
+
+  it("never prunes the release the primary would roll back to, whatever DEPLOY_KEEP says", async () => {
+    const { deployer, repository, settings } = setUp({ keep: 3 });
+    const first = await deployer.deployOnce();
+    editHeadline(repository, "Second");
+    await deployer.deployOnce();
+    editHeadline(repository, "Third");
+    const third = await deployer.deployOnce();
+    // A rollback to the first and forward again: the first is `previous`, older than the one good release kept.
+    makeLive(settings.dir, first?.id ?? "");
+    makeLive(settings.dir, third?.id ?? "");
+    const keepingOne = new Deployer({ settings: { ...settings, keep: 1 }, log: () => undefined, steps: fakeSteps() });
+    editHeadline(repository, "BROKEN");
+    expect(await keepingOne.deployOnce()).toMatchObject({ state: "failed" });
+    expect(previousReleaseId(settings.dir)).toBe(first?.id);
+    expect(listReleases(settings.dir).map((release) => release.id)).toContain(first?.id);
+  });
+});
+
 describe("rollback", () => {
   it("makes an earlier good release live at once, and never a failed one", async () => {
     const { deployer, repository, settings, liveHeadline } = setUp();
@@ -616,10 +671,23 @@ describe("the releases tool", () => {
 });
 
 describe("the deploy settings", () => {
+  it("refuse a webhook secret under 32 characters, naming the variable and the length, never the text", () => {
+    const env = { DEPLOY_DIR: "/srv/r", DEPLOY_REPOSITORY: "file:///srv/site.git" };
+    const secret = `${"a".repeat(30)}!?`;
+    expect(secret).toHaveLength(32);
+    expect(readDeploySettings({ ...env, DEPLOY_WEBHOOK_SECRET: secret })?.webhookSecret).toBe(secret);
+    const oneShort = () => readDeploySettings({ ...env, DEPLOY_WEBHOOK_SECRET: secret.slice(1) });
+    expect(oneShort).toThrow(
+      new Error("DEPLOY_WEBHOOK_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 31"),
+    );
+    expect(oneShort).not.toThrow(/a!\?/);
+  });
+
   it("are off without DEPLOY_DIR, and refuse a webhook secret with nowhere to deploy to", () => {
+    const secret = "s".repeat(32);
     expect(readDeploySettings({})).toBeNull();
-    expect(() => readDeploySettings({ DEPLOY_WEBHOOK_SECRET: "s" })).toThrow(/DEPLOY_DIR is not/);
-    expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_WEBHOOK_SECRET: "s" })).toThrow(
+    expect(() => readDeploySettings({ DEPLOY_WEBHOOK_SECRET: secret })).toThrow(/DEPLOY_DIR is not/);
+    expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_WEBHOOK_SECRET: secret })).toThrow(
       /DEPLOY_REPOSITORY is not/,
     );
     expect(() => readDeploySettings({ DEPLOY_DIR: "/srv/r", DEPLOY_BRANCH: "--upload-pack=x" })).toThrow(

@@ -10,7 +10,8 @@ const branchPush = pushes.find((push) => push.ref === "refs/heads/master" && pus
 const tagPush = pushes.find((push) => push.ref === "refs/tags/simple-tag" && push.deleted === false);
 const tagDeletion = pushes.find((push) => push.ref === "refs/tags/simple-tag" && push.deleted === true);
 const ping = examplesOf("ping")[0];
-const secret = "the hook's secret";
+// Of the length the settings ask for (DEPLOY_WEBHOOK_SECRET): 32 characters or more.
+const secret = "the hook's secret, long as asked for";
 const settings = { secret, branch: "master" };
 
 const deliver = (event: string, payload: unknown, headers: Record<string, string> = {}) => {
@@ -32,6 +33,7 @@ describe("GitHub's push webhook", () => {
       status: 202,
       body: { message: "deploying", commit: branchPush?.after },
       deploy: branchPush?.after,
+      delivery: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
     });
   });
 

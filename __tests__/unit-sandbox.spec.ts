@@ -14,6 +14,7 @@ import path from "node:path";
 import examples from "@octokit/webhooks-examples";
 import { memoryLimit, type MemoryLimit } from "../testing/memory-limit";
 import { fetchAsProxied } from "../testing/proxied-fetch";
+import { healthDetailsHeaders, TEST_HEALTH_TOKEN } from "../testing/site-server";
 import {
   execStart,
   grantedDirectories,
@@ -39,7 +40,7 @@ const ENV_FILE = setting(unit, "EnvironmentFile") ?? "";
 const STATE = "/var/lib/cardinal-site";
 const ORIGIN = "/srv/cardinal-site-origin.git";
 const BACKUPS = "/var/backups/cardinal-site";
-const SECRET = "sandbox webhook secret";
+const SECRET = "the sandbox's webhook secret, 32 characters or more";
 const PUSH_EXAMPLE = (examples.find((definition) => definition.name === "push")?.examples[0] ?? {}) as Record<
   string,
   unknown
@@ -70,16 +71,33 @@ let memory: MemoryLimit | null = null;
 const serverOutput: string[] = [];
 const figures: Record<string, number> = {};
 
-/** Node 24 and npm at /usr/local/bin, and the operator's command, as the guide installs them. */
+/**
+ * Node 24 and npm at /usr/local/bin, and root's copies of the operator's command and of the unit, as the guide
+ * installs them from the checkout: the command in the sandbox's view, the unit where the command reads it. Both
+ * are made on the first call; a unit already installed is another machine's, and refused.
+ */
 const machine = (): MachineOptions => {
   const npmCli = execFileSync("sh", ["-c", 'readlink -f "$(command -v npm)"'], { encoding: "utf8" }).trim();
+  const command = path.join(work, "cardinal-site");
+  const installedUnit = path.join("/etc/systemd/system", path.basename(unitFile));
+  if (!fs.existsSync(command)) {
+    if (fs.existsSync(installedUnit))
+      throw new Error(`${installedUnit} exists: this machine is not one to set up afresh`);
+    fs.copyFileSync(path.join(CHECKOUT, "deploy", path.basename(unitFile)), installedUnit);
+    made.push(() => fs.rmSync(installedUnit, { force: true }));
+    fs.chownSync(installedUnit, 0, 0);
+    fs.chmodSync(installedUnit, 0o644);
+    fs.copyFileSync(path.join(CHECKOUT, "deploy", "cardinal-site"), command);
+    fs.chownSync(command, 0, 0);
+    fs.chmodSync(command, 0o755);
+  }
   return {
     emptied: ["/usr/local/bin"],
-    machine: [[process.execPath, "/usr/local/bin/node"]],
-    links: [
-      [npmCli, "/usr/local/bin/npm"],
-      [path.join(CHECKOUT, "deploy", "cardinal-site"), "/usr/local/bin/cardinal-site"],
+    machine: [
+      [process.execPath, "/usr/local/bin/node"],
+      [command, "/usr/local/bin/cardinal-site"],
     ],
+    links: [[npmCli, "/usr/local/bin/npm"]],
   };
 };
 
@@ -125,9 +143,39 @@ const servicePid = (): number => {
   return Number(children[0]);
 };
 
+/** The live release's own server: the primary's child that runs a release's compiled server. */
+const releaseServerPid = (): number | undefined => {
+  const primary = servicePid();
+  return fs
+    .readFileSync(`/proc/${primary}/task/${primary}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number)
+    .find((pid) => {
+      try {
+        return /\/releases\/releases\/[^/]+\/site\/dist\/server\/main\.js/.test(
+          fs.readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+        );
+      } catch {
+        return false;
+      }
+    });
+};
+
+/** The primary's log lines whose message contains `text`, as JSON, oldest first. */
+const primaryLines = (text: string): { readonly time: number; readonly msg: string }[] =>
+  serverOutput
+    .join("")
+    .split("\n")
+    .filter((line) => line.includes(text) && line.includes('"component":"primary"'))
+    .map((line) => JSON.parse(line) as { time: number; msg: string });
+
 const releases = (): ListedRelease[] => listReleases(path.join(STATE, "releases"));
 
 const send: Send = fetchAsProxied;
+/** The monitor's token, for /healthz's details (the release that answered, whether a deploy runs). */
+const healthDetails = healthDetailsHeaders;
 
 const headline = async (): Promise<string | undefined> => {
   const page = await send(`http://127.0.0.1:${port}/`);
@@ -174,8 +222,11 @@ const pushChange = async (
 /** Waits for the page to show `text`, failing at once with the release's reason if the push failed instead. */
 /** The release whose own server answered. */
 const servedRelease = async (): Promise<string | null> =>
-  ((await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as { site: { servedRelease: string | null } }).site
-    .servedRelease;
+  (
+    (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
+      site: { servedRelease: string | null };
+    }
+  ).site.servedRelease;
 
 /**
  * Until the release of `commit` is live and its server alone answers (the one before it has stopped taking
@@ -274,10 +325,12 @@ beforeAll(async () => {
     })
     .join("\n")
     // The steady traffic below posts an inquiry a second from one address, past the per-visitor limit.
-    .concat("\nINQUIRY_RATE_LIMIT_REQUESTS=100000\n");
-  fs.writeFileSync(ENV_FILE, envText, { mode: 0o640 });
+    .concat(`\nINQUIRY_RATE_LIMIT_REQUESTS=100000\nHEALTH_TOKEN=${TEST_HEALTH_TOKEN}\n`);
+  // Root's alone, as the guide installs it: systemd and the operator's command read it as root.
+  fs.writeFileSync(ENV_FILE, envText, { mode: 0o600 });
   made.push(() => fs.rmSync(ENV_FILE, { force: true }));
-  execFileSync("chown", [`root:${USER}`, ENV_FILE]);
+  execFileSync("chown", ["root:root", ENV_FILE]);
+  fs.chmodSync(ENV_FILE, 0o600);
 
   // The backups' folder as the guide makes it: the service user's, mode 700.
   fs.mkdirSync(BACKUPS, { mode: 0o700 });
@@ -352,6 +405,44 @@ describe("the single server under its unit's sandbox", () => {
     expect(fs.existsSync("/tmp/.probe")).toBe(false);
   });
 
+  it("the operator's command, unit and environment file as installed: none writable by the service user, the environment file readable by root alone", () => {
+    const installed = [
+      "/usr/local/bin/cardinal-site",
+      path.join("/etc/systemd/system", path.basename(unitFile)),
+      ENV_FILE,
+    ];
+    // Each file's owner and mode, and whether the user could open it to write (without writing) or read it.
+    const probe = [
+      "/bin/sh",
+      "-c",
+      'for f in "$@"; do w=writable; r=readable; (: >>"$f") 2>/dev/null || w="not writable"; ' +
+        'cat -- "$f" >/dev/null 2>&1 || r="not readable"; echo "$f: $(stat -L -c "%u %a" -- "$f"), $w, $r"; done',
+      "sh",
+      ...installed,
+    ];
+    const expected = [
+      "/usr/local/bin/cardinal-site: 0 755, not writable, readable",
+      "/etc/systemd/system/cardinal-site.service: 0 644, not writable, readable",
+      `${ENV_FILE}: 0 600, not writable, not readable`,
+    ];
+    // In the service's sandbox, and outside it, as the user, where the unit and the environment file are the
+    // machine's own files (the command is root's copy placed read-only in the machine's view).
+    expect(inSandbox(probe).stdout.trim().split("\n")).toEqual(expected);
+    const outside = onMachine(["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--init-groups", ...probe]);
+    expect(outside.stdout.trim().split("\n")).toEqual(expected);
+
+    fs.chmodSync(ENV_FILE, 0o640);
+    try {
+      const refused = onMachine(["cardinal-site", "inquiries", "--help"]);
+      expect([refused.status, refused.stdout]).toEqual([1, ""]);
+      expect(refused.stderr).toContain(`others than root may read ${ENV_FILE}, which holds the site's secrets`);
+      expect(refused.stderr).toContain(`sudo chmod 600 ${ENV_FILE}`);
+    } finally {
+      fs.chmodSync(ENV_FILE, 0o600);
+    }
+    expect(onMachine(["cardinal-site", "inquiries", "--help"]).status).toBe(0);
+  });
+
   it("serves the site and goes live with a pushed content change, reusing the checkout's modules", async () => {
     expect(await headline()).toBe("Premium Solutions for Government and Military");
     const { commit, sentAt } = await pushChange(
@@ -373,7 +464,9 @@ describe("the single server under its unit's sandbox", () => {
     expect(failed.reason).toMatch(/^the content check failed \(exit code 1\)\n/);
     expect(failed.reason).toMatch(/home\.json/);
     expect(await headline()).toBe("Uniforms and office furniture, on contract");
-    const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+    const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
+      status: string;
+    };
     expect(health.status).toBe("degraded: the newest push failed to deploy");
     const listing = onMachine(["cardinal-site", "releases"]);
     expect(listing.status).toBe(0);
@@ -385,12 +478,37 @@ describe("the single server under its unit's sandbox", () => {
     );
   });
 
-  describe("under steady traffic: GET / every 200 ms and an inquiry every second", () => {
+  describe("under steady traffic: GET / every 20 ms over connections of their own, and an inquiry every second", () => {
+    /** A request that failed: when it was sent, when it failed, and how. */
+    interface Failure {
+      readonly sentAt: number;
+      readonly failedAt: number;
+      readonly what: string;
+    }
     const traffic = {
       pages: 0,
-      pageFailures: [] as string[],
+      failures: [] as Failure[],
       inquiries: [] as string[],
-      inquiryFailures: [] as string[],
+    };
+    /**
+     * When a release's server process died on purpose (a kill, a bug that shows in service): a request inside
+     * it at that instant may be lost with it, and is counted apart. No connection may be refused, ever.
+     */
+    const deaths: { readonly from: number; readonly to: number }[] = [];
+    const lostInDeaths = () =>
+      traffic.failures.filter(({ sentAt, failedAt }) =>
+        deaths.some(({ from, to }) => failedAt >= from && sentAt <= to),
+      );
+    /** The longest run of failed requests in a row within a window. */
+    const longestRun = (from: number, to: number) => {
+      const inWindow = traffic.failures.filter(({ failedAt }) => failedAt >= from && failedAt <= to);
+      return inWindow.length === 0
+        ? 0
+        : Math.max(
+            ...inWindow.map(
+              ({ failedAt }) => inWindow.filter((other) => Math.abs(other.failedAt - failedAt) < 100).length,
+            ),
+          );
     };
     let running = true;
     let loops: Promise<void>[] = [];
@@ -404,31 +522,39 @@ describe("the single server under its unit's sandbox", () => {
 
     beforeAll(() => {
       loops = [
-        every(200, async () => {
+        every(20, async () => {
           traffic.pages += 1;
+          const sentAt = Date.now();
           try {
             const page = await send(`http://127.0.0.1:${port}/`);
             await page.arrayBuffer();
-            if (page.status !== 200) traffic.pageFailures.push(`GET / ${page.status}`);
+            if (page.status !== 200)
+              traffic.failures.push({ sentAt, failedAt: Date.now(), what: `GET / ${page.status}` });
           } catch (error) {
-            traffic.pageFailures.push(`GET / ${(error as Error).message}`);
+            traffic.failures.push({ sentAt, failedAt: Date.now(), what: `GET / ${(error as Error).message}` });
           }
         }),
         every(1_000, async () => {
+          const sentAt = Date.now();
           try {
             const answer = await postJson(
               `http://127.0.0.1:${port}/api/inquiry`,
               {
                 ...validInquiry,
-                message: `Steady traffic, inquiry ${traffic.inquiries.length + traffic.inquiryFailures.length + 1}.`,
+                message: `Steady traffic, inquiry ${traffic.inquiries.length + traffic.failures.length + 1}.`,
               },
               send,
             );
             const body = (await answer.json()) as { reference?: string };
             if (answer.status === 201 && body.reference) traffic.inquiries.push(body.reference);
-            else traffic.inquiryFailures.push(`POST ${answer.status} ${JSON.stringify(body)}`);
+            else
+              traffic.failures.push({
+                sentAt,
+                failedAt: Date.now(),
+                what: `POST ${answer.status} ${JSON.stringify(body)}`,
+              });
           } catch (error) {
-            traffic.inquiryFailures.push(`POST ${(error as Error).message}`);
+            traffic.failures.push({ sentAt, failedAt: Date.now(), what: `POST ${(error as Error).message}` });
           }
         }),
       ];
@@ -437,6 +563,30 @@ describe("the single server under its unit's sandbox", () => {
     afterAll(async () => {
       running = false;
       await Promise.all(loops);
+    });
+
+    it("refuses no connection when the live release's server is killed, and serves again at once", async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const killed = releaseServerPid();
+      expect(killed).toBeDefined();
+      const from = Date.now();
+      // As the kernel's OOM killer or a native crash would end it.
+      process.kill(killed ?? 0, "SIGKILL");
+      await until("a new server of the same release", async () => {
+        const next = releaseServerPid();
+        return next !== undefined && next !== killed && (await send(`http://127.0.0.1:${port}/`)).status === 200
+          ? true
+          : undefined;
+      });
+      const to = Date.now();
+      deaths.push({ from, to });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      figures.killToServingSeconds = (to - from) / 1000;
+      figures.killRefused = traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED")).length;
+      figures.killLost = lostInDeaths().length;
+      figures.killLongestFailureRun = longestRun(from, to + 1_000);
+      expect(figures.killRefused).toBe(0);
+      expect(primaryLines("'s server ended (SIGKILL); starting it again at once")).toHaveLength(1);
     });
 
     it("takes an inquiry for a product category and an inquiry type an editor just published, by JSON and by the form", async () => {
@@ -537,7 +687,7 @@ describe("the single server under its unit's sandbox", () => {
       expect(leftovers).toBe("");
       const refused = await send(`http://127.0.0.1:${port}/%`);
       expect([refused.status, await refused.json()]).toEqual([400, { error: "This request could not be handled." }]);
-      const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as {
+      const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
         site: { servedRelease: string };
       };
       expect(health.site.servedRelease).toBe(releases()[0]?.id);
@@ -572,6 +722,68 @@ describe("the single server under its unit's sandbox", () => {
       expect(await refused.json()).toEqual({ error: "This request could not be handled." });
     });
 
+    it("rolls a release whose server ends by itself in service back to the release before, by itself", async () => {
+      const before = releases().find((release) => release.live);
+      const { commit, sentAt } = await pushChange("A bug that shows only in service", (checkout) => {
+        const main = path.join(checkout, "server", "main.ts");
+        const source = fs.readFileSync(main, "utf8");
+        const ready = "    primary.ready();\n";
+        if (!source.includes(ready)) throw new Error("server/main.ts no longer tells the primary it is ready");
+        // It passes its start check (run on its own), then ends 8 s after it begins to serve visitors.
+        fs.writeFileSync(
+          main,
+          source.replace(
+            ready,
+            `${ready}    setTimeout(() => {\n      console.error("a bug that shows only in service");\n      process.exit(3);\n    }, 8_000);\n`,
+          ),
+        );
+        setHeadline("Gone in eight seconds")(checkout);
+      });
+      const failed = await until("the rollback", () => {
+        const release = releases().find((candidate) => candidate.commit === commit);
+        return release?.state === "failed" ? release : undefined;
+      });
+      expect(failed.failedStep).toBe("service");
+      expect(failed.reason).toMatch(
+        /^its server ended 3 times within 5 minutes in service \(exit code 3, exit code 3, exit code 3\); rolled back to release /,
+      );
+      expect(failed.reason).toContain("a bug that shows only in service");
+      await untilLive(before?.commit ?? "", "Duty gear, delivered");
+      const [wentLive] = primaryLines(`release ${failed.id} is serving`);
+      const [firstEnd] = primaryLines(`release ${failed.id}'s server ended`);
+      const [back] = primaryLines(`release ${before?.id ?? ""} is serving`).slice(-1);
+      deaths.push({ from: wentLive?.time ?? sentAt, to: Date.now() });
+      figures.serviceFailureFirstEndToPreviousSeconds = ((back?.time ?? 0) - (firstEnd?.time ?? 0)) / 1000;
+      figures.serviceFailureLost = lostInDeaths().length - (figures.killLost ?? 0);
+      expect(traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED"))).toEqual([]);
+      // Reported: degraded, and the operator's listing names the step and the reason.
+      const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
+        status: string;
+      };
+      expect(health.status).toBe("degraded: the newest release failed in service and was rolled back");
+      const listing = onMachine(["cardinal-site", "releases"]);
+      expect(listing.stdout).toContain("failed    at its service step");
+      expect(listing.stdout).toContain("| its server ended 3 times within 5 minutes in service");
+      // The same push delivered again (a new delivery of the same head) does not deploy it again.
+      const body = pushBody(PUSH_EXAMPLE, "refs/heads/main", commit);
+      const again = await send(`http://127.0.0.1:${port}/api/deploy/github`, {
+        method: "POST",
+        headers: githubDelivery("push", body, SECRET),
+        body,
+      });
+      expect(again.status).toBe(202);
+      await until("the deploy's end", async () => {
+        const details = await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails });
+        const { site } = (await details.json()) as { site: { deploying: boolean } };
+        return site.deploying ? undefined : true;
+      });
+      expect(releases().filter((release) => release.commit === commit)).toHaveLength(1);
+      // The editor undoes it, so that later pushes do not carry the bug.
+      const editor = path.join(work, "editor");
+      git(editor, "revert", "--no-edit", "HEAD");
+      git(editor, "push", "--quiet", "origin", "HEAD");
+    });
+
     it("rolls back to the pages and the server of an earlier release", async () => {
       const earlier = releases().find(
         (release) =>
@@ -582,7 +794,7 @@ describe("the single server under its unit's sandbox", () => {
       expect(earlier).toBeDefined();
       // As the guide says: once /healthz says no deploy runs (the failed release's files are being removed).
       await until("the deploy's end", async () => {
-        const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as {
+        const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
           site: { deploying: boolean };
         };
         return health.site.deploying ? undefined : true;
@@ -596,8 +808,13 @@ describe("the single server under its unit's sandbox", () => {
 
     it("failed no request and stored every inquiry it accepted exactly once", () => {
       running = false;
-      expect(traffic.pageFailures).toEqual([]);
-      expect(traffic.inquiryFailures).toEqual([]);
+      // None refused, and none failed but the few inside a server process at the instant it died.
+      const lost = lostInDeaths();
+      expect(traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED"))).toEqual([]);
+      expect(traffic.failures.filter((failure) => !lost.includes(failure))).toEqual([]);
+      // A page and an inquiry at most in flight at each of the four deaths (the kill, three ends in service).
+      expect(lost.length).toBeLessThanOrEqual(8);
+      figures.lostInDeaths = lost.length;
       expect(traffic.pages).toBeGreaterThan(100);
       expect(traffic.inquiries.length).toBeGreaterThan(20);
       figures.pagesDuringSwitches = traffic.pages;
@@ -664,7 +881,9 @@ describe("the single server under its unit's sandbox", () => {
       dependencies: "installed",
       build: "full",
     });
-    const health = (await (await send(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+    const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
+      status: string;
+    };
     expect(health.status).toBe("ok");
   });
 

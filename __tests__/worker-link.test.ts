@@ -5,16 +5,18 @@ import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Deployer } from "../server/releases/deployer";
+import type { DeployAcceptance } from "../server/releases/deployer";
 import type { DeployStatus } from "../server/releases/release-store";
 import { makeLive, releaseDir, writeReleaseRecord, type ReleaseRecord } from "../server/releases/release-store";
+import { PROTOCOL_VERSION } from "../server/releases/protocol";
 import { answerWorker } from "../server/releases/worker-link";
 
 /**
- * The worker's and the primary's halves of the deploys' link, against each other over a real IPC channel: the
- * worker's half (releasesThroughPrimary, compiled by jest's global setup as production runs it) in a forked
- * child, the primary's (answerWorker) here, fed every message the child sends, as the Primary feeds it a
- * worker's. The child also takes the test's orders (`test:*`) on the same channel, which neither half acts on.
+ * The worker's and the primary's ends of the channel, against each other over a real IPC channel: the
+ * worker's end (workerEnd, compiled by jest's global setup as production runs it) in a forked child, the
+ * primary's (answerWorker) here, fed every message the child sends, as the Primary feeds it a worker's. The
+ * child also takes the test's orders (`test:*`) on the same channel, which the worker's end answers as
+ * unknown; the test's own half ignores those answers.
  */
 
 // A forked Node and a two-second timeout: a few seconds on a busy machine.
@@ -23,20 +25,25 @@ jest.setTimeout(20_000);
 const WORKER_LINK = path.resolve(__dirname, "..", "dist", "server", "releases", "worker-link.js");
 
 const WORKER_SCRIPT = `
-const { releasesThroughPrimary } = require(process.env.WORKER_LINK);
-const releases = releasesThroughPrimary(process.env.DEPLOY_DIR);
+const { workerEnd } = require(process.env.WORKER_LINK);
+const logged = [];
+const end = workerEnd({ log: (level, fields, line) => logged.push(level + " " + line), onStop: () => logged.push("stop") });
+const releases = end.releases(process.env.DEPLOY_DIR);
 const warnings = [];
 process.on("warning", (warning) => warnings.push(warning.name));
 process.on("message", (message) => {
   if (message === null || typeof message !== "object") return;
-  if (message.type === "test:request") releases.request(message.commit);
+  if (message.type === "test:request")
+    releases.request(message.commit, message.delivery ?? null).then((answer) => process.send({ type: "test:answer", answer }));
   else if (message.type === "test:disconnected") {
-    // As the primary's disconnect leaves a retired worker: the channel closed, a webhook still in hand.
+    // As a primary that has gone leaves a worker: the channel closed, a webhook still in hand.
     process.disconnect();
-    const requested = releases.request(message.commit);
-    releases.status().then((status) => require("node:fs").writeFileSync(message.file, JSON.stringify({ requested, status })));
+    Promise.all([releases.request(message.commit, null), releases.status()]).then(([requested, status]) =>
+      require("node:fs").writeFileSync(message.file, JSON.stringify({ requested, status })),
+    );
   }
   else if (message.type === "test:send") process.send(message.message);
+  else if (message.type === "test:logged") process.send({ type: "test:logged", logged });
   else if (message.type === "test:status") {
     const began = Date.now();
     Promise.all(Array.from({ length: message.count }, () => releases.status())).then((statuses) =>
@@ -44,7 +51,7 @@ process.on("message", (message) => {
         type: "test:statuses",
         statuses,
         ms: Date.now() - began,
-        // The test's own listener: every question's is gone once it is answered or timed out.
+        // The worker's end keeps one listener for every question, beside this script's own.
         listeners: process.listenerCount("message"),
         warnings,
       }),
@@ -56,18 +63,17 @@ process.send({ type: "test:ready" });
 
 /** The primary's deployer as answerWorker uses it: what it was asked for, and the state it reports. */
 class StandInDeployer {
-  readonly requested: string[] = [];
-  /** What status() reports, one entry a call; the last one stays. */
+  readonly requested: { readonly commit: string; readonly delivery: string | null }[] = [];
+  /** What activity() reports, one entry a call; the last one stays. */
   states: Pick<DeployStatus, "running" | "queued">[] = [{ running: false, queued: null }];
 
-  request(commit = "HEAD"): void {
-    this.requested.push(commit);
+  accept(commit: string, delivery: string | null): DeployAcceptance {
+    this.requested.push({ commit, delivery });
+    return { accepted: true, message: "deploying" };
   }
 
-  status(): DeployStatus {
-    const state = (this.states.length > 1 ? this.states.shift() : this.states[0]) ?? { running: false, queued: null };
-    // The primary's releases are never sent: the worker reads them from disk itself.
-    return { ...state, live: null, last: null };
+  activity(): Pick<DeployStatus, "running" | "queued"> {
+    return (this.states.length > 1 ? this.states.shift() : this.states[0]) ?? { running: false, queued: null };
   }
 }
 
@@ -86,6 +92,8 @@ interface Link {
   readonly deployDir: string;
   /** What the primary's half sent the worker. */
   readonly sent: unknown[];
+  /** What the primary's end logged. */
+  readonly logged: string[];
   /** How the primary takes a message from the worker; answerWorker's by default. */
   onMessage: (message: unknown) => void;
   readonly statuses: (count: number) => Promise<Statuses>;
@@ -119,6 +127,12 @@ const release = (day: number, fields: Partial<ReleaseRecord>): ReleaseRecord => 
   };
 };
 
+/** The test's own orders, and the worker's end's answers to them (it knows none of them). */
+const aboutTheTest = (message: unknown): boolean => {
+  const { type, of } = (message ?? {}) as { type?: unknown; of?: unknown };
+  return (typeof type === "string" && type.startsWith("test:")) || (typeof of === "string" && of.startsWith("test:"));
+};
+
 const startLink = async (): Promise<Link> => {
   if (!fs.existsSync(WORKER_LINK)) throw new Error(`${WORKER_LINK} is missing: jest's global setup compiles it`);
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "worker-link-"));
@@ -132,13 +146,12 @@ const startLink = async (): Promise<Link> => {
   });
   const deployer = new StandInDeployer();
   const sent: unknown[] = [];
-  const worker = {
-    send: (message: unknown) => {
-      sent.push(message);
-      return child.send(message as object);
-    },
+  const reply = (message: unknown) => {
+    sent.push(message);
+    child.send(message as object);
   };
-  const answer = answerWorker(deployer as Pick<Deployer, "request" | "status"> as Deployer);
+  const logged: string[] = [];
+  const answer = answerWorker(deployer, (level, _fields, line) => logged.push(`${level} ${line}`));
   const ready = new Promise<void>((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`the worker ended (exit code ${code})`)));
@@ -154,7 +167,11 @@ const startLink = async (): Promise<Link> => {
     deployer,
     deployDir,
     sent,
-    onMessage: (message) => answer(worker, message),
+    logged,
+    // The test's own messages are the test's; every other goes to the primary's end.
+    onMessage: (message) => {
+      if (!aboutTheTest(message)) answer(message, reply);
+    },
     statuses: (count) =>
       new Promise((resolve) => {
         const onStatuses = (message: unknown) => {
@@ -174,19 +191,29 @@ const startLink = async (): Promise<Link> => {
   return started;
 };
 
-const waitFor = async (done: () => boolean) => {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
-};
+/** The child's next message of a test type. */
+const nextOf = <T>(child: ChildProcess, type: string): Promise<T> =>
+  new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if ((message as { type?: unknown }).type !== type) return;
+      child.off("message", onMessage);
+      resolve(message as T);
+    };
+    child.on("message", onMessage);
+  });
+
+const versioned = (body: Record<string, unknown>) => ({ protocol: PROTOCOL_VERSION, ...body });
 
 describe("the link between a worker and the primary", () => {
-  it("brings a deploy asked for in the worker to the primary's deployer", async () => {
+  it("brings a push to the primary's deployer, with its delivery, and answers the worker whether it was taken", async () => {
     const { child, deployer, sent } = await startLink();
-    child.send({ type: "test:request", commit: COMMIT });
-    child.send({ type: "test:request", commit: "HEAD" });
-    await waitFor(() => deployer.requested.length === 2);
-    expect(deployer.requested).toEqual([COMMIT, "HEAD"]);
-    // A deploy asked for is not answered.
-    expect(sent).toEqual([]);
+    const answered = nextOf<{ answer: DeployAcceptance }>(child, "test:answer");
+    child.send({ type: "test:request", commit: COMMIT, delivery: "72d3162e-cc78-11e3-81ab-4c9367dc0958" });
+    expect((await answered).answer).toEqual({ accepted: true, message: "deploying" });
+    expect(deployer.requested).toEqual([{ commit: COMMIT, delivery: "72d3162e-cc78-11e3-81ab-4c9367dc0958" }]);
+    expect(sent).toEqual([
+      versioned({ type: "deploy-answer", id: expect.any(Number) as number, accepted: true, message: "deploying" }),
+    ]);
   });
 
   it("answers a question about the deploys with the primary's running and queued, and the releases read from disk", async () => {
@@ -216,8 +243,10 @@ describe("the link between a worker and the primary", () => {
       live: { ...older, live: true },
       last: { ...newer, live: false },
     });
-    expect(sent).toEqual([{ type: "deploy-status", id: expect.any(Number) as number, running: true, queued }]);
-    expect(listeners).toBe(1);
+    expect(sent).toEqual([
+      versioned({ type: "deploy-status", id: expect.any(Number) as number, running: true, queued }),
+    ]);
+    expect(listeners).toBe(2);
   });
 
   it("gives each of several questions asked at once its own answer", async () => {
@@ -234,7 +263,6 @@ describe("the link between a worker and the primary", () => {
       { running: false, queued: null },
     ]);
     expect(new Set(sent.map((message) => (message as { id: number }).id)).size).toBe(3);
-    expect(answered.listeners).toBe(1);
   });
 
   it("asks twenty questions at once over one listener, with no warning from Node (it warns past ten listeners)", async () => {
@@ -244,7 +272,7 @@ describe("the link between a worker and the primary", () => {
     expect(answered.statuses.map(({ running, queued }) => ({ running, queued }))).toEqual(
       Array.from({ length: 20 }, () => ({ running: true, queued: COMMIT })),
     );
-    expect([answered.warnings, answered.listeners]).toEqual([[], 1]);
+    expect([answered.warnings, answered.listeners]).toEqual([[], 2]);
   });
 
   it("resolves a question the primary does not answer within its timeout, with no deploy known to run", async () => {
@@ -255,30 +283,28 @@ describe("the link between a worker and the primary", () => {
     writeReleaseRecord(deployDir, good);
     makeLive(deployDir, good.id);
     // A primary that is stopping: it says nothing to the question, and what it does send is not the answer
-    // (another question's id, or no answer's shape) and must not be taken for one.
+    // (another question's id, another type) and must not be taken for one.
     const heard: unknown[] = [];
     started.onMessage = (message) => {
       const { type, id } = message as { type?: unknown; id?: unknown };
-      if (typeof type === "string" && type.startsWith("test:")) return;
+      if (aboutTheTest(message)) return;
       heard.push(message);
       if (type !== "deploy-status" || typeof id !== "number") return;
-      started.child.send({ type: "deploy-status", id: id + 1, running: true, queued: COMMIT });
-      started.child.send({ type: "deploy", id, running: true, queued: COMMIT });
-      started.child.send({ id, running: true, queued: COMMIT });
+      started.child.send(versioned({ type: "deploy-status", id: id + 1, running: true, queued: COMMIT }));
+      started.child.send(versioned({ type: "deploy-answer", id, accepted: true, message: "deploying" }));
     };
 
     const answered = await statuses(1);
-    expect(heard).toEqual([{ type: "deploy-status", id: expect.any(Number) as number }]);
+    expect(heard).toEqual([versioned({ type: "deploy-status", id: expect.any(Number) as number })]);
     expect(answered.statuses).toEqual([
       { running: false, queued: null, live: { ...good, live: true }, last: { ...good, live: true } },
     ]);
     // The timeout is two seconds: it waited for it, and not much longer.
     expect(answered.ms).toBeGreaterThanOrEqual(1_900);
     expect(answered.ms).toBeLessThan(5_000);
-    expect(answered.listeners).toBe(1);
   });
 
-  it("once the primary has closed the channel, refuses a deploy asked for and answers a question at once, without an error", async () => {
+  it("once the primary has closed the channel, refuses a push and answers a question at once, without an error", async () => {
     const { child, deployer, deployDir } = await startLink();
     const good = release(1, {});
     fs.mkdirSync(releaseDir(deployDir, good.id), { recursive: true });
@@ -291,7 +317,7 @@ describe("the link between a worker and the primary", () => {
     // A message sent on the closed channel would have been an error nobody caught: exit code 1.
     expect(await exited).toBe(0);
     expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({
-      requested: false,
+      requested: { accepted: false, message: expect.stringContaining("did not answer") as unknown },
       status: { running: false, queued: null, live: { ...good, live: true }, last: { ...good, live: true } },
     });
     // Not after the two seconds an unanswered question waits.
@@ -299,37 +325,55 @@ describe("the link between a worker and the primary", () => {
     expect(deployer.requested).toEqual([]);
   });
 
-  it("ignores a message of the wrong shape: another type, a field of the wrong type, a commit that is not 40 hex or HEAD", async () => {
-    const { child, deployer, sent } = await startLink();
+  it("answers a message of a type or shape it does not know as unknown, and logs it, on either side", async () => {
+    const { child, deployer, sent, logged } = await startLink();
     const malformed: unknown[] = [
       null,
       "deploy",
       42,
-      [],
       {},
-      { type: "DEPLOY", commit: COMMIT },
-      { type: "rollback", commit: COMMIT },
-      { type: "deploy" },
-      { type: "deploy", commit: 42 },
-      { type: "deploy", commit: [COMMIT] },
-      { type: "deploy", commit: "0123456789ab" },
-      { type: "deploy", commit: COMMIT.toUpperCase() },
-      { type: "deploy", commit: `${COMMIT}0` },
-      { type: "deploy", commit: `${COMMIT}\n` },
-      { type: "deploy", commit: "g".repeat(40) },
-      { type: "deploy", commit: "head" },
-      { type: "deploy", commit: "main" },
-      { type: "deploy", commit: "HEAD~1" },
-      { type: "deploy-status" },
-      { type: "deploy-status", id: "1" },
-      { type: "deploy-status", id: null },
+      versioned({ type: "DEPLOY", id: 1, commit: COMMIT, delivery: null }),
+      versioned({ type: "rollback", id: 2, commit: COMMIT }),
+      versioned({ type: "deploy", id: 3 }),
+      versioned({ type: "deploy", id: 4, commit: 42, delivery: null }),
+      versioned({ type: "deploy-status", id: "1" }),
+      { type: "deploy", id: 5, commit: COMMIT, delivery: null },
     ];
     for (const message of malformed) child.send({ type: "test:send", message });
     // The channel keeps its order: once this one has arrived, every message before it has been handled.
-    const fence = "fedcba9876543210fedcba9876543210fedcba98";
-    child.send({ type: "test:send", message: { type: "deploy", commit: fence } });
-    await waitFor(() => deployer.requested.length > 0);
-    expect(deployer.requested).toEqual([fence]);
-    expect(sent).toEqual([]);
+    child.send({
+      type: "test:send",
+      message: versioned({ type: "deploy", id: 9, commit: "0".repeat(39), delivery: null }),
+    });
+    await new Promise<void>((resolve) => {
+      const check = () => (sent.length === malformed.length + 1 ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    expect(deployer.requested).toEqual([]);
+    expect(sent.slice(0, -1).map((message) => (message as { type: string }).type)).toEqual(
+      malformed.map(() => "unknown"),
+    );
+    expect(sent[2]).toEqual(versioned({ type: "unknown", of: "number" }));
+    expect(sent[5]).toEqual(versioned({ type: "unknown", of: "rollback", id: 2 }));
+    // A commit that is neither 40 hex nor HEAD is known, and refused.
+    expect(sent.at(-1)).toEqual(
+      versioned({ type: "deploy-answer", id: 9, accepted: false, message: `not a commit: ${"0".repeat(39)}` }),
+    );
+    expect(logged).toHaveLength(malformed.length);
+    // The worker's end likewise: an order it does not know (from a newer primary) is answered and logged.
+    const heard: unknown[] = [];
+    const onMessage = (message: unknown) => heard.push(message);
+    child.on("message", onMessage);
+    child.send(versioned({ type: "drain-gently", id: 7 }));
+    const workerLog = await (async () => {
+      const logs = nextOf<{ logged: string[] }>(child, "test:logged");
+      child.send({ type: "test:logged" });
+      return (await logs).logged;
+    })();
+    child.off("message", onMessage);
+    expect(heard).toContainEqual(versioned({ type: "unknown", of: "drain-gently", id: 7 }));
+    expect(workerLog).toContain("warn a message from the primary of a type this server does not know: drain-gently");
+    // And it logs the primary's answers that it sent something unknown, without answering those.
+    expect(workerLog).toContain("error the primary does not know this server's rollback message");
   });
 });

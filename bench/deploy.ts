@@ -26,12 +26,13 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { fetchAsProxied } from "../testing/proxied-fetch";
-import { startSite, type RunningSite } from "../testing/site-server";
+import { healthDetailsHeaders, startSite, type RunningSite } from "../testing/site-server";
 import { listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
 import { addToReport, type DeployFigures, type Latency } from "./report";
 
 const root = path.resolve(__dirname, "..");
-const WEBHOOK_SECRET = "bench webhook secret";
+// DEPLOY_WEBHOOK_SECRET: the server refuses one under 32 characters.
+const WEBHOOK_SECRET = "bench webhook secret, 32 characters at least";
 const HEADLINE = "Uniforms and office furniture, on contract";
 const CONTENT_HEADLINE = "Duty gear and office supplies, on contract";
 const CODE_HEADLINE = "Office furniture for every agency";
@@ -56,6 +57,19 @@ const git = (cwd: string, ...args: string[]) =>
       GIT_COMMITTER_EMAIL: "bench@example.com",
     },
   }).trim();
+
+/** The deploys as /healthz's details tell them (startSite gives the server the token these send). */
+const deploysOf = async (site: RunningSite) => {
+  const answer = await fetchAsProxied(site.url("/healthz"), { headers: healthDetailsHeaders });
+  const { site: deploys } = (await answer.json()) as {
+    site?: {
+      liveCommit?: string;
+      deploying?: boolean;
+      lastDeploy?: { commit: string; state: string; reason: string | null } | null;
+    };
+  };
+  return deploys;
+};
 
 const percentile = (values: readonly number[], fraction: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -190,17 +204,13 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       const { ms, html } = await timedGet(site.url("/"));
       if (html.includes(HEADLINE)) liveAfterMs = performance.now() - sent;
       else during.push(ms);
-      const health = (await (await fetchAsProxied(site.url("/healthz"))).json()) as {
-        site?: { lastDeploy?: { commit: string; state: string; reason: string | null } | null };
-      };
-      const last = health.site?.lastDeploy;
+      const last = (await deploysOf(site))?.lastDeploy;
       if (last?.commit === commit && last.state === "failed")
         throw new Error(`the deploy failed: ${last.reason ?? ""}`);
       await sleep(SAMPLE_EVERY_MS);
     }
-    const health = (await (await fetchAsProxied(site.url("/healthz"))).json()) as { site?: { liveCommit?: string } };
-    if (health.site?.liveCommit !== commit)
-      throw new Error(`/healthz names ${String(health.site?.liveCommit)}, not ${commit}`);
+    const liveCommit = (await deploysOf(site))?.liveCommit;
+    if (liveCommit !== commit) throw new Error(`/healthz names ${String(liveCommit)}, not ${commit}`);
     const deployDir = path.join(work, "releases");
     const first = listReleases(deployDir).find((record) => record.commit === commit);
     const pushing: Pushing = { site, deployDir, editor, branch };
@@ -317,8 +327,7 @@ const plantOlderReleases = (deployDir: string, count: number) => {
 const measureFailureAndPrune = async ({ site, deployDir, editor, branch }: Pushing) => {
   // The push before may still be pruning its own older releases: planted ones must wait for this push's.
   for (;;) {
-    const health = (await (await fetchAsProxied(site.url("/healthz"))).json()) as { site?: { deploying?: boolean } };
-    if (health.site?.deploying === false) break;
+    if ((await deploysOf(site))?.deploying === false) break;
     await sleep(SAMPLE_EVERY_MS);
   }
   plantOlderReleases(deployDir, 4);

@@ -20,12 +20,14 @@ releases: the single server's releases, for its operator. It reads the same envi
 
   (no option)            every release, newest first: commit, start, state, which is live, and its build log;
                          for a failed one, the step that failed and the last lines it printed
-  --deploy               build the branch's head as the webhook would, and make it live
+  --deploy               build the branch's head as the webhook would, and make it live (also a commit
+                         the server rolled back for failing in service, once its cause is fixed)
   --rollback COMMIT      make an earlier good release live at once (no build)
   --help                 this text
 
 The server follows the live release within a second: it starts that release's own server, and once it
-answers, stops the one before it. Neither needs a restart.
+answers, stops the one before it. Neither needs a restart. A release whose server keeps ending by itself in
+service is rolled back by the server to the one before it, and listed as failed at its service step.
 `;
 
 const options = readCommandLine(USAGE, {
@@ -78,7 +80,7 @@ const rollback = async (settings: DeploySettings, commit: string): Promise<numbe
   const release = await acquireDeployLock(settings.dir, undefined, false);
   if (!release) {
     console.error(
-      'A deploy is running (or removing a failed release\'s files); roll back when it has ended: /healthz says "deploying":false.',
+      "A deploy is running (or removing a failed release's files); roll back when it has ended: /healthz's details say \"deploying\":false.",
     );
     return 1;
   }

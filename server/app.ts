@@ -8,7 +8,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { inquiryEndpoint } from "../src/inquiry/protocol";
-import { health } from "./health/plugin";
+import { health, type HealthOptions } from "./health/plugin";
 import { logOutput } from "./log-output";
 import { readInquiryConfig, type InquiryConfig } from "./inquiries/config";
 import type { InquiryContent } from "./inquiries/content";
@@ -22,6 +22,7 @@ import { inquiryRelease } from "./inquiries/release-plugin";
 import { deployWebhook } from "./releases/webhook-plugin";
 import type { ReleaseControl } from "./releases/worker-link";
 import type { GithubOAuthSettings } from "./sign-in/github-oauth";
+import { readSetting } from "./settings/catalog";
 import { signIn } from "./sign-in/plugin";
 import { COMPRESSION_THRESHOLD_BYTES } from "./site/compression";
 import { siteAnswers, siteFiles } from "./site/plugin";
@@ -40,6 +41,8 @@ export interface ServerOptions {
   readonly content: InquiryContent;
   /** Editors' sign-in with GitHub for the editing screen (CMS_GITHUB_*); null: its routes do not exist. */
   readonly githubOAuth?: GithubOAuthSettings | null;
+  /** HEALTH_TOKEN, which /healthz's details take; by default the environment's. Null: no details. */
+  readonly healthToken?: string | null;
   /** Inquiry settings, read for every request; by default the environment, read once as the server starts. */
   readonly inquiryConfig?: () => InquiryConfig;
   /**
@@ -68,6 +71,8 @@ export interface ServedReleases {
   /** DEPLOY_WEBHOOK_SECRET: without it there is no webhook route. */
   readonly webhookSecret: string | null;
   readonly branch: string;
+  /** Run by the primary: resolves once the connections it handed over have closed (worker-link.ts). */
+  readonly drained?: () => Promise<void>;
 }
 
 interface ServerTimeouts {
@@ -181,7 +186,7 @@ const componentLog =
  * and is awaited at the close's end, so a stop takes the longer of the two, not their sum (the grace in
  * main.ts). Inquiries stored meanwhile stay pending in the outbox for the next start.
  */
-const stopWithApp = (app: FastifyInstance, worker: DeliveryWorker) => {
+const stopWithApp = (app: FastifyInstance, worker: DeliveryWorker, drained?: () => Promise<void>) => {
   let workerStopped: Promise<void> | null = null;
   app.addHook("preClose", (done) => {
     workerStopped = worker.stop();
@@ -190,7 +195,23 @@ const stopWithApp = (app: FastifyInstance, worker: DeliveryWorker) => {
   app.addHook("onClose", async () => {
     await (workerStopped ?? worker.stop());
   });
+  // Registered last, so it runs first of the close hooks after the server stops listening (they run in reverse):
+  // the answers under way on connections the primary handed over end before the worker and the stores do.
+  if (drained) app.addHook("onClose", () => drained());
 };
+
+/** /healthz's: the store as the inquiry settings say now, and HEALTH_TOKEN from the environment unless given. */
+const healthOptions = (
+  options: ServerOptions,
+  readConfig: () => InquiryConfig,
+  worker: DeliveryWorker,
+): HealthOptions => ({
+  openOutbox: () => openOutbox(readConfig()),
+  worker,
+  releases: options.releases?.control ?? null,
+  served: options.releases?.served ?? null,
+  token: options.healthToken === undefined ? readSetting("HEALTH_TOKEN") : options.healthToken,
+});
 
 /**
  * The production server for one machine: the built site as a CDN would serve it, and every endpoint as a
@@ -255,7 +276,7 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   await app.register(inquiries, { handler, worker });
   await app.register(inquiryRelease, { handler: releaseHandler, outbox, worker });
   if (options.githubOAuth) await app.register(signIn, { settings: options.githubOAuth, log: logFor("sign-in") });
-  await app.register(health, { readConfig, worker, releases: releases?.control ?? null, served: releases?.served });
+  await app.register(health, healthOptions(options, readConfig, worker));
   if (releases?.webhookSecret) {
     await app.register(deployWebhook, {
       releases: releases.control,
@@ -267,7 +288,7 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   await app.register(siteFiles, { site });
 
   if (startConfig.email) preloadEmailTransport();
-  stopWithApp(app, worker);
+  stopWithApp(app, worker, releases?.drained);
   worker.start();
   return { app, worker, close: () => app.close() };
 };

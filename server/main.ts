@@ -20,7 +20,8 @@ import { Deployer } from "./releases/deployer";
 import { Primary } from "./releases/primary";
 import { siteDirOf } from "./releases/release-store";
 import { readDeploySettings, type DeploySettings } from "./releases/settings";
-import { answerWorker, releasesThroughPrimary } from "./releases/worker-link";
+import { privateAddress } from "./releases/handoff";
+import { answerWorker, workerEnd, type WorkerEnd } from "./releases/worker-link";
 import { logOutput } from "./log-output";
 import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
@@ -50,12 +51,13 @@ const shutdownGrace = (root: string): number =>
  * Stops on SIGTERM, SIGINT and the like (close-with-grace) with `close`, exiting 0 when it ends within the grace
  * and 1 otherwise, or after an exception nobody caught. A rejection nobody handled is logged with its error and
  * the process goes on serving, rather than dropping every visitor's connection. A worker is stopped by its
- * primary with a message, not a signal, so that a terminal's Ctrl-C reaching both is not a second signal.
+ * primary with a message, not a signal, so that a terminal's Ctrl-C reaching both is not a second signal: the
+ * function returned starts that stop.
  * Node ignores SIGXFSZ, so a write past the file-size limit fails (EFBIG) and the inquiry is answered 503; the
  * deploy lock's library (proper-lockfile, through signal-exit) re-raises any signal no one else listens to,
  * which would end the process instead.
  */
-const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<void>) => {
+const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<void>): (() => void) => {
   let stopping = false;
   const grace = closeWithGrace(
     {
@@ -73,12 +75,9 @@ const stopOnSignals = (log: pino.Logger, graceMs: number, close: () => Promise<v
   );
   process.on("unhandledRejection", (reason: unknown) => log.error({ err: reason }, "unhandled rejection"));
   process.on("SIGXFSZ", () => undefined);
-  // From the primary: stop, because the service stops or another release's server has taken over.
-  if (cluster.isWorker) {
-    process.on("message", (message: unknown) => {
-      if ((message as { type?: unknown } | null)?.type === "stop" && !stopping) grace.close();
-    });
-  }
+  return () => {
+    if (!stopping) grace.close();
+  };
 };
 
 /** The release a worker runs, from the folder it runs in (null: the checkout). */
@@ -89,15 +88,26 @@ const releaseOfFolder = (deploy: DeploySettings, root: string): string | null =>
   return real(siteDirOf(deploy.dir, id)) === real(root) ? id : null;
 };
 
+/** Where visitors connect: PORT, and HOST (unset or blank: loopback only). */
+const publicAddress = () => ({ port: readSetting("PORT") ?? 9000, host: readSetting("HOST") ?? "127.0.0.1" });
+
 /** One site server, in this process: the whole server without releases, or a release's own as a worker. */
 const serveSite = async (deploy: DeploySettings | null) => {
   const root = projectRoot();
   const content = readInquiryContent(path.join(root, "content"));
-  const releases: ServedReleases | null =
+  // As a release's server: the primary's orders and connections, once the logger exists to say what it got.
+  let stop: () => void = () => undefined;
+  let log: pino.Logger | null = null;
+  const primary: WorkerEnd | null =
     deploy && cluster.isWorker
+      ? workerEnd({ log: (level, fields, line) => log?.[level](fields, line), onStop: () => stop() })
+      : null;
+  const releases: ServedReleases | null =
+    deploy && primary
       ? {
           served: releaseOfFolder(deploy, root),
-          control: releasesThroughPrimary(deploy.dir),
+          control: primary.releases(deploy.dir),
+          drained: primary.drained,
           webhookSecret: deploy.webhookSecret,
           branch: deploy.branch,
         }
@@ -115,12 +125,17 @@ const serveSite = async (deploy: DeploySettings | null) => {
     requestsPerMinute: readSetting("SITE_REQUESTS_PER_MINUTE"),
   });
   // Fastify's logger is a pino logger; its own type names only the methods Fastify's plugins may call.
-  const log = server.app.log as unknown as pino.Logger;
-  stopOnSignals(log, shutdownGrace(root), server.close);
-  const port = readSetting("PORT") ?? 9000;
-  // Unset or blank: loopback only.
-  const host = readSetting("HOST") ?? "127.0.0.1";
-  await server.app.listen({ port, host });
+  log = server.app.log as unknown as pino.Logger;
+  stop = stopOnSignals(log, shutdownGrace(root), server.close);
+  const { port, host } = publicAddress();
+  if (primary) {
+    // The primary holds the public socket and hands this server its connections.
+    await server.app.listen({ path: privateAddress(), exclusive: true });
+    primary.takeConnections(server.app.server);
+    primary.ready();
+  } else {
+    await server.app.listen({ port, host });
+  }
   const served = releases
     ? releases.served === null
       ? "the checkout (no release yet)"
@@ -144,12 +159,15 @@ const runPrimary = async (deploy: DeploySettings) => {
     modulesFrom: root,
     onLive: () => void primary?.follow(),
   });
+  const primaryLog = (level: "info" | "warn" | "error", fields: Record<string, unknown>, message: string) =>
+    log[level]({ component: "primary", ...fields }, message);
   primary = new Primary({
     deployDir: deploy.dir,
     checkoutDir: root,
+    listen: publicAddress(),
     stopGraceMs: graceMs,
-    log: (level, fields, message) => log[level]({ component: "primary", ...fields }, message),
-    onMessage: answerWorker(deployer),
+    log: primaryLog,
+    onMessage: answerWorker(deployer, primaryLog),
   });
   const running = primary;
   stopOnSignals(log, graceMs + 1_000, async () => {

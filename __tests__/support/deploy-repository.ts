@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -86,7 +86,7 @@ export const deploySettingsFor = (
   dir: fs.mkdtempSync(path.join(os.tmpdir(), "deploy-dir-")),
   repository: repository.url,
   branch: "main",
-  webhookSecret: "a webhook secret for tests",
+  webhookSecret: "a webhook secret for tests, 32 or more",
   keep: 3,
   buildMemoryMb: 1024,
   buildTimeoutMs: 60_000,
@@ -94,11 +94,19 @@ export const deploySettingsFor = (
   ...overrides,
 });
 
-/** The headers GitHub sends with a delivery, signed as GitHub signs it (HMAC-SHA256 of the exact body). */
-export const githubDelivery = (event: string, body: string, secret: string): Record<string, string> => ({
+/**
+ * The headers GitHub sends with a delivery, signed as GitHub signs it (HMAC-SHA256 of the exact body). Each
+ * delivery has an id of its own, as GitHub's have; a redelivery passes the first one's as `delivery`.
+ */
+export const githubDelivery = (
+  event: string,
+  body: string,
+  secret: string,
+  delivery: string = randomUUID(),
+): Record<string, string> => ({
   "content-type": "application/json",
   "x-github-event": event,
-  "x-github-delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+  "x-github-delivery": delivery,
   "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
 });
 

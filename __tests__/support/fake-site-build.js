@@ -10,13 +10,16 @@
 //   content/build-ms.txt milliseconds when that file exists; it appends its commit's headline to the file
 //   BUILD_RECORD names, so a test counts builds; it fails as a full disk makes it when content/disk-full.txt exists.
 //   It also writes the release's own server, dist/server/main.js (a stand-in for the compiled server): it
-//   listens on PORT and HOST (shared through the primary when it runs as a cluster worker), answers /healthz
-//   and the files of public/, and names itself in an X-Release-Server header with content/server.txt (or
-//   "standard"); with content/server-fails.txt it ends at start with that file's text, as a server that
+//   listens on PORT and HOST (run by a primary as a cluster worker, it takes the primary's connections instead
+//   and says it is ready), answers /healthz
+//   with the status alone (as the real server answers a request without the token) and the files of public/,
+//   and names itself in an X-Release-Server header with content/server.txt (or "standard"); with
+//   content/server-fails.txt it ends at start with that file's text, as a server that
 //   cannot start does; with content/server-ms.txt it waits that long before it listens. It counts itself
 //   in public/started.txt and prints its pid, so a test sees how often a release's server was started,
 //   and whether that process still runs. With content/answer-ms.txt it takes that long over every answer
-//   (requests in flight while it is stopped); with content/server-env.txt (variable names, one a line) it
+//   (requests in flight while it is stopped); run by a primary with content/server-ends-ms.txt, it ends by
+//   itself (exit code 3) that long after it is ready, as a bug that shows only in service; with content/server-env.txt (variable names, one a line) it
 //   writes those variables, as it got them, to public/server-env.json at start.
 //   The build appends its headline to public/built.txt: an incremental build adds to what the build before
 //   left there, a full one (which starts without public/) begins the file again.
@@ -53,7 +56,7 @@ const answer = (request, response) => {
   const url = request.url.split("?")[0];
   if (url === "/healthz") {
     response.setHeader("Content-Type", "application/json");
-    response.end(JSON.stringify({ status: "ok", server: ${JSON.stringify(name)} }));
+    response.end(JSON.stringify({ status: "ok" }));
     return;
   }
   const file = path.join("public", url === "/" ? "index.html" : url);
@@ -68,13 +71,45 @@ const answer = (request, response) => {
 };
 server.keepAliveTimeout = 1000;
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
-// A primary stops its workers with a message, as main.ts answers it.
-process.on("message", (message) => {
-  if (message && message.type === "stop") server.close(() => process.exit(0));
-});
-setTimeout(() => server.listen(Number(process.env.PORT), process.env.HOST || "127.0.0.1", () => {
-  console.log("serving on " + server.address().port);
-}), waitMs);
+if (require("node:cluster").isWorker) {
+  // Run by a primary, as main.ts is: it takes the primary's connections and stops at its message.
+  // As main.ts does: a stop waits for the first request of connections just handed over (at most 1 s).
+  const fresh = new Set();
+  const answering = new Set();
+  server.on("request", (request, response) => {
+    fresh.delete(request.socket);
+    answering.add(response);
+    response.once("close", () => answering.delete(response));
+  });
+  process.on("message", (message, handle) => {
+    if (message && message.type === "connection" && handle) {
+      fresh.add(handle);
+      handle.once("close", () => fresh.delete(handle));
+      server.emit("connection", handle);
+      handle.resume();
+    } else if (message && message.type === "stop") {
+      // Node's close does not wait for connections it did not accept itself: the answers under way are awaited here.
+      const began = Date.now();
+      const stop = () =>
+        (fresh.size === 0 || Date.now() - began > 1000) && answering.size === 0 ? process.exit(0) : setTimeout(stop, 10);
+      stop();
+    }
+  });
+  setTimeout(() => server.listen({ path: "\\0fake-release-" + process.pid, exclusive: true }, () => {
+    console.log("serving as a worker");
+    process.send({ protocol: 1, type: "ready" });
+    // A bug that shows only in service: it ends by itself a while after it began to serve.
+    const endsMs = msOf(path.join("content", "server-ends-ms.txt"));
+    if (endsMs > 0) setTimeout(() => {
+      console.error("a bug that shows only in service");
+      process.exit(3);
+    }, endsMs);
+  }), waitMs);
+} else {
+  setTimeout(() => server.listen(Number(process.env.PORT), process.env.HOST || "127.0.0.1", () => {
+    console.log("serving on " + server.address().port);
+  }), waitMs);
+}
 `;
 const home = () => JSON.parse(fs.readFileSync(path.join("content", "home.json"), "utf8"));
 
@@ -120,6 +155,12 @@ if (step === "install") {
     const serverName = fs.existsSync(serverFile) ? fs.readFileSync(serverFile, "utf8").trim() : "standard";
     fs.mkdirSync(path.join("dist", "server"), { recursive: true });
     fs.writeFileSync(path.join("dist", "server", "main.js"), releaseServer(serverName));
+    // What the primary looks for before it runs a release's server: one that takes connections from it.
+    fs.mkdirSync(path.join("dist", "server", "releases"), { recursive: true });
+    fs.writeFileSync(
+      path.join("dist", "server", "releases", "handoff.js"),
+      "// the stand-in server takes the primary's connections\n",
+    );
     fs.writeFileSync(
       path.join("public", "_headers"),
       `/*\n  X-Content-Type-Options: nosniff\n\n/\n  Content-Security-Policy: default-src 'self'; script-src 'sha256-${headline.replace(/\W/g, "")}'\n`,

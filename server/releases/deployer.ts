@@ -17,6 +17,7 @@ import {
   newReleaseId,
   releaseDir,
   releasesToPrune,
+  rememberDelivery,
   siteDirOf,
   writeReleaseRecord,
   type FailedStep,
@@ -34,6 +35,12 @@ import type { DeploySettings } from "./settings";
  * (the server's webhook and `releases --deploy` take the same lock); requests that arrive
  * during a deploy are folded into one more deploy of the newest commit asked for.
  */
+
+/** Whether a push was taken, and the words for GitHub's list of deliveries. */
+export interface DeployAcceptance {
+  readonly accepted: boolean;
+  readonly message: string;
+}
 
 /** A step's command: the program and its arguments, run in the build folder (the start: in the release's site folder). */
 export type Command = readonly [string, ...string[]];
@@ -289,6 +296,8 @@ export class Deployer {
   /**
    * Asks for a deploy of a commit of the branch (by default its head when the deploy starts). While one
    * runs, the newest request waits and the ones before it are dropped: the last push wins, none is built twice.
+   * A commit whose release the primary rolled back for failing in service is not built again this way:
+   * only a new push, or `releases --deploy`, deploys it.
    */
   request(commit = "HEAD"): void {
     if (this.stopping.signal.aborted) return;
@@ -297,6 +306,27 @@ export class Deployer {
       return;
     }
     this.running = this.loop(commit);
+  }
+
+  /**
+   * GitHub's push of `commit` in delivery `delivery`: taken (a deploy starts or waits), answered as taken and
+   * ignored when that delivery was taken before (a replay, or GitHub's redelivery of one that succeeded), or
+   * refused while the server stops, so that GitHub lists it as failed and it can be delivered again.
+   */
+  accept(commit: string, delivery: string | null): DeployAcceptance {
+    if (this.stopping.signal.aborted) {
+      return { accepted: false, message: "This server is stopping: redeliver the push once it runs again." };
+    }
+    if (delivery !== null && !rememberDelivery(this.settings.dir, delivery)) {
+      return { accepted: true, message: `ignored: delivery ${delivery} was received before` };
+    }
+    this.request(commit);
+    return { accepted: true, message: "deploying" };
+  }
+
+  /** Whether a deploy runs, and what waits: from memory, for questions asked often. */
+  activity(): Pick<DeployStatus, "running" | "queued"> {
+    return { running: this.running !== null, queued: this.queued };
   }
 
   /** Resolves when no deploy runs or waits. */
@@ -320,7 +350,7 @@ export class Deployer {
     let next: string | null = first;
     try {
       while (next !== null && !this.stopping.signal.aborted) {
-        await this.deployOnce(next).catch((error: unknown) =>
+        await this.deployOnce(next, { againAfterService: false }).catch((error: unknown) =>
           this.log(`deploy: ${(error as Error).message}`, { err: error }),
         );
         next = this.queued;
@@ -331,8 +361,11 @@ export class Deployer {
     }
   }
 
-  /** One deploy, from fetch to switch; resolves with the release (or null when the commit was already live). */
-  async deployOnce(commitWanted = "HEAD"): Promise<ReleaseRecord | null> {
+  /**
+   * One deploy, from fetch to switch; resolves with the release (or null when the commit was already live, or
+   * failed in service and `againAfterService` is false, as for a push).
+   */
+  async deployOnce(commitWanted = "HEAD", { againAfterService = true } = {}): Promise<ReleaseRecord | null> {
     const { dir } = this.settings;
     fs.mkdirSync(dir, { recursive: true });
     const release = await acquireDeployLock(dir, this.stopping.signal);
@@ -345,6 +378,14 @@ export class Deployer {
       const live = listReleases(dir).find((candidate) => candidate.id === liveId);
       if (live?.commit === commit) {
         this.log(`deploy: ${commit.slice(0, 12)} is already live`, { commit });
+        return null;
+      }
+      const newest = listReleases(dir).find((candidate) => candidate.commit === commit);
+      if (!againAfterService && newest?.failedStep === "service") {
+        this.log(
+          `deploy: ${commit.slice(0, 12)} was rolled back for failing in service; it is deployed again only by a new push or releases --deploy`,
+          { commit, release: newest.id },
+        );
         return null;
       }
       return await this.build(commit, deadline);

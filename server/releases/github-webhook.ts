@@ -16,6 +16,8 @@ export interface WebhookAnswer {
   readonly body: { readonly message: string; readonly commit?: string };
   /** The commit to deploy, when the delivery asks for one. */
   readonly deploy?: string;
+  /** GitHub's id of this delivery (X-GitHub-Delivery), the same when it is delivered again. */
+  readonly delivery?: string | null;
 }
 
 /** The largest delivery read. GitHub caps a delivery at 25 MB, but a push lists at most 20 commits (a few KB each). */
@@ -62,5 +64,12 @@ export const handleGithubWebhook = async (
     return { status: 202, body: { message: "ignored: the branch was deleted; the live site stays" } };
   }
   if (!/^[0-9a-f]{40}$/.test(after)) return { status: 400, body: { message: "The push names no commit." } };
-  return { status: 202, body: { message: "deploying", commit: after }, deploy: after };
+  const delivery = request.headers["x-github-delivery"];
+  return {
+    status: 202,
+    body: { message: "deploying", commit: after },
+    deploy: after,
+    // GitHub's ids are GUIDs; anything else is not remembered rather than stored as it came.
+    delivery: typeof delivery === "string" && /^[0-9a-f-]{8,64}$/i.test(delivery) ? delivery : null,
+  };
 };

@@ -15,6 +15,7 @@ import path from "node:path";
  *       build.log               everything the install, the content check, the build and the start printed
  *       site/                   the commit's files, its node_modules, its built public/ and compiled dist/
  *     live -> releases/<id>   the release whose own server answers visitors
+ *     previous -> releases/<id> the release that was live before it: what the primary rolls back to
  *     deploy.lock/            held by the one deploy under way (the server's or the releases command's)
  *
  * Switching is one rename of a symbolic link over `live`, which POSIX makes atomic: a reader finds the
@@ -25,7 +26,7 @@ import path from "node:path";
 type ReleaseState = "building" | "good" | "failed";
 
 /** The steps of a deploy, as a failed release names the one it stopped at. */
-export type FailedStep = "fetch" | "install" | "check" | "build" | "verify" | "start" | "interrupted";
+export type FailedStep = "fetch" | "install" | "check" | "build" | "verify" | "start" | "interrupted" | "service";
 
 export interface ReleaseRecord {
   readonly id: string;
@@ -34,7 +35,10 @@ export interface ReleaseRecord {
   readonly startedAt: string;
   readonly finishedAt?: string;
   readonly state: ReleaseState;
-  /** The step that failed: fetch, install, check, build, verify or start (or interrupted). */
+  /**
+   * The step that failed: fetch, install, check, build, verify or start (or interrupted); `service` when it went
+   * live and its server then kept ending by itself, and the primary rolled it back.
+   */
   readonly failedStep?: FailedStep;
   /** Why it failed, in a line or a few: the step, and the end of what it printed. */
   readonly reason?: string;
@@ -52,7 +56,11 @@ export interface ListedRelease extends ReleaseRecord {
 
 const RELEASES_FOLDER = "releases";
 const LIVE_LINK = "live";
+const PREVIOUS_LINK = "previous";
 const RECORD_FILE = "release.json";
+const DELIVERIES_FILE = "deliveries.json";
+/** GitHub's deliveries remembered: far more than pushes arrive between two replays anyone would attempt. */
+const DELIVERIES_KEPT = 500;
 const BUILD_LOG = "build.log";
 const SITE_FOLDER = "site";
 
@@ -75,12 +83,15 @@ export const readBuildState = (deployDir: string): BuildState | null => {
   }
 };
 
-export const writeBuildState = (deployDir: string, state: BuildState): void => {
-  const file = buildStateFile(deployDir);
+/** Writes a file whole or not at all: a crash mid-write leaves the one before. */
+const writeWhole = (file: string, data: unknown): void => {
   const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  fs.writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`);
   fs.renameSync(temporary, file);
 };
+
+export const writeBuildState = (deployDir: string, state: BuildState): void =>
+  writeWhole(buildStateFile(deployDir), state);
 
 const releasesDir = (deployDir: string): string => path.join(deployDir, RELEASES_FOLDER);
 export const releaseDir = (deployDir: string, id: string): string => path.join(releasesDir(deployDir), id);
@@ -104,25 +115,35 @@ export const newReleaseId = (deployDir: string, commit: string, now: Date): stri
   return `${stamp}-${commit.slice(0, 12)}`;
 };
 
-/** The id of the live release, or null before the first one. */
-export const liveReleaseId = (deployDir: string): string | null => {
+const linkedRelease = (deployDir: string, link: string): string | null => {
   try {
-    return path.basename(fs.readlinkSync(path.join(deployDir, LIVE_LINK)));
+    return path.basename(fs.readlinkSync(path.join(deployDir, link)));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
 };
 
-/** Writes a release's record whole or not at all (a crash mid-write leaves the previous record). */
-export const writeReleaseRecord = (deployDir: string, record: ReleaseRecord): void => {
-  const file = path.join(releaseDir(deployDir, record.id), RECORD_FILE);
+/** The id of the live release, or null before the first one. */
+export const liveReleaseId = (deployDir: string): string | null => linkedRelease(deployDir, LIVE_LINK);
+
+/** The id of the release that was live before the live one, or null. */
+export const previousReleaseId = (deployDir: string): string | null => linkedRelease(deployDir, PREVIOUS_LINK);
+
+/** Points `link` at a release in one atomic step: a new link beside it, renamed over it. */
+const pointLink = (deployDir: string, link: string, id: string) => {
+  const file = path.join(deployDir, link);
   const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
+  fs.symlinkSync(path.join(RELEASES_FOLDER, id), temporary);
   fs.renameSync(temporary, file);
 };
 
-const readRecord = (deployDir: string, id: string): ReleaseRecord | null => {
+/** Writes a release's record whole or not at all (a crash mid-write leaves the previous record). */
+export const writeReleaseRecord = (deployDir: string, record: ReleaseRecord): void =>
+  writeWhole(path.join(releaseDir(deployDir, record.id), RECORD_FILE), record);
+
+/** A release's record, or null when there is none. */
+export const readReleaseRecord = (deployDir: string, id: string): ReleaseRecord | null => {
   try {
     return JSON.parse(fs.readFileSync(path.join(releaseDir(deployDir, id), RECORD_FILE), "utf8")) as ReleaseRecord;
   } catch {
@@ -145,23 +166,23 @@ export const listReleases = (deployDir: string): ListedRelease[] => {
     .sort()
     .reverse()
     .flatMap((id) => {
-      const record = readRecord(deployDir, id);
+      const record = readReleaseRecord(deployDir, id);
       return record ? [{ ...record, live: id === live }] : [];
     });
 };
 
 /**
- * Makes a good release the live one, in one atomic step: a new link beside `live`, renamed over it.
- * Refuses a release that is not good, so neither a rollback nor a deploy can put a failed build live.
+ * Makes a good release the live one, in one atomic step: a new link beside `live`, renamed over it. The
+ * release live until then becomes `previous` first, so a crash between the two leaves both naming good
+ * releases. Refuses a release that is not good, so neither a rollback nor a deploy can put a failed build live.
  */
 export const makeLive = (deployDir: string, id: string): ReleaseRecord => {
-  const record = readRecord(deployDir, id);
+  const record = readReleaseRecord(deployDir, id);
   if (!record) throw new Error(`There is no release ${id}.`);
   if (record.state !== "good") throw new Error(`Release ${id} is ${record.state}, not good; it cannot go live.`);
-  const link = path.join(deployDir, LIVE_LINK);
-  const temporary = `${link}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.symlinkSync(path.join(RELEASES_FOLDER, id), temporary);
-  fs.renameSync(temporary, link);
+  const before = liveReleaseId(deployDir);
+  if (before !== null && before !== id) pointLink(deployDir, PREVIOUS_LINK, before);
+  pointLink(deployDir, LIVE_LINK, id);
   return record;
 };
 
@@ -180,12 +201,13 @@ export const releasesOfCommit = (deployDir: string, commitPrefix: string): Liste
 
 /**
  * What rollback no longer needs: all but the live release, the one live just before it (requests that
- * began on it may still be reading its files), the `keep` newest other good ones, the newest failed one
- * (its log says why the last deploy failed) and any still building. The deployer removes them.
+ * began on it may still be reading its files, and the primary rolls back to it when the live one fails in
+ * service), the `keep` newest other good ones, the newest failed one (its log says why the last deploy
+ * failed) and any still building. The deployer removes them.
  */
 export const releasesToPrune = (deployDir: string, keep: number, previousLive: string | null = null): string[] => {
   const releases = listReleases(deployDir);
-  const kept = new Set<string>(previousLive === null ? [] : [previousLive]);
+  const kept = new Set<string>([previousLive, previousReleaseId(deployDir)].filter((id): id is string => id !== null));
   for (const release of releases) if (release.live || release.state === "building") kept.add(release.id);
   for (const release of releases.filter((candidate) => candidate.state === "good" && !candidate.live).slice(0, keep)) {
     kept.add(release.id);
@@ -209,4 +231,23 @@ export interface DeployStatus {
 export const deployStatus = (deployDir: string, running: boolean, queued: string | null): DeployStatus => {
   const releases = listReleases(deployDir);
   return { running, queued, live: releases.find((release) => release.live) ?? null, last: releases[0] ?? null };
+};
+
+/**
+ * Remembers a GitHub delivery taken for a deploy; false when it was taken before. Kept on disk, so a replay
+ * after a restart is still known, and only the newest are kept.
+ */
+export const rememberDelivery = (deployDir: string, delivery: string): boolean => {
+  const file = path.join(deployDir, DELIVERIES_FILE);
+  let known: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (Array.isArray(parsed)) known = parsed.filter((entry): entry is string => typeof entry === "string");
+  } catch {
+    // None yet, or unreadable: start a new list.
+  }
+  if (known.includes(delivery)) return false;
+  fs.mkdirSync(deployDir, { recursive: true });
+  writeWhole(file, [...known, delivery].slice(-DELIVERIES_KEPT));
+  return true;
 };

@@ -5,9 +5,6 @@ import { handleGithubWebhook, MAX_WEBHOOK_BODY_BYTES } from "./github-webhook";
 /** GitHub's push webhook (DEPLOY_WEBHOOK_SECRET), which deploys the branch to this server. */
 export const DEPLOY_WEBHOOK_PATH = "/api/deploy/github";
 
-export const STOPPING_MESSAGE =
-  "This server was stopping and did not start the deploy: redeliver the push from the hook's Recent Deliveries.";
-
 export interface DeployWebhookOptions {
   readonly releases: ReleaseControl;
   readonly secret: string;
@@ -38,13 +35,15 @@ export const deployWebhook: FastifyPluginAsync<DeployWebhookOptions> = async (ap
     );
     reply.header("Cache-Control", "no-store");
     if (answer.deploy) {
-      const fields = { commit: answer.deploy, branch };
-      if (!releases.request(answer.deploy)) {
-        log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} arrived as this server stopped`, fields);
-        // GitHub lists the delivery as failed, to be delivered again to the server that took over.
-        return reply.code(503).send({ message: STOPPING_MESSAGE });
+      const fields = { commit: answer.deploy, branch, delivery: answer.delivery ?? null };
+      const taken = await releases.request(answer.deploy, answer.delivery ?? null);
+      if (!taken.accepted) {
+        log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} not taken: ${taken.message}`, fields);
+        // GitHub lists the delivery as failed, to be delivered again once the deploys can take it.
+        return reply.code(503).send({ message: taken.message });
       }
-      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received`, fields);
+      log(`deploy: push of ${answer.deploy.slice(0, 12)} to ${branch} received: ${taken.message}`, fields);
+      return reply.code(answer.status).send({ ...answer.body, message: taken.message });
     }
     return reply.code(answer.status).send(answer.body);
   });

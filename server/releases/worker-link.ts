@@ -1,96 +1,228 @@
-import type { Worker } from "node:cluster";
-import type { Deployer } from "./deployer";
+import type http from "node:http";
+import net from "node:net";
+import type { Deployer, DeployAcceptance } from "./deployer";
 import { deployStatus, type DeployStatus } from "./release-store";
+import { message, readPrimaryMessage, readWorkerMessage, type PrimaryMessage, type WorkerMessage } from "./protocol";
 
 /**
- * What the server that answers visitors (a worker: the live release's own server) and the primary that
- * deploys say to each other over the cluster's channel. The worker takes GitHub's webhook and asks the
- * primary to deploy; /healthz asks it whether a deploy runs. The releases themselves are read from disk.
+ * The two ends of the cluster's channel between the primary and the live release's server (its worker), in
+ * the messages of protocol.ts: the primary hands the worker each visitor's connection and tells it to stop;
+ * the worker takes GitHub's webhook and asks the primary to deploy, and /healthz asks whether a deploy runs.
+ * The releases themselves are read from disk.
  */
-type WorkerMessage =
-  { readonly type: "deploy"; readonly commit: string } | { readonly type: "deploy-status"; readonly id: number };
-
-interface PrimaryMessage {
-  readonly type: "deploy-status";
-  readonly id: number;
-  readonly running: boolean;
-  readonly queued: string | null;
-}
 
 /** The deploys as a route sees them, whether the deployer runs in this process or in the primary. */
 export interface ReleaseControl {
-  /** Asks for a deploy of a commit of the branch; false when the deploys cannot be reached (this server is stopping). */
-  request(commit: string): boolean;
+  /** Asks for a deploy of a commit of the branch, pushed in GitHub's delivery `delivery`. */
+  request(commit: string, delivery: string | null): Promise<DeployAcceptance>;
   status(): Promise<DeployStatus>;
 }
 
 /** The deployer of this process (the primary's, or a test's). */
 export const localReleases = (deployer: Deployer): ReleaseControl => ({
-  request: (commit) => {
-    deployer.request(commit);
-    return true;
-  },
+  request: (commit, delivery) => Promise.resolve(deployer.accept(commit, delivery)),
   status: () => Promise.resolve(deployer.status()),
 });
 
-// The primary answers at once; one that does not is stopping, and the answer says no deploy is known to run.
-const STATUS_TIMEOUT_MS = 2_000;
+// The primary answers at once; one that does not is stopping, or does not speak this protocol.
+const ANSWER_TIMEOUT_MS = 2_000;
+// A visitor's first request follows its connection at once; one that sends nothing for this long is idle.
+const FIRST_REQUEST_WAIT_MS = 1_000;
 
-const isPrimaryMessage = (message: unknown): message is PrimaryMessage =>
-  typeof message === "object" && message !== null && (message as { type?: unknown }).type === "deploy-status";
+type Channel = Pick<NodeJS.Process, "send" | "on" | "off" | "connected">;
+
+/** What the worker's end does with the primary's orders. */
+interface WorkerEndOptions {
+  /** A line for the log, at its level. */
+  readonly log: (level: "warn" | "error", fields: Record<string, unknown>, line: string) => void;
+  /** The primary's order to stop (the service stops, or another release's server took over). */
+  readonly onStop: () => void;
+}
+
+export interface WorkerEnd {
+  /** The deploys, through the primary. */
+  readonly releases: (deployDir: string) => ReleaseControl;
+  /** Serves every connection the primary hands over with `server` (an HTTP server), as if it had accepted it. */
+  readonly takeConnections: (server: net.Server) => void;
+  /** Tells the primary this server takes connections now. */
+  readonly ready: () => void;
+  /** At a stop: closes each connection handed over once it has given the answers under way; resolves when all have closed. */
+  readonly drained: () => Promise<void>;
+}
+
+const NOT_ANSWERED =
+  "The server that runs the deploys did not answer: redeliver the push from the hook's Recent Deliveries.";
 
 /**
- * In a worker: the deploys through the primary, the releases from DEPLOY_DIR. The channel closes when the
+ * In a worker: one listener on the channel for every message from the primary. The channel closes when the
  * primary retires this worker; a request still in hand then finds no deploys to ask (a message on a closed
  * channel would be an error nobody catches).
  */
-export const releasesThroughPrimary = (
-  deployDir: string,
-  channel: Pick<NodeJS.Process, "send" | "on" | "off" | "connected"> = process,
-): ReleaseControl => {
+export const workerEnd = (options: WorkerEndOptions, channel: Channel = process): WorkerEnd => {
   let nextId = 0;
-  /** The questions awaiting the primary's answer, by id: one listener on the channel serves them all. */
-  const waiting = new Map<number, (answer: PrimaryMessage | null) => void>();
-  const answered = (message: unknown) => {
-    if (isPrimaryMessage(message)) waiting.get(message.id)?.(message);
+  /** The questions awaiting the primary's answer, by id, with the type their answer has. */
+  const waiting = new Map<
+    number,
+    { readonly answer: PrimaryMessage["type"]; readonly settle: (answer: PrimaryMessage | null) => void }
+  >();
+  let connections: net.Server | null = null;
+  /**
+   * Connections handed over whose first request has not begun. A stop closes idle connections, and one
+   * handed over just before the stop is idle until its request's bytes are read: the stop waits for them.
+   */
+  const fresh = new Set<net.Socket>();
+  /**
+   * Every connection handed over that is still open, and how many answers each is giving. Node's server
+   * counts only the connections it accepted itself, so its close would not wait for these: `drained` does.
+   */
+  const handed = new Set<net.Socket>();
+  const answering = new Map<net.Socket, number>();
+  let draining = false;
+  let allClosed: (() => void) | null = null;
+  let allSettled: (() => void) | null = null;
+  const settle = (socket: net.Socket) => {
+    fresh.delete(socket);
+    if (fresh.size === 0) allSettled?.();
+  };
+  const stopOnceSettled = async () => {
+    if (fresh.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FIRST_REQUEST_WAIT_MS);
+        allSettled = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    options.onStop();
   };
   /** Sends to the primary; false once the channel has closed. */
-  const sent = (message: WorkerMessage): boolean => {
+  const sent = (body: WorkerMessage): boolean => {
     if (!channel.connected || !channel.send) return false;
-    channel.send(message);
+    channel.send(body);
     return true;
   };
+  channel.on("message", (raw: unknown, handle: unknown) => {
+    const received = readPrimaryMessage(raw);
+    const { known } = received;
+    if (known === null) {
+      options.log(
+        "warn",
+        { type: received.type },
+        `a message from the primary of a type this server does not know: ${received.type}`,
+      );
+      sent(message<WorkerMessage>({ type: "unknown", of: received.type, id: received.id }));
+      return;
+    }
+    if (known.type === "connection") {
+      if (handle instanceof net.Socket && connections) {
+        fresh.add(handle);
+        handed.add(handle);
+        handle.once("close", () => {
+          settle(handle);
+          handed.delete(handle);
+          answering.delete(handle);
+          if (handed.size === 0) allClosed?.();
+        });
+        connections.emit("connection", handle);
+        handle.resume();
+      } else if (handle instanceof net.Socket) handle.destroy();
+    } else if (known.type === "stop") void stopOnceSettled();
+    else if (known.type === "unknown") {
+      options.log("error", { of: known.of }, `the primary does not know this server's ${known.of} message`);
+      if (known.id !== undefined) waiting.get(known.id)?.settle(null);
+    } else {
+      // Only the answer to that question: another message with its id is not one.
+      const question = waiting.get(known.id);
+      if (question?.answer === known.type) question.settle(known);
+    }
+  });
+  /** Asks the primary; resolves with its answer, or null (no answer in time, a closed channel, not understood). */
+  const ask = (
+    answer: PrimaryMessage["type"],
+    question: (id: number) => WorkerMessage,
+  ): Promise<PrimaryMessage | null> =>
+    new Promise((resolve) => {
+      const id = (nextId += 1);
+      const settle = (answer: PrimaryMessage | null) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve(answer);
+      };
+      const timer = setTimeout(() => settle(null), ANSWER_TIMEOUT_MS);
+      waiting.set(id, { answer, settle });
+      if (!sent(question(id))) settle(null);
+    });
   return {
-    request: (commit) => sent({ type: "deploy", commit }),
-    status: () =>
-      new Promise((resolve) => {
-        const id = (nextId += 1);
-        // No answer (a timeout, a closed channel): no deploy is known to run.
-        const settle = (answer: PrimaryMessage | null) => {
-          clearTimeout(timer);
-          waiting.delete(id);
-          if (waiting.size === 0) channel.off("message", answered);
-          resolve(deployStatus(deployDir, answer?.running ?? false, answer?.queued ?? null));
-        };
-        const timer = setTimeout(() => settle(null), STATUS_TIMEOUT_MS);
-        if (waiting.size === 0) channel.on("message", answered);
-        waiting.set(id, settle);
-        if (!sent({ type: "deploy-status", id })) settle(null);
-      }),
+    releases: (deployDir) => ({
+      request: async (commit, delivery) => {
+        const answer = await ask("deploy-answer", (id) =>
+          message<WorkerMessage>({ type: "deploy", id, commit, delivery }),
+        );
+        return answer?.type === "deploy-answer"
+          ? { accepted: answer.accepted, message: answer.message }
+          : { accepted: false, message: NOT_ANSWERED };
+      },
+      status: async () => {
+        const answer = await ask("deploy-status", (id) => message<WorkerMessage>({ type: "deploy-status", id }));
+        // No answer: no deploy is known to run.
+        const known = answer?.type === "deploy-status" ? answer : null;
+        return deployStatus(deployDir, known?.running ?? false, known?.queued ?? null);
+      },
+    }),
+    takeConnections: (server) => {
+      connections = server;
+      server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+        const { socket } = request;
+        settle(socket);
+        answering.set(socket, (answering.get(socket) ?? 0) + 1);
+        response.once("close", () => {
+          const left = (answering.get(socket) ?? 1) - 1;
+          answering.set(socket, left);
+          if (draining && left === 0) socket.destroy();
+        });
+      });
+    },
+    drained: async () => {
+      draining = true;
+      for (const socket of handed) if ((answering.get(socket) ?? 0) === 0) socket.destroy();
+      while (handed.size > 0) await new Promise<void>((resolve) => (allClosed = resolve));
+    },
+    ready: () => void sent(message<WorkerMessage>({ type: "ready" })),
   };
 };
 
-/** In the primary: a worker's message, answered from its deployer. Anything else is ignored. */
-export const answerWorker = (deployer: Deployer) => (worker: Pick<Worker, "send">, message: unknown) => {
-  if (typeof message !== "object" || message === null) return;
-  const { type } = message as { type?: unknown };
-  if (type === "deploy") {
-    const { commit } = message as { commit?: unknown };
-    if (typeof commit === "string" && /^([0-9a-f]{40}|HEAD)$/.test(commit)) deployer.request(commit);
-  } else if (type === "deploy-status") {
-    const { id } = message as { id?: unknown };
-    if (typeof id !== "number") return;
-    const { running, queued } = deployer.status();
-    worker.send({ type: "deploy-status", id, running, queued } satisfies PrimaryMessage);
-  }
-};
+/** The primary's part of a worker's message: what it sends back. */
+export type Reply = (body: PrimaryMessage) => void;
+
+/**
+ * In the primary: a worker's questions about the deploys, answered from its deployer; a message it does not
+ * know is answered as such. `ready` is the primary's own business (primary.ts) and comes here only as known.
+ */
+export const answerWorker =
+  (deployer: Pick<Deployer, "accept" | "activity">, log: WorkerEndOptions["log"]) =>
+  (raw: unknown, reply: Reply): void => {
+    const received = readWorkerMessage(raw);
+    const { known } = received;
+    if (known === null) {
+      log(
+        "warn",
+        { type: received.type },
+        `a message from a release's server of a type the primary does not know: ${received.type}`,
+      );
+      reply(message<PrimaryMessage>({ type: "unknown", of: received.type, id: received.id }));
+      return;
+    }
+    if (known.type === "deploy") {
+      const valid = /^([0-9a-f]{40}|HEAD)$/.test(known.commit);
+      const answer = valid
+        ? deployer.accept(known.commit, known.delivery)
+        : { accepted: false, message: `not a commit: ${known.commit.slice(0, 64)}` };
+      reply(message<PrimaryMessage>({ type: "deploy-answer", id: known.id, ...answer }));
+    } else if (known.type === "deploy-status") {
+      const { running, queued } = deployer.activity();
+      reply(message<PrimaryMessage>({ type: "deploy-status", id: known.id, running, queued }));
+    } else if (known.type === "unknown") {
+      log("error", { of: known.of }, `a release's server does not know the primary's ${known.of} message`);
+    }
+  };
