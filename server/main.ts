@@ -16,7 +16,7 @@ import pino from "pino";
 import { readInquiryContent } from "./inquiries/content-on-disk";
 import { readInquiryConfig } from "./inquiries/config";
 import { buildApp, type ServedReleases } from "./app";
-import { Deployer } from "./releases/deployer";
+import { DeployerProcess } from "./releases/deployer-process";
 import { Primary } from "./releases/primary";
 import { siteDirOf } from "./releases/release-store";
 import { readDeploySettings, type DeploySettings } from "./releases/settings";
@@ -147,20 +147,15 @@ const serveSite = async (deploy: DeploySettings | null) => {
   );
 };
 
-/** The primary: deploys, and runs the live release's own server as its worker. */
+/** The primary: runs the live release's own server as its worker, and the deploys in a process of their own. */
 const runPrimary = async (deploy: DeploySettings) => {
   const root = projectRoot();
   const log = pino({ level: "info" }, logOutput());
   const graceMs = shutdownGrace(root);
   let primary: Primary | null = null;
-  const deployer = new Deployer({
-    settings: deploy,
-    log: (line, fields) => log.info({ component: "deploy", ...fields }, line),
-    modulesFrom: root,
-    onLive: () => void primary?.follow(),
-  });
   const primaryLog = (level: "info" | "warn" | "error", fields: Record<string, unknown>, message: string) =>
     log[level]({ component: "primary", ...fields }, message);
+  const deployer = new DeployerProcess({ checkoutDir: root, log: primaryLog, onLive: () => void primary?.follow() });
   primary = new Primary({
     deployDir: deploy.dir,
     checkoutDir: root,
@@ -174,8 +169,7 @@ const runPrimary = async (deploy: DeploySettings) => {
     await Promise.all([deployer.stop(), running.stop()]);
   });
   await running.start();
-  // A deploy that a power loss or a kill cut short is recorded as not made, once its lock is free.
-  void deployer.recoverInterrupted().catch((error: unknown) => log.error({ err: error }, "deploy: recovery failed"));
+  deployer.start();
   if (deploy.webhookSecret) log.info(`deploying pushes to ${deploy.branch} from POST /api/deploy/github`);
 };
 

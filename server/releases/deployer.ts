@@ -36,6 +36,9 @@ import type { DeploySettings } from "./settings";
  * during a deploy are folded into one more deploy of the newest commit asked for.
  */
 
+/** Whether a deploy runs, and the commit that waits for it to end. */
+export type DeployActivity = Pick<DeployStatus, "running" | "queued">;
+
 /** Whether a push was taken, and the words for GitHub's list of deliveries. */
 export interface DeployAcceptance {
   readonly accepted: boolean;
@@ -70,6 +73,8 @@ export interface DeployerOptions {
   readonly modulesFrom?: string;
   /** Called after a release went live, in the same process; what it throws is logged, never a failure. */
   readonly onLive?: (release: ReleaseRecord) => void;
+  /** Called whenever a deploy begins or ends, or a push starts or stops waiting (what `activity()` says). */
+  readonly onActivity?: (activity: DeployActivity) => void;
   readonly steps?: DeploySteps;
   readonly now?: () => Date;
   /** How long the release's own server may take to answer its health check before the release fails. */
@@ -301,11 +306,13 @@ export class Deployer {
    */
   request(commit = "HEAD"): void {
     if (this.stopping.signal.aborted) return;
-    if (this.running) {
-      this.queued = commit;
-      return;
-    }
-    this.running = this.loop(commit);
+    if (this.running) this.queued = commit;
+    else this.running = this.loop(commit);
+    this.changed();
+  }
+
+  private changed() {
+    this.options.onActivity?.(this.activity());
   }
 
   /**
@@ -325,7 +332,7 @@ export class Deployer {
   }
 
   /** Whether a deploy runs, and what waits: from memory, for questions asked often. */
-  activity(): Pick<DeployStatus, "running" | "queued"> {
+  activity(): DeployActivity {
     return { running: this.running !== null, queued: this.queued };
   }
 
@@ -355,9 +362,11 @@ export class Deployer {
         );
         next = this.queued;
         this.queued = null;
+        this.changed();
       }
     } finally {
       this.running = null;
+      this.changed();
     }
   }
 
@@ -616,6 +625,8 @@ export class Deployer {
     if (installed === "installed") await this.runStep("npm ci", this.steps.install, build, logFile, deadline);
     // Written beside, then renamed: the modules are hard-linked into releases, whose copy must not change.
     if (lockfileHash !== null) {
+      // A project without dependencies has none after npm ci.
+      fs.mkdirSync(modules, { recursive: true });
       fs.writeFileSync(`${marker}.tmp`, lockfileHash);
       fs.renameSync(`${marker}.tmp`, marker);
     }

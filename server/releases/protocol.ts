@@ -38,11 +38,29 @@ const fromPrimary = z.discriminatedUnion("type", [stop, connection, deployAnswer
 export type WorkerMessage = z.infer<typeof fromWorker>;
 export type PrimaryMessage = z.infer<typeof fromPrimary>;
 
+/**
+ * Between the primary and the deployer's own process (deployer-process.ts). Both run the checkout's code,
+ * so they always speak one version; the messages are checked all the same.
+ */
+const toDeployer = z.discriminatedUnion("type", [
+  versioned("accept", { id: z.number(), commit: z.string(), delivery: z.nullable(z.string()) }),
+  versioned("stop", {}),
+]);
+const fromDeployer = z.discriminatedUnion("type", [
+  versioned("accepted", { id: z.number(), accepted: z.boolean(), message: z.string() }),
+  versioned("activity", { running: z.boolean(), queued: z.nullable(z.string()) }),
+  versioned("live", {}),
+]);
+
+export type ToDeployer = z.infer<typeof toDeployer>;
+export type FromDeployer = z.infer<typeof fromDeployer>;
+
 type Unversioned<T> = T extends unknown ? Omit<T, "protocol"> : never;
 
 /** A message with this side's version. */
-export const message = <T extends WorkerMessage | PrimaryMessage>(body: Unversioned<T>): T =>
-  ({ protocol: PROTOCOL_VERSION, ...body }) as T;
+export const message = <T extends WorkerMessage | PrimaryMessage | ToDeployer | FromDeployer>(
+  body: Unversioned<T>,
+): T => ({ protocol: PROTOCOL_VERSION, ...body }) as T;
 
 /** What came over the channel: a message this side knows, or what to answer and log. */
 export type Received<T> =
@@ -65,3 +83,7 @@ const readAs =
 export const readWorkerMessage = readAs(fromWorker);
 /** A message from the primary, as a worker reads it. */
 export const readPrimaryMessage = readAs(fromPrimary);
+/** A message to the deployer's process, as it reads it. */
+export const readToDeployer = readAs(toDeployer);
+/** A message from the deployer's process, as the primary reads it. */
+export const readFromDeployer = readAs(fromDeployer);

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import net from "node:net";
-import type { Deployer, DeployAcceptance } from "./deployer";
+import type { DeployAcceptance, DeployActivity, Deployer } from "./deployer";
 import { deployStatus, type DeployStatus } from "./release-store";
 import { message, readPrimaryMessage, readWorkerMessage, type PrimaryMessage, type WorkerMessage } from "./protocol";
 
@@ -199,8 +199,14 @@ export type Reply = (body: PrimaryMessage) => void;
  * In the primary: a worker's questions about the deploys, answered from its deployer; a message it does not
  * know is answered as such. `ready` is the primary's own business (primary.ts) and comes here only as known.
  */
+/** The deploys as the primary answers for them: the deployer's process, or a deployer in this process. */
+interface Deploys {
+  accept(commit: string, delivery: string | null): DeployAcceptance | Promise<DeployAcceptance>;
+  activity(): DeployActivity;
+}
+
 export const answerWorker =
-  (deployer: Pick<Deployer, "accept" | "activity">, log: WorkerEndOptions["log"]) =>
+  (deployer: Deploys, log: WorkerEndOptions["log"]) =>
   (raw: unknown, reply: Reply): void => {
     const received = readWorkerMessage(raw);
     const { known } = received;
@@ -214,11 +220,13 @@ export const answerWorker =
       return;
     }
     if (known.type === "deploy") {
-      const valid = /^([0-9a-f]{40}|HEAD)$/.test(known.commit);
-      const answer = valid
-        ? deployer.accept(known.commit, known.delivery)
-        : { accepted: false, message: `not a commit: ${known.commit.slice(0, 64)}` };
-      reply(message<PrimaryMessage>({ type: "deploy-answer", id: known.id, ...answer }));
+      const { id, commit, delivery } = known;
+      const answer = /^([0-9a-f]{40}|HEAD)$/.test(commit)
+        ? deployer.accept(commit, delivery)
+        : { accepted: false, message: `not a commit: ${commit.slice(0, 64)}` };
+      void Promise.resolve(answer).then((taken) =>
+        reply(message<PrimaryMessage>({ type: "deploy-answer", id, ...taken })),
+      );
     } else if (known.type === "deploy-status") {
       const { running, queued } = deployer.activity();
       reply(message<PrimaryMessage>({ type: "deploy-status", id: known.id, running, queued }));
