@@ -139,6 +139,26 @@ describe("the operator's command, cardinal-site, as root runs it", () => {
     expect(fs.readdirSync(at("cache"))).toEqual([]);
   });
 
+  it("restores as the service's user, so a backup it planted as a link to root's file brings none of it in", () => {
+    const data = at("data");
+    fs.mkdirSync(data, { mode: 0o700 });
+    fs.writeFileSync(path.join(data, "inquiries.sqlite"), "the store");
+    const planted = at("cache", "planted.sqlite");
+    fs.symlinkSync(envFile(), planted);
+    const backup = at("cache", "backup.sqlite");
+    fs.writeFileSync(backup, "the backup");
+    execFileSync("chown", ["-h", `${USER}:${USER}`, data, path.join(data, "inquiries.sqlite"), planted, backup]);
+    const unit = at("restoring.service");
+    writeRoots(unit, unitText([`Environment=INQUIRY_DATA_DIR=${data}`]), 0o644);
+    const refused = run(["restore", planted], { unit });
+    expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining(`${USER} cannot read ${planted}`)]);
+    expect(fs.readFileSync(path.join(data, "inquiries.sqlite"), "utf8")).toBe("the store");
+    const restored = run(["restore", backup], { unit });
+    expect(restored.status).toBe(0);
+    expect(fs.readFileSync(path.join(data, "inquiries.sqlite"), "utf8")).toBe("the backup");
+    expect(fs.statSync(path.join(data, "inquiries.sqlite")).uid).toBe(uid);
+  });
+
   it("runs root's own tools, never one from the PATH the unit gives the service's user", () => {
     // A folder of the service user's, as a build could fill it, first in the service's PATH.
     const theirs = at("srv", "bin");

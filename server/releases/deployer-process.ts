@@ -47,6 +47,7 @@ export class DeployerProcess {
   constructor(private readonly options: DeployerProcessOptions) {}
 
   start(): void {
+    if (this.stopping) return;
     const child = fork(path.join(this.options.checkoutDir, ENTRY), [], {
       cwd: this.options.checkoutDir,
       stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -146,7 +147,15 @@ const runDeployer = () => {
   process.on("message", (raw: unknown) => {
     const { known } = readToDeployer(raw);
     if (known?.type === "accept") {
-      send(message<FromDeployer>({ type: "accepted", id: known.id, ...deployer.accept(known.commit, known.delivery) }));
+      let answer: DeployAcceptance;
+      try {
+        answer = deployer.accept(known.commit, known.delivery);
+      } catch (error) {
+        // Remembering the delivery failed (a full disk): refused, so that GitHub delivers it again.
+        log.error({ err: error }, `deploy: could not take a push: ${(error as Error).message}`);
+        answer = { accepted: false, message: "This server could not take the push: deliver it again." };
+      }
+      send(message<FromDeployer>({ type: "accepted", id: known.id, ...answer }));
     } else if (known?.type === "stop") stop();
   });
   // The primary gone (killed with the unit, or crashed): the builds go with it.

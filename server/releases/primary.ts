@@ -300,7 +300,9 @@ export class Primary {
       { release: wanted, previous: previous?.release, startMs: Math.round(performance.now() - began) },
       `server: ${whatOf(wanted)} is serving${previous ? `; ${whatOf(previous.release)} finishes what it holds and stops` : ""}`,
     );
-    if (previous) await this.retire(previous.worker);
+    // Not awaited: the old worker may take its whole grace, and a restart or a rollback of the new one must not
+    // wait for it. It stays in `retiring`, which a stop waits for.
+    if (previous) void this.retire(previous.worker);
   }
 
   /** A worker running `folder`'s server, once it is ready; or why it did not start. */
