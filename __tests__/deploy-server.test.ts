@@ -10,9 +10,6 @@ import { Deployer } from "../server/releases/deployer";
 import { buildDirOf, listReleases, publicDirOf, siteDirOf } from "../server/releases/release-store";
 import type { DeploySettings } from "../server/releases/settings";
 import { DEPLOY_WEBHOOK_PATH } from "../server/releases/webhook-plugin";
-
-/** What the deploys answer a push they cannot take (the primary's channel closed, the server stopping). */
-const NOT_TAKEN = "The server that runs the deploys did not answer.";
 import { localReleases, type ReleaseControl } from "../server/releases/worker-link";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
@@ -74,6 +71,9 @@ interface StartOptions {
   /** Whether the deploys can be reached; not once the primary has retired this server. */
   readonly reachable?: boolean;
 }
+
+/** What this test's deploys answer a push they cannot take, as the primary's channel closed or the server stopping would. */
+const NOT_TAKEN = "The server that runs the deploys did not answer.";
 
 const start = async ({
   settings: overrides = {},

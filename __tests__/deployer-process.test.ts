@@ -8,6 +8,8 @@ import vm from "node:vm";
 import { DeployerProcess } from "../server/releases/deployer-process";
 import { liveReleaseId, listReleases } from "../server/releases/release-store";
 import { homeJson, makeSourceRepository } from "./support/deploy-repository";
+import { isRunning } from "./support/processes";
+import { waitUntil } from "./support/wait-until";
 
 /**
  * The deploys in their own process, as the primary runs them: the compiled entry (jest's global setup compiles
@@ -34,12 +36,14 @@ afterAll(() => {
   }
 });
 
-const waitUntil = async (check: () => boolean, what: string, timeoutMs = 30_000) => {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+/** A push handed to the deployer's process, asked again until the process is up to take it (a refusal until then). */
+const takenOnceConnected = async (deployer: DeployerProcess, delivery: string) => {
+  for (let tries = 0; tries < 100; tries += 1) {
+    const answer = await deployer.accept("HEAD", delivery);
+    if (answer.accepted) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  throw new Error(`the deployer's process never took ${delivery}`);
 };
 
 describe("the deployer's own process", () => {
@@ -61,15 +65,9 @@ describe("the deployer's own process", () => {
     });
     deployer.start();
     try {
-      // Not yet connected answers are refusals, never a hang: wait for the process to take one.
-      let first = await deployer.accept("HEAD", "delivery-1");
-      for (let tries = 0; !first.accepted && tries < 50; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        first = await deployer.accept("HEAD", "delivery-1");
-      }
-      expect(first).toEqual({ accepted: true, message: "deploying" });
-      await waitUntil(() => deployer.activity().running, "the deploy's start");
-      await waitUntil(() => lives === 1 && !deployer.activity().running, "the release live");
+      expect(await takenOnceConnected(deployer, "delivery-1")).toEqual({ accepted: true, message: "deploying" });
+      await waitUntil(() => deployer.activity().running, 30_000, "the deploy's start");
+      await waitUntil(() => lives === 1 && !deployer.activity().running, 30_000, "the release live");
       expect(listReleases(deployDir)[0]).toMatchObject({ state: "good", live: true });
       expect(await deployer.accept("HEAD", "delivery-1")).toEqual({
         accepted: true,
@@ -78,19 +76,18 @@ describe("the deployer's own process", () => {
 
       // Killed (the OOM killer): logged, and started again, taking the next push.
       const firstLive = liveReleaseId(deployDir);
-      process.kill(deployer.pid() ?? 0, "SIGKILL");
+      const pid = deployer.pid();
+      if (pid === null) throw new Error("the deployer's process is not running");
+      process.kill(pid, "SIGKILL");
+      await waitUntil(() => !isRunning(pid), 5_000, "its end");
       await waitUntil(
         () => logged.some((line) => line.includes("ended (SIGKILL); starting it again in 2 s")),
+        5_000,
         "the log",
       );
       repository.commit({ "content/home.json": homeJson("Second") }, "Second");
-      let second = await deployer.accept("HEAD", "delivery-2");
-      for (let tries = 0; !second.accepted && tries < 100; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        second = await deployer.accept("HEAD", "delivery-2");
-      }
-      expect(second.accepted).toBe(true);
-      await waitUntil(() => lives === 2 && liveReleaseId(deployDir) !== firstLive, "the second release live");
+      expect((await takenOnceConnected(deployer, "delivery-2")).accepted).toBe(true);
+      await waitUntil(() => lives === 2 && liveReleaseId(deployDir) !== firstLive, 30_000, "the second release live");
     } finally {
       await deployer.stop();
     }

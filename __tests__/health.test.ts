@@ -11,14 +11,20 @@ import { createHealthCheck, type HealthAnswer } from "../server/health/health-ch
 import { health } from "../server/health/plugin";
 import { healthProbe, READING_MAX_AGE_MS, type HealthReading } from "../server/health/probe";
 import type { DeployStatus, ListedRelease } from "../server/releases/release-store";
+import { TEST_HEALTH_TOKEN as TOKEN } from "../testing/site-server";
 import { heldRecord } from "./support/held-inquiries";
+import { shifted } from "./support/test-clock";
 
 /**
  * /healthz's core: the probe, reused for a second whatever the number of requests, and the answer, the status
  * to anyone and the details to the holder of the token; then the plugin, as Fastify serves it.
  */
 
-const TOKEN = "health-token-of-these-tests-0123456789";
+/** The tests' clock: the first release starts at START, the held inquiry comes a day later, and it is now two after. */
+const START = "2025-03-01T12:00:00.000Z";
+const HELD_AT = shifted(START, { days: 1 });
+const NOW = shifted(START, { days: 3 });
+
 const bearer = (token: string) => `Bearer ${token}`;
 
 /** The real store, counting the probe's writes; with `gate`, each write waits for it. */
@@ -46,18 +52,20 @@ const release = (overrides: Partial<ListedRelease>): ListedRelease => ({
   id: "20250301-120000-aaaaaaaaaaaa",
   commit: "a".repeat(40),
   branch: "main",
-  startedAt: "2025-03-01T12:00:00.000Z",
+  startedAt: START,
   state: "good",
   live: true,
   ...overrides,
 });
 
 const good = release({});
+/** No deploy runs, and the newest release is the live one. */
+const settled: DeployStatus = { running: false, queued: null, live: good, last: good };
 const failedAfter = release({
   id: "20250302-120000-bbbbbbbbbbbb",
   commit: "b".repeat(40),
-  startedAt: "2025-03-02T12:00:00.000Z",
-  finishedAt: "2025-03-02T12:03:00.000Z",
+  startedAt: shifted(START, { days: 1 }),
+  finishedAt: shifted(START, { days: 1, minutes: 3 }),
   state: "failed",
   live: false,
   failedStep: "check",
@@ -77,7 +85,7 @@ const deploys = (status: DeployStatus) => {
 };
 
 const workerStatus: WorkerStatus = {
-  lastPassAt: "2025-03-02T12:00:00.000Z",
+  lastPassAt: shifted(START, { days: 1 }),
   lastPassFailed: false,
   pending: 1,
   dead: 0,
@@ -94,7 +102,7 @@ const manualClock = () => {
 describe("the probe", () => {
   it("writes to the store and asks for the deploys once however many ask within a second", async () => {
     const outbox = new CountingOutbox(storeDir());
-    const { asked, releases } = deploys({ running: false, queued: null, live: good, last: good });
+    const { asked, releases } = deploys(settled);
     const clock = manualClock();
     const read = healthProbe({ openOutbox: () => outbox, releases, clock: clock.now });
     const readings: HealthReading[] = [];
@@ -106,7 +114,7 @@ describe("the probe", () => {
     expect(new Set(readings).size).toBe(1);
     expect(readings[0]).toEqual({
       outboxWritable: true,
-      deploys: { running: false, queued: null, live: good, last: good },
+      deploys: settled,
     });
     clock.ms = READING_MAX_AGE_MS + 1;
     await read();
@@ -158,25 +166,27 @@ describe("the probe", () => {
 });
 
 describe("the answer", () => {
-  /** The answer of a server whose probe read `reading`, and whose deploys are `current` now. */
+  /** The answer of a server whose probe read `reading`, whose deploys are `current` now, and whose store is `dir`. */
   const check = (
     reading: HealthReading,
-    { token = TOKEN, current = reading.deploys }: { token?: string | null; current?: DeployStatus | null } = {},
-  ) => {
-    const dir = storeDir();
-    return createHealthCheck({
+    {
+      token = TOKEN,
+      current = reading.deploys,
+      dir = storeDir(),
+    }: { token?: string | null; current?: DeployStatus | null; dir?: string } = {},
+  ) =>
+    createHealthCheck({
       reading: () => Promise.resolve(reading),
       openOutbox: () => new SqliteOutbox(dir),
       releases: current ? { status: () => Promise.resolve(current) } : null,
       delivery: () => workerStatus,
       served: good.id,
       token,
-      now: () => new Date("2025-03-04T12:00:00.000Z"),
+      now: () => new Date(NOW),
     });
-  };
   const healthy: HealthReading = {
     outboxWritable: true,
-    deploys: { running: false, queued: null, live: good, last: good },
+    deploys: settled,
   };
 
   it.each([
@@ -216,17 +226,9 @@ describe("the answer", () => {
 
   it("gives the details to the holder of the token: delivery, the held inquiries and the releases", async () => {
     const dir = storeDir();
-    await new SqliteOutbox(dir).add(heldRecord("CRS-7K4M-2Q9D", "2025-03-02T12:00:00.000Z", "honeypot filled"));
+    await new SqliteOutbox(dir).add(heldRecord("CRS-7K4M-2Q9D", HELD_AT, "honeypot filled"));
     const current: DeployStatus = { running: true, queued: "c".repeat(40), live: good, last: failedAfter };
-    const answer: HealthAnswer = await createHealthCheck({
-      reading: () => Promise.resolve(healthy),
-      openOutbox: () => new SqliteOutbox(dir),
-      releases: { status: () => Promise.resolve(current) },
-      delivery: () => workerStatus,
-      served: good.id,
-      token: TOKEN,
-      now: () => new Date("2025-03-04T12:00:00.000Z"),
-    })(`bearer  ${TOKEN} `);
+    const answer: HealthAnswer = await check(healthy, { current, dir })(`bearer  ${TOKEN} `);
     expect(answer).toEqual({
       statusCode: 200,
       body: {
@@ -234,7 +236,7 @@ describe("the answer", () => {
         status: "degraded: the newest push failed to deploy",
         outboxWritable: true,
         delivery: workerStatus,
-        held: { count: 1, oldestReceivedAt: "2025-03-02T12:00:00.000Z", oldestAgeSeconds: 2 * 86_400 },
+        held: { count: 1, oldestReceivedAt: HELD_AT, oldestAgeSeconds: 2 * 86_400 },
         site: {
           degraded: true,
           liveCommit: good.commit,
@@ -293,7 +295,7 @@ describe("GET /healthz", () => {
 
   it("costs one write and one question for 100 requests, and gives each the status alone, never cached", async () => {
     const outbox = new CountingOutbox(storeDir());
-    const { asked, get } = await serve(outbox, { running: false, queued: null, live: good, last: good });
+    const { asked, get } = await serve(outbox, settled);
     const answers = [
       ...(await Promise.all(Array.from({ length: 50 }, () => get()))),
       ...(await Promise.all(Array.from({ length: 50 }, () => get(bearer("a guess at the token"))))),
@@ -310,7 +312,7 @@ describe("GET /healthz", () => {
 
   it("gives the details with the token, from the same probe", async () => {
     const outbox = new CountingOutbox(storeDir());
-    const { get } = await serve(outbox, { running: false, queued: null, live: good, last: good });
+    const { get } = await serve(outbox, settled);
     await get();
     const answer = await get(bearer(TOKEN));
     expect(outbox.writes).toBe(1);

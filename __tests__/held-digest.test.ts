@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import type { InquiryContent } from "../server/inquiries/content";
 import { webhookSignature } from "../server/inquiries/deliver";
 import { deliveryPass, DeliveryWorker } from "../server/inquiries/delivery-worker";
 import { digestDayDue, localDayAndHour } from "../server/inquiries/digest";
@@ -104,8 +105,11 @@ const opened = (config: InquiryConfig): Store => {
   return outbox;
 };
 
-/** One delivery pass at `when`, as the server's worker and the scheduled function run it, in a process of its own. */
-const passAt = (config: InquiryConfig, when: string) => {
+/**
+ * One delivery pass at `when`, as the server's worker and the scheduled function run it, in a process of its own,
+ * with the site's content (`passContent`, when an editor changed it).
+ */
+const passAt = (config: InquiryConfig, when: string, passContent: InquiryContent = content) => {
   forgetProcessState();
   return deliveryPass(
     opened(config),
@@ -113,7 +117,7 @@ const passAt = (config: InquiryConfig, when: string) => {
     (line) => logs.push(line),
     () => new Date(when),
     () => false,
-    content,
+    passContent,
   );
 };
 
@@ -420,15 +424,7 @@ describe("the release links' origin", () => {
           ...RELEASE_LINKS_ENV,
         });
         await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
-        forgetProcessState();
-        await deliveryPass(
-          opened(config),
-          config,
-          (line) => logs.push(line),
-          () => new Date(at("12:00")),
-          () => false,
-          digestContent,
-        );
+        await passAt(config, at("12:00"), digestContent);
       }
       const links = digestsTo(hook).map((request) => eventOf(request).inquiries[0]?.release?.url);
       expect(links).toHaveLength(2);

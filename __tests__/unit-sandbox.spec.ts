@@ -174,8 +174,9 @@ const primaryLines = (text: string): { readonly time: number; readonly msg: stri
 const releases = (): ListedRelease[] => listReleases(path.join(STATE, "releases"));
 
 const send: Send = fetchAsProxied;
-/** The monitor's token, for /healthz's details (the release that answered, whether a deploy runs). */
-const healthDetails = healthDetailsHeaders;
+/** /healthz's details, as the monitor holding the token reads them (the release that answered, whether a deploy runs). */
+const healthDetails = async <T>(): Promise<T> =>
+  (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetailsHeaders })).json()) as T;
 
 const headline = async (): Promise<string | undefined> => {
   const page = await send(`http://127.0.0.1:${port}/`);
@@ -219,14 +220,9 @@ const pushChange = async (
   return { commit, sentAt };
 };
 
-/** Waits for the page to show `text`, failing at once with the release's reason if the push failed instead. */
 /** The release whose own server answered. */
 const servedRelease = async (): Promise<string | null> =>
-  (
-    (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
-      site: { servedRelease: string | null };
-    }
-  ).site.servedRelease;
+  (await healthDetails<{ site: { servedRelease: string | null } }>()).site.servedRelease;
 
 /**
  * Until the release of `commit` is live and its server alone answers (the one before it has stopped taking
@@ -465,9 +461,7 @@ describe("the single server under its unit's sandbox", () => {
     expect(failed.reason).toMatch(/^the content check failed \(exit code 1\)\n/);
     expect(failed.reason).toMatch(/home\.json/);
     expect(await headline()).toBe("Uniforms and office furniture, on contract");
-    const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
-      status: string;
-    };
+    const health = await healthDetails<{ status: string }>();
     expect(health.status).toBe("degraded: the newest push failed to deploy");
     const listing = onMachine(["cardinal-site", "releases"]);
     expect(listing.status).toBe(0);
@@ -488,6 +482,7 @@ describe("the single server under its unit's sandbox", () => {
     }
     const traffic = {
       pages: 0,
+      inquiriesSent: 0,
       failures: [] as Failure[],
       inquiries: [] as string[],
     };
@@ -496,6 +491,8 @@ describe("the single server under its unit's sandbox", () => {
      * it at that instant may be lost with it, and is counted apart. No connection may be refused, ever.
      */
     const deaths: { readonly from: number; readonly to: number }[] = [];
+    /** The failures that were refused connections: none ever may be. */
+    const refusedConnections = () => traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED"));
     const lostInDeaths = () =>
       traffic.failures.filter(({ sentAt, failedAt }) =>
         deaths.some(({ from, to }) => failedAt >= from && sentAt <= to),
@@ -542,7 +539,7 @@ describe("the single server under its unit's sandbox", () => {
               `http://127.0.0.1:${port}/api/inquiry`,
               {
                 ...validInquiry,
-                message: `Steady traffic, inquiry ${traffic.inquiries.length + traffic.failures.length + 1}.`,
+                message: `Steady traffic, inquiry ${(traffic.inquiriesSent += 1)}.`,
               },
               send,
             );
@@ -583,7 +580,7 @@ describe("the single server under its unit's sandbox", () => {
       deaths.push({ from, to });
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       figures.killToServingSeconds = (to - from) / 1000;
-      figures.killRefused = traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED")).length;
+      figures.killRefused = refusedConnections().length;
       figures.killLost = lostInDeaths().length;
       figures.killLongestFailureRun = longestRun(from, to + 1_000);
       expect(figures.killRefused).toBe(0);
@@ -688,9 +685,7 @@ describe("the single server under its unit's sandbox", () => {
       expect(leftovers).toBe("");
       const refused = await send(`http://127.0.0.1:${port}/%`);
       expect([refused.status, await refused.json()]).toEqual([400, { error: "This request could not be handled." }]);
-      const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
-        site: { servedRelease: string };
-      };
+      const health = await healthDetails<{ site: { servedRelease: string } }>();
       expect(health.site.servedRelease).toBe(releases()[0]?.id);
     });
 
@@ -725,7 +720,7 @@ describe("the single server under its unit's sandbox", () => {
 
     it("rolls a release whose server ends by itself in service back to the release before, by itself", async () => {
       const before = releases().find((release) => release.live);
-      const { commit, sentAt } = await pushChange("A bug that shows only in service", (checkout) => {
+      const { commit } = await pushChange("A bug that shows only in service", (checkout) => {
         const main = path.join(checkout, "server", "main.ts");
         const source = fs.readFileSync(main, "utf8");
         const ready = "    primary.ready();\n";
@@ -750,17 +745,17 @@ describe("the single server under its unit's sandbox", () => {
       );
       expect(failed.reason).toContain("a bug that shows only in service");
       await untilLive(before?.commit ?? "", "Duty gear, delivered");
-      const [wentLive] = primaryLines(`release ${failed.id} is serving`);
-      const [firstEnd] = primaryLines(`release ${failed.id}'s server ended`);
+      // Each end of its server, the last of which rolled it back: a request inside the process may be lost with it.
+      const ends = primaryLines(`release ${failed.id}'s server ended`);
+      const rolledBack = primaryLines(`release ${failed.id} failed in service`);
+      for (const { time } of [...ends, ...rolledBack]) deaths.push({ from: time - 1_000, to: time + 1_000 });
+      const [firstEnd] = ends;
       const [back] = primaryLines(`release ${before?.id ?? ""} is serving`).slice(-1);
-      deaths.push({ from: wentLive?.time ?? sentAt, to: Date.now() });
       figures.serviceFailureFirstEndToPreviousSeconds = ((back?.time ?? 0) - (firstEnd?.time ?? 0)) / 1000;
       figures.serviceFailureLost = lostInDeaths().length - (figures.killLost ?? 0);
-      expect(traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED"))).toEqual([]);
+      expect(refusedConnections()).toEqual([]);
       // Reported: degraded, and the operator's listing names the step and the reason.
-      const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
-        status: string;
-      };
+      const health = await healthDetails<{ status: string }>();
       expect(health.status).toBe("degraded: the newest release failed in service and was rolled back");
       const listing = onMachine(["cardinal-site", "releases"]);
       expect(listing.stdout).toContain("failed    at its service step");
@@ -773,11 +768,9 @@ describe("the single server under its unit's sandbox", () => {
         body,
       });
       expect(again.status).toBe(202);
-      await until("the deploy's end", async () => {
-        const details = await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails });
-        const { site } = (await details.json()) as { site: { deploying: boolean } };
-        return site.deploying ? undefined : true;
-      });
+      await until("the deploy's end", async () =>
+        (await healthDetails<{ site: { deploying: boolean } }>()).site.deploying ? undefined : true,
+      );
       expect(releases().filter((release) => release.commit === commit)).toHaveLength(1);
       // The editor undoes it, so that later pushes do not carry the bug.
       const editor = path.join(work, "editor");
@@ -794,12 +787,9 @@ describe("the single server under its unit's sandbox", () => {
       );
       expect(earlier).toBeDefined();
       // As the guide says: once /healthz says no deploy runs (the failed release's files are being removed).
-      await until("the deploy's end", async () => {
-        const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
-          site: { deploying: boolean };
-        };
-        return health.site.deploying ? undefined : true;
-      });
+      await until("the deploy's end", async () =>
+        (await healthDetails<{ site: { deploying: boolean } }>()).site.deploying ? undefined : true,
+      );
       const rollback = onMachine(["cardinal-site", "releases", "--rollback", earlier?.commit ?? ""]);
       if (rollback.status !== 0) throw new Error(`the rollback failed: ${rollback.stderr}`);
       await untilLive(earlier?.commit ?? "", "Body armor for every agency");
@@ -811,7 +801,7 @@ describe("the single server under its unit's sandbox", () => {
       running = false;
       // None refused, and none failed but the few inside a server process at the instant it died.
       const lost = lostInDeaths();
-      expect(traffic.failures.filter(({ what }) => what.includes("ECONNREFUSED"))).toEqual([]);
+      expect(refusedConnections()).toEqual([]);
       expect(traffic.failures.filter((failure) => !lost.includes(failure))).toEqual([]);
       // A page and an inquiry at most in flight at each of the four deaths (the kill, three ends in service).
       expect(lost.length).toBeLessThanOrEqual(8);
@@ -882,9 +872,7 @@ describe("the single server under its unit's sandbox", () => {
       dependencies: "installed",
       build: "full",
     });
-    const health = (await (await send(`http://127.0.0.1:${port}/healthz`, { headers: healthDetails })).json()) as {
-      status: string;
-    };
+    const health = await healthDetails<{ status: string }>();
     expect(health.status).toBe("ok");
   });
 

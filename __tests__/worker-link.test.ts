@@ -10,6 +10,7 @@ import type { DeployStatus } from "../server/releases/release-store";
 import { makeLive, releaseDir, writeReleaseRecord, type ReleaseRecord } from "../server/releases/release-store";
 import { PROTOCOL_VERSION } from "../server/releases/protocol";
 import { answerWorker } from "../server/releases/worker-link";
+import { waitUntil } from "./support/wait-until";
 
 /**
  * The worker's and the primary's ends of the channel, against each other over a real IPC channel: the
@@ -345,10 +346,7 @@ describe("the link between a worker and the primary", () => {
       type: "test:send",
       message: versioned({ type: "deploy", id: 9, commit: "0".repeat(39), delivery: null }),
     });
-    await new Promise<void>((resolve) => {
-      const check = () => (sent.length === malformed.length + 1 ? resolve() : setTimeout(check, 10));
-      check();
-    });
+    await waitUntil(() => sent.length === malformed.length + 1, 8_000, "an answer to each message");
     expect(deployer.requested).toEqual([]);
     expect(sent.slice(0, -1).map((message) => (message as { type: string }).type)).toEqual(
       malformed.map(() => "unknown"),
@@ -365,11 +363,9 @@ describe("the link between a worker and the primary", () => {
     const onMessage = (message: unknown) => heard.push(message);
     child.on("message", onMessage);
     child.send(versioned({ type: "drain-gently", id: 7 }));
-    const workerLog = await (async () => {
-      const logs = nextOf<{ logged: string[] }>(child, "test:logged");
-      child.send({ type: "test:logged" });
-      return (await logs).logged;
-    })();
+    const logs = nextOf<{ logged: string[] }>(child, "test:logged");
+    child.send({ type: "test:logged" });
+    const workerLog = (await logs).logged;
     child.off("message", onMessage);
     expect(heard).toContainEqual(versioned({ type: "unknown", of: "drain-gently", id: 7 }));
     expect(workerLog).toContain("warn a message from the primary of a type this server does not know: drain-gently");

@@ -10,8 +10,8 @@
 //   content/build-ms.txt milliseconds when that file exists; it appends its commit's headline to the file
 //   BUILD_RECORD names, so a test counts builds; it fails as a full disk makes it when content/disk-full.txt exists.
 //   It also writes the release's own server, dist/server/main.js (a stand-in for the compiled server): it
-//   listens on PORT and HOST (run by a primary as a cluster worker, it takes the primary's connections instead
-//   and says it is ready), answers /healthz
+//   listens on PORT and HOST (run by a primary as a cluster worker, it takes the primary's connections instead,
+//   through the project's own compiled worker-link.js), answers /healthz
 //   with the status alone (as the real server answers a request without the token) and the files of public/,
 //   and names itself in an X-Release-Server header with content/server.txt (or "standard"); with
 //   content/server-fails.txt it ends at start with that file's text, as a server that
@@ -27,6 +27,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const step = process.argv[2];
+/** The project's compiled link between a release's server and the primary (npm run build:server). */
+const WORKER_LINK = path.resolve(__dirname, "..", "..", "dist", "server", "releases", "worker-link.js");
 
 /** The source of a release's stand-in server (see the header). */
 const releaseServer = (name) => `// Written by fake-site-build.js: a release's stand-in server.
@@ -72,32 +74,20 @@ const answer = (request, response) => {
 server.keepAliveTimeout = 1000;
 process.on("SIGTERM", () => server.close(() => process.exit(0)));
 if (require("node:cluster").isWorker) {
-  // Run by a primary, as main.ts is: it takes the primary's connections and stops at its message.
-  // As main.ts does: a stop waits for the first request of connections just handed over (at most 1 s).
-  const fresh = new Set();
-  const answering = new Set();
-  server.on("request", (request, response) => {
-    fresh.delete(request.socket);
-    answering.add(response);
-    response.once("close", () => answering.delete(response));
-  });
-  process.on("message", (message, handle) => {
-    if (message && message.type === "connection" && handle) {
-      fresh.add(handle);
-      handle.once("close", () => fresh.delete(handle));
-      server.emit("connection", handle);
-      handle.resume();
-    } else if (message && message.type === "stop") {
-      // Node's close does not wait for connections it did not accept itself: the answers under way are awaited here.
-      const began = Date.now();
-      const stop = () =>
-        (fresh.size === 0 || Date.now() - began > 1000) && answering.size === 0 ? process.exit(0) : setTimeout(stop, 10);
-      stop();
-    }
+  // Run by a primary, as main.ts is: the project's own worker end (compiled by jest's global setup) takes the
+  // primary's connections and its stop, which waits for the answers under way on them.
+  const { workerEnd } = require(${JSON.stringify(WORKER_LINK)});
+  const end = workerEnd({
+    log: (_level, _fields, line) => console.error(line),
+    onStop: () => {
+      server.close();
+      end.drained().then(() => process.exit(0));
+    },
   });
   setTimeout(() => server.listen({ path: "\\0fake-release-" + process.pid, exclusive: true }, () => {
+    end.takeConnections(server);
     console.log("serving as a worker");
-    process.send({ protocol: 1, type: "ready" });
+    end.ready();
     // A bug that shows only in service: it ends by itself a while after it began to serve.
     const endsMs = msOf(path.join("content", "server-ends-ms.txt"));
     if (endsMs > 0) setTimeout(() => {

@@ -96,8 +96,6 @@ export class Primary {
   private waiting: { readonly socket: net.Socket; readonly since: number }[] = [];
   private sweep: NodeJS.Timeout | null = null;
   private readonly listener = net.createServer({ pauseOnConnect: true }, (socket) => this.route(socket));
-  /** Connections handed to a worker, and those dropped after waiting too long or past the limit. */
-  private readonly counts = { handed: 0, dropped: 0 };
   /** Each worker's end: its process exited and its output was all written on. */
   private readonly closings = new WeakMap<Worker, Promise<void>>();
 
@@ -134,11 +132,6 @@ export class Primary {
   /** Every worker (the one serving and any still finishing after a switch). */
   workers(): Worker[] {
     return [...(this.current ? [this.current.worker] : []), ...this.retiring];
-  }
-
-  /** Connections handed to a worker, and those dropped after waiting too long for one. */
-  connections(): { readonly handed: number; readonly dropped: number; readonly waiting: number } {
-    return { ...this.counts, waiting: this.waiting.length };
   }
 
   /** Brings the workers in line with `live` now; a switch under way finishes first. */
@@ -188,19 +181,14 @@ export class Primary {
   }
 
   private hand(worker: Worker, socket: net.Socket) {
-    this.counts.handed += 1;
     // The socket is this process's until the worker has it: a channel that closed meanwhile leaves it to wait.
     worker.send(message<PrimaryMessage>({ type: "connection" }), socket, { keepOpen: false }, (error) => {
-      if (error) {
-        this.counts.handed -= 1;
-        this.hold(socket);
-      }
+      if (error) this.hold(socket);
     });
   }
 
   private hold(socket: net.Socket) {
     if (this.waiting.length >= MAX_WAITING) {
-      this.counts.dropped += 1;
       socket.destroy();
       return;
     }
@@ -228,7 +216,6 @@ export class Primary {
     if (stale.length === 0) return;
     this.waiting = this.waiting.filter(({ since }) => now - since < MAX_WAIT_MS);
     for (const { socket } of stale) socket.destroy();
-    this.counts.dropped += stale.length;
     this.options.log(
       "error",
       { dropped: stale.length },
@@ -439,9 +426,10 @@ export class Primary {
 
   /**
    * Stops a worker: no new connection goes to it from here on (it is no longer `current`), and a message
-   * (worker-link.ts) has it finish what it holds and exit; past its grace it is killed. Resolves when it ended and its output has been written on,
-   * so a stop's lines come before the primary's own last one. A message, not a signal, so that one from
-   * elsewhere (a terminal's Ctrl-C reaches the whole process group) is never its second.
+   * (worker-link.ts) has it finish what it holds and exit; past its grace it is killed. Resolves when it ended
+   * and its output has been written on, so a stop's lines come before the primary's own last one. A message,
+   * not a signal, so that one from elsewhere (a terminal's Ctrl-C reaches the whole process group) is never
+   * its second.
    */
   private async retire(worker: Worker): Promise<void> {
     this.retiring.add(worker);

@@ -1,6 +1,7 @@
 import type http from "node:http";
 import net from "node:net";
 import type { DeployAcceptance, DeployActivity, Deployer } from "./deployer";
+import { HandedConnections } from "./handoff";
 import { deployStatus, type DeployStatus } from "./release-store";
 import { message, readPrimaryMessage, readWorkerMessage, type PrimaryMessage, type WorkerMessage } from "./protocol";
 
@@ -26,8 +27,6 @@ export const localReleases = (deployer: Deployer): ReleaseControl => ({
 
 // The primary answers at once; one that does not is stopping, or does not speak this protocol.
 const ANSWER_TIMEOUT_MS = 2_000;
-// A visitor's first request follows its connection at once; one that sends nothing for this long is idle.
-const FIRST_REQUEST_WAIT_MS = 1_000;
 
 type Channel = Pick<NodeJS.Process, "send" | "on" | "off" | "connected">;
 
@@ -42,8 +41,8 @@ interface WorkerEndOptions {
 export interface WorkerEnd {
   /** The deploys, through the primary. */
   readonly releases: (deployDir: string) => ReleaseControl;
-  /** Serves every connection the primary hands over with `server` (an HTTP server), as if it had accepted it. */
-  readonly takeConnections: (server: net.Server) => void;
+  /** Serves every connection the primary hands over with `server`, as if it had accepted it. */
+  readonly takeConnections: (server: http.Server) => void;
   /** Tells the primary this server takes connections now. */
   readonly ready: () => void;
   /** At a stop: closes each connection handed over once it has given the answers under way; resolves when all have closed. */
@@ -65,37 +64,8 @@ export const workerEnd = (options: WorkerEndOptions, channel: Channel = process)
     number,
     { readonly answer: PrimaryMessage["type"]; readonly settle: (answer: PrimaryMessage | null) => void }
   >();
-  let connections: net.Server | null = null;
-  /**
-   * Connections handed over whose first request has not begun. A stop closes idle connections, and one
-   * handed over just before the stop is idle until its request's bytes are read: the stop waits for them.
-   */
-  const fresh = new Set<net.Socket>();
-  /**
-   * Every connection handed over that is still open, and how many answers each is giving. Node's server
-   * counts only the connections it accepted itself, so its close would not wait for these: `drained` does.
-   */
-  const handed = new Set<net.Socket>();
-  const answering = new Map<net.Socket, number>();
-  let draining = false;
-  let allClosed: (() => void) | null = null;
-  let allSettled: (() => void) | null = null;
-  const settle = (socket: net.Socket) => {
-    fresh.delete(socket);
-    if (fresh.size === 0) allSettled?.();
-  };
-  const stopOnceSettled = async () => {
-    if (fresh.size > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, FIRST_REQUEST_WAIT_MS);
-        allSettled = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    options.onStop();
-  };
+  /** The connections the primary hands over, once this server takes them. */
+  let handed: HandedConnections | null = null;
   /** Sends to the primary; false once the channel has closed. */
   const sent = (body: WorkerMessage): boolean => {
     if (!channel.connected || !channel.send) return false;
@@ -115,20 +85,14 @@ export const workerEnd = (options: WorkerEndOptions, channel: Channel = process)
       return;
     }
     if (known.type === "connection") {
-      if (handle instanceof net.Socket && connections) {
-        fresh.add(handle);
-        handed.add(handle);
-        handle.once("close", () => {
-          settle(handle);
-          handed.delete(handle);
-          answering.delete(handle);
-          if (handed.size === 0) allClosed?.();
-        });
-        connections.emit("connection", handle);
-        handle.resume();
-      } else if (handle instanceof net.Socket) handle.destroy();
-    } else if (known.type === "stop") void stopOnceSettled();
-    else if (known.type === "unknown") {
+      if (handle instanceof net.Socket) {
+        if (handed) handed.take(handle);
+        else handle.destroy();
+      }
+    } else if (known.type === "stop") {
+      // A connection handed over just before the stop is idle until its first request's bytes are read.
+      void (handed?.settled() ?? Promise.resolve()).then(options.onStop);
+    } else if (known.type === "unknown") {
       options.log("error", { of: known.of }, `the primary does not know this server's ${known.of} message`);
       if (known.id !== undefined) waiting.get(known.id)?.settle(null);
     } else {
@@ -139,7 +103,7 @@ export const workerEnd = (options: WorkerEndOptions, channel: Channel = process)
   });
   /** Asks the primary; resolves with its answer, or null (no answer in time, a closed channel, not understood). */
   const ask = (
-    answer: PrimaryMessage["type"],
+    answerType: PrimaryMessage["type"],
     question: (id: number) => WorkerMessage,
   ): Promise<PrimaryMessage | null> =>
     new Promise((resolve) => {
@@ -150,7 +114,7 @@ export const workerEnd = (options: WorkerEndOptions, channel: Channel = process)
         resolve(answer);
       };
       const timer = setTimeout(() => settle(null), ANSWER_TIMEOUT_MS);
-      waiting.set(id, { answer, settle });
+      waiting.set(id, { answer: answerType, settle });
       if (!sent(question(id))) settle(null);
     });
   return {
@@ -171,23 +135,9 @@ export const workerEnd = (options: WorkerEndOptions, channel: Channel = process)
       },
     }),
     takeConnections: (server) => {
-      connections = server;
-      server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
-        const { socket } = request;
-        settle(socket);
-        answering.set(socket, (answering.get(socket) ?? 0) + 1);
-        response.once("close", () => {
-          const left = (answering.get(socket) ?? 1) - 1;
-          answering.set(socket, left);
-          if (draining && left === 0) socket.destroy();
-        });
-      });
+      handed = new HandedConnections(server);
     },
-    drained: async () => {
-      draining = true;
-      for (const socket of handed) if ((answering.get(socket) ?? 0) === 0) socket.destroy();
-      while (handed.size > 0) await new Promise<void>((resolve) => (allClosed = resolve));
-    },
+    drained: () => handed?.drained() ?? Promise.resolve(),
     ready: () => void sent(message<WorkerMessage>({ type: "ready" })),
   };
 };
@@ -195,16 +145,16 @@ export const workerEnd = (options: WorkerEndOptions, channel: Channel = process)
 /** The primary's part of a worker's message: what it sends back. */
 export type Reply = (body: PrimaryMessage) => void;
 
-/**
- * In the primary: a worker's questions about the deploys, answered from its deployer; a message it does not
- * know is answered as such. `ready` is the primary's own business (primary.ts) and comes here only as known.
- */
 /** The deploys as the primary answers for them: the deployer's process, or a deployer in this process. */
 interface Deploys {
   accept(commit: string, delivery: string | null): DeployAcceptance | Promise<DeployAcceptance>;
   activity(): DeployActivity;
 }
 
+/**
+ * In the primary: a worker's questions about the deploys, answered from its deployer; a message it does not
+ * know is answered as such. `ready` is the primary's own business (primary.ts) and comes here only as known.
+ */
 export const answerWorker =
   (deployer: Deploys, log: WorkerEndOptions["log"]) =>
   (raw: unknown, reply: Reply): void => {
