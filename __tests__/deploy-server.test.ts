@@ -171,7 +171,7 @@ describe("the server's side of the deploys", () => {
     expect(fs.existsSync(path.join(siteDirOf(site.settings.dir, id), "dist", "server", "main.js"))).toBe(true);
     expect(
       fs
-        .readFileSync(path.join(publicDirOf(site.settings.dir, id), "started.txt"), "utf8")
+        .readFileSync(path.join(buildDirOf(site.settings.dir), "public", "started.txt"), "utf8")
         .split("\n")
         .filter(Boolean),
     ).toHaveLength(1);

@@ -123,7 +123,7 @@ const READS_ENVIRONMENT = /process\.env|\benv\.[A-Z][A-Z0-9_]+\b|\benv\[/;
 const NOT_SETTINGS: readonly { file: string; line: RegExp; why: string }[] = [
   {
     file: "server/releases/deployer.ts",
-    line: /env: \{ PATH: process\.env\.PATH \}|const env = \{ PATH: process\.env\.PATH \}/,
+    line: /env: \{ PATH: process\.env\.PATH \}|const env = \{ PATH: process\.env\.PATH \}|^\s*PATH: process\.env\.PATH,$/,
     why: "git's and npm's search path, handed on to the child processes as it is",
   },
   {
@@ -132,9 +132,19 @@ const NOT_SETTINGS: readonly { file: string; line: RegExp; why: string }[] = [
     why: "the system's variables (PATH, HOME, LANG...) a release build is given, picked by name and prefix",
   },
   {
-    file: "server/releases/deployer.ts",
-    line: /Object\.entries\(\{ \.\.\.process\.env, \.\.\.this\.steps\.env \}\)/,
-    why: "the start check's server gets this server's environment, less DEPLOY_* and the cluster's NODE_UNIQUE_ID",
+    file: "server/releases/build-runner.ts",
+    line: /OWN\.flatMap\(\(name\) => \(process\.env\[name\]/,
+    why: "the build unit's own PATH, HOME and locale, which a build's programs get whatever the deployer sends",
+  },
+  {
+    file: "server/releases/build-runner.ts",
+    line: /process\.env\.LISTEN_FDS === "1" && process\.env\.LISTEN_PID === String\(process\.pid\)/,
+    why: "systemd's socket activation (sd_listen_fds): how the build unit is handed its socket",
+  },
+  {
+    file: "server/releases/build-runner.ts",
+    line: /const state = process\.env\.STATE_DIRECTORY;/,
+    why: "the build unit's StateDirectory=, as systemd names it: where the build folder is",
   },
   {
     file: "server/releases/deployer.ts",

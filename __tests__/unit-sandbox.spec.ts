@@ -23,6 +23,8 @@ import {
   serviceEnvironment,
   machineLayer,
   setting,
+  socketActivatedCommand,
+  socketOwnership,
   type MachineOptions,
 } from "./support/unit-sandbox";
 import { listReleases, type ListedRelease } from "../server/releases/release-store";
@@ -35,6 +37,12 @@ const root = path.resolve(__dirname, "..");
 const unitFile = path.join(root, "deploy", "cardinal-site.service");
 const unit = readUnit(unitFile);
 const USER = setting(unit, "User") ?? "";
+// The builds' unit, started by its socket, as a user of its own.
+const buildUnitFile = path.join(root, "deploy", "cardinal-site-build.service");
+const buildSocketFile = path.join(root, "deploy", "cardinal-site-build.socket");
+const buildUnit = readUnit(buildUnitFile);
+const buildSocket = socketOwnership(readUnit(buildSocketFile));
+const BUILD_USER = setting(buildUnit, "User") ?? "";
 const CHECKOUT = setting(unit, "WorkingDirectory") ?? "";
 const ENV_FILE = setting(unit, "EnvironmentFile") ?? "";
 const STATE = "/var/lib/cardinal-site";
@@ -65,10 +73,15 @@ const git = (cwd: string, ...args: string[]) =>
 
 let uid = 0;
 let gid = 0;
+let buildUid = 0;
+let buildGid = 0;
 let port = 0;
 let server: ChildProcess | null = null;
+let builder: ChildProcess | null = null;
 let memory: MemoryLimit | null = null;
+let buildMemory: MemoryLimit | null = null;
 const serverOutput: string[] = [];
+const builderOutput: string[] = [];
 const figures: Record<string, number> = {};
 
 /**
@@ -87,6 +100,12 @@ const machine = (): MachineOptions => {
     made.push(() => fs.rmSync(installedUnit, { force: true }));
     fs.chownSync(installedUnit, 0, 0);
     fs.chmodSync(installedUnit, 0o644);
+    for (const file of [buildUnitFile, buildSocketFile]) {
+      const installed = path.join("/etc/systemd/system", path.basename(file));
+      fs.copyFileSync(path.join(CHECKOUT, "deploy", path.basename(file)), installed);
+      made.push(() => fs.rmSync(installed, { force: true }));
+      fs.chmodSync(installed, 0o644);
+    }
     fs.copyFileSync(path.join(CHECKOUT, "deploy", "cardinal-site"), command);
     fs.chownSync(command, 0, 0);
     fs.chmodSync(command, 0o755);
@@ -110,29 +129,70 @@ const onMachine = (command: readonly string[], env: NodeJS.ProcessEnv = {}) => {
   });
 };
 
+/**
+ * Runs a unit's command line in a process group of its own, its output gathered into `output`; resolves once
+ * the output since the start holds `ready`.
+ */
+const launch = async (
+  command: readonly string[],
+  env: NodeJS.ProcessEnv,
+  output: string[],
+  ready: string,
+): Promise<ChildProcess> => {
+  const [program, ...args] = command;
+  const before = output.join("").length;
+  const child = spawn(program!, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  child.stdout.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  await until(`"${ready}"`, () => (output.join("").slice(before).includes(ready) ? true : undefined));
+  return child;
+};
+
 /** Starts the unit's ExecStart in its sandbox and memory cgroup, as systemd would; resolves with the seconds until it serves. */
 const startService = async (): Promise<number> => {
   const command = sandboxedCommand(unit, execStart(unit), { uid, gid, ...machine() });
-  const [program, ...args] = [...(memory?.launcher ?? []), ...command];
   const started = performance.now();
-  const before = serverOutput.join("").length;
-  server = spawn(program!, args, {
-    env: serviceEnvironment(unit, USER),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  server.stdout?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
-  server.stderr?.on("data", (chunk: Buffer) => serverOutput.push(chunk.toString()));
-  await until("the server's start", () =>
-    serverOutput.join("").slice(before).includes('"msg":"serving ') ? true : undefined,
+  server = await launch(
+    [...(memory?.launcher ?? []), ...command],
+    serviceEnvironment(unit, USER),
+    serverOutput,
+    '"msg":"serving ',
   );
   return (performance.now() - started) / 1000;
+};
+
+/**
+ * The builds' unit as systemd runs it: its socket made where the .socket unit says, with its owner and mode,
+ * and its service started in its sandbox and memory cgroup on the first connection, the socket handed over.
+ */
+const startBuildUnit = async (): Promise<void> => {
+  fs.rmSync(buildSocket.path, { force: true });
+  const command = sandboxedCommand(buildUnit, execStart(buildUnit), {
+    uid: buildUid,
+    gid: buildGid,
+    socketActivated: true,
+    ...machine(),
+  });
+  builder = await launch(
+    socketActivatedCommand(readUnit(buildSocketFile), [...(buildMemory?.launcher ?? []), ...command]),
+    serviceEnvironment(buildUnit, BUILD_USER),
+    builderOutput,
+    `Listening on ${buildSocket.path}`,
+  );
+  execFileSync("chown", [`${buildSocket.user}:${buildSocket.group}`, buildSocket.path]);
+  fs.chmodSync(buildSocket.path, buildSocket.mode);
 };
 
 /** A command in the service's sandbox, as the service's user. */
 const inSandbox = (command: readonly string[]) => {
   const [program, ...args] = sandboxedCommand(unit, command, { uid, gid, ...machine() });
   return spawnSync(program!, args, { encoding: "utf8", env: serviceEnvironment(unit, USER) });
+};
+
+/** A command in the build unit's sandbox, as the builds' user. */
+const inBuildSandbox = (command: readonly string[]) => {
+  const [program, ...args] = sandboxedCommand(buildUnit, command, { uid: buildUid, gid: buildGid, ...machine() });
+  return spawnSync(program!, args, { encoding: "utf8", env: serviceEnvironment(buildUnit, BUILD_USER) });
 };
 
 /** The service's own process: bwrap's child (bwrap does not pass signals on to it). */
@@ -237,6 +297,38 @@ const untilLive = (commit: string, text: string) =>
     return (await headline()) === text ? true : undefined;
   });
 
+/** What the build probe tries to reach: the live release's home page when it was pushed. */
+const probeTargets = { liveIndex: "" };
+
+/**
+ * A push's build, hostile: npm's prebuild script tries to read the secrets, the inquiries and the primary's
+ * environment, and to write into the live release and the checkout, and prints how each attempt ended.
+ */
+const plantBuildProbe = (checkout: string) => {
+  const live = releases().find((release) => release.live);
+  probeTargets.liveIndex = path.join(STATE, "releases", "releases", live?.id ?? "", "site", "public", "index.html");
+  const attempts = [
+    ["read the environment file", `fs.readFileSync(${JSON.stringify(ENV_FILE)})`],
+    ["read the inquiry database", `fs.readFileSync(${JSON.stringify(path.join(STATE, "inquiries.sqlite"))})`],
+    ["list the service's state", `fs.readdirSync(${JSON.stringify(STATE)})`],
+    ["read the primary's environment", `fs.readFileSync("/proc/${servicePid()}/environ")`],
+    ["write into the live release", `fs.appendFileSync(${JSON.stringify(probeTargets.liveIndex)}, "<!-- planted -->")`],
+    ["write into the checkout", `fs.appendFileSync(${JSON.stringify(path.join(CHECKOUT, "package.json"))}, " ")`],
+  ];
+  fs.writeFileSync(
+    path.join(checkout, "build-probe.js"),
+    `const fs = require("node:fs");\n${attempts
+      .map(
+        ([what, attempt]) =>
+          `try { ${attempt}; console.log("build probe: ${what}: done"); } catch (error) { console.log("build probe: ${what}: refused (" + error.code + ")"); }`,
+      )
+      .join("\n")}\n`,
+  );
+  editJson(path.join(checkout, "package.json"), (data) => {
+    (data.scripts as Record<string, string>).prebuild = "node build-probe.js";
+  });
+};
+
 const editJson = (file: string, edit: (data: Record<string, unknown>) => void) => {
   const data = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
   edit(data);
@@ -259,25 +351,32 @@ beforeAll(async () => {
   if (!fs.existsSync(path.join(root, "public", "index.html")) || !fs.existsSync(path.join(root, "dist", "server"))) {
     throw new Error("No build: run npm run build first");
   }
-  const granted = grantedDirectories(unit).map((folder) => folder.path);
-  for (const taken of [CHECKOUT, ORIGIN, ENV_FILE, BACKUPS, ...granted]) {
+  const granted = [...grantedDirectories(unit), ...grantedDirectories(buildUnit)].map((folder) => folder.path);
+  for (const taken of [CHECKOUT, ORIGIN, ENV_FILE, BACKUPS, buildSocket.path, ...granted]) {
     if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
   }
-  if (spawnSync("id", [USER]).status === 0) throw new Error(`the user ${USER} exists already`);
+  for (const user of [USER, BUILD_USER])
+    if (spawnSync("id", [user]).status === 0) throw new Error(`the user ${user} exists already`);
 
-  // The guide's steps, as root.
-  execFileSync("useradd", [
-    "--system",
-    "--home-dir",
-    "/nonexistent",
-    "--no-create-home",
-    "--shell",
-    "/usr/sbin/nologin",
-    USER,
-  ]);
-  made.push(() => void spawnSync("userdel", [USER]));
-  uid = Number(execFileSync("id", ["-u", USER], { encoding: "utf8" }));
-  gid = Number(execFileSync("id", ["-g", USER], { encoding: "utf8" }));
+  // The guide's steps, as root: the service's user and the builds'.
+  const addUser = (name: string): { uid: number; gid: number } => {
+    execFileSync("useradd", [
+      "--system",
+      "--home-dir",
+      "/nonexistent",
+      "--no-create-home",
+      "--shell",
+      "/usr/sbin/nologin",
+      name,
+    ]);
+    made.push(() => void spawnSync("userdel", [name]));
+    return {
+      uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8" })),
+      gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8" })),
+    };
+  };
+  ({ uid, gid } = addUser(USER));
+  ({ uid: buildUid, gid: buildGid } = addUser(BUILD_USER));
   // GitHub's place: this commit, in a bare repository the service user can fetch from.
   // --no-local: hard links into this checkout's objects would change their owner with the chown below.
   git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
@@ -334,29 +433,41 @@ beforeAll(async () => {
   made.push(() => fs.rmSync(BACKUPS, { recursive: true, force: true }));
   execFileSync("chown", [`${USER}:${USER}`, BACKUPS]);
 
-  // What systemd does before it starts the service: the granted directories, owned by its user.
-  for (const folder of grantedDirectories(unit)) {
-    fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
-    made.push(() => fs.rmSync(folder.path, { recursive: true, force: true }));
-    execFileSync("chown", [`${USER}:${USER}`, folder.path]);
+  // What systemd does before it starts a service: the granted directories, owned by its user.
+  for (const [of, user] of [
+    [unit, USER],
+    [buildUnit, BUILD_USER],
+  ] as const) {
+    for (const folder of grantedDirectories(of)) {
+      fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
+      made.push(() => fs.rmSync(folder.path, { recursive: true, force: true }));
+      execFileSync("chown", [`${user}:${user}`, folder.path]);
+    }
   }
-  memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "4G", 10) * 1024, "unit-sandbox");
+  made.push(() => fs.rmSync(buildSocket.path, { force: true }));
+  memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "1G", 10) * 1024, "unit-sandbox");
+  buildMemory = memoryLimit(Number.parseInt(setting(buildUnit, "MemoryMax") ?? "4G", 10) * 1024, "unit-sandbox-build");
+  await startBuildUnit();
   figures.startSeconds = await startService();
 }, 10 * 60_000);
 
 afterAll(async () => {
-  if (server?.pid && server.exitCode === null) {
-    process.kill(-server.pid, "SIGKILL");
-    await new Promise((resolve) => server?.once("exit", resolve));
+  for (const child of [server, builder]) {
+    if (child?.pid && child.exitCode === null) {
+      process.kill(-child.pid, "SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
   }
   for (const undo of made.reverse()) undo();
-  // The cgroup empties once the processes bwrap's death took with it have ended.
-  for (let tries = 0; memory && tries < 50; tries += 1) {
-    try {
-      memory.remove();
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  // A cgroup empties once the processes bwrap's death took with it have ended.
+  for (const limit of [memory, buildMemory]) {
+    for (let tries = 0; limit && tries < 50; tries += 1) {
+      try {
+        limit.remove();
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
   }
   console.info(`The unit's sandbox: ${JSON.stringify(figures)}`);
@@ -365,19 +476,26 @@ afterAll(async () => {
 });
 
 describe("the single server under its unit's sandbox", () => {
-  it("has units systemd-analyze verifies, the service's with an exposure score of at most 2.0", () => {
-    const backupUnits = ["cardinal-site-backup.service", "cardinal-site-backup.timer"];
+  it("has units systemd-analyze verifies, the service's and the builds' with an exposure score of at most 2.0", () => {
+    const otherUnits = ["cardinal-site-backup.service", "cardinal-site-backup.timer", "cardinal-site-build.socket"];
     const verify = onMachine([
       "systemd-analyze",
       "verify",
       unitFile,
-      ...backupUnits.map((file) => path.join(root, "deploy", file)),
+      buildUnitFile,
+      ...otherUnits.map((file) => path.join(root, "deploy", file)),
     ]);
     expect([verify.status, verify.stdout, verify.stderr]).toEqual([0, "", ""]);
-    const security = spawnSync("systemd-analyze", ["security", "--offline=true", unitFile], { encoding: "utf8" });
-    const exposure = Number(/Overall exposure level for cardinal-site\.service: ([\d.]+)/.exec(security.stdout)?.[1]);
-    figures.exposure = exposure;
-    expect(exposure).toBeLessThanOrEqual(2);
+    for (const [file, figure] of [
+      [unitFile, "exposure"],
+      [buildUnitFile, "buildExposure"],
+    ] as const) {
+      const security = spawnSync("systemd-analyze", ["security", "--offline=true", file], { encoding: "utf8" });
+      const name = path.basename(file).replace(/\./g, "\\.");
+      const exposure = Number(new RegExp(`Overall exposure level for ${name}: ([\\d.]+)`).exec(security.stdout)?.[1]);
+      figures[figure] = exposure;
+      expect(exposure).toBeLessThanOrEqual(2);
+    }
   });
 
   it("may write only to its state and cache directories and its own /tmp", () => {
@@ -402,10 +520,34 @@ describe("the single server under its unit's sandbox", () => {
     expect(fs.existsSync("/tmp/.probe")).toBe(false);
   });
 
+  it("builds as a user that may write only to the build's state and cache directories and its own /tmp, and read no secret", () => {
+    const probe = inBuildSandbox([
+      "/bin/sh",
+      "-c",
+      "for d in /srv/cardinal-site /etc /var/lib /tmp /var/lib/cardinal-site /var/cache/cardinal-site /var/lib/cardinal-site-build /var/cache/cardinal-site-build; do " +
+        'if touch "$d/.probe" 2>/dev/null; then echo "$d writable"; else echo "$d not writable"; fi; done; ' +
+        `for f in ${ENV_FILE} /var/lib/cardinal-site; do if cat "$f" >/dev/null 2>&1 || ls "$f" >/dev/null 2>&1; then echo "$f readable"; else echo "$f not readable"; fi; done`,
+    ]);
+    expect(probe.stdout.trim().split("\n")).toEqual([
+      "/srv/cardinal-site not writable",
+      "/etc not writable",
+      "/var/lib not writable",
+      "/tmp writable",
+      "/var/lib/cardinal-site not writable",
+      "/var/cache/cardinal-site not writable",
+      "/var/lib/cardinal-site-build writable",
+      "/var/cache/cardinal-site-build writable",
+      `${ENV_FILE} not readable`,
+      "/var/lib/cardinal-site not readable",
+    ]);
+  });
+
   it("the operator's command, unit and environment file as installed: none writable by the service user, the environment file readable by root alone", () => {
     const installed = [
       "/usr/local/bin/cardinal-site",
-      path.join("/etc/systemd/system", path.basename(unitFile)),
+      ...[unitFile, buildUnitFile, buildSocketFile].map((file) =>
+        path.join("/etc/systemd/system", path.basename(file)),
+      ),
       ENV_FILE,
     ];
     // Each file's owner and mode, and whether the user could open it to write (without writing) or read it.
@@ -420,13 +562,22 @@ describe("the single server under its unit's sandbox", () => {
     const expected = [
       "/usr/local/bin/cardinal-site: 0 755, not writable, readable",
       "/etc/systemd/system/cardinal-site.service: 0 644, not writable, readable",
+      "/etc/systemd/system/cardinal-site-build.service: 0 644, not writable, readable",
+      "/etc/systemd/system/cardinal-site-build.socket: 0 644, not writable, readable",
       `${ENV_FILE}: 0 600, not writable, not readable`,
     ];
-    // In the service's sandbox, and outside it, as the user, where the unit and the environment file are the
-    // machine's own files (the command is root's copy placed read-only in the machine's view).
+    // In the service's and the builds' sandboxes, and outside them, as either user, where the units and the
+    // environment file are the machine's own files (the command is root's copy placed read-only in the
+    // machine's view).
     expect(inSandbox(probe).stdout.trim().split("\n")).toEqual(expected);
-    const outside = onMachine(["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--init-groups", ...probe]);
-    expect(outside.stdout.trim().split("\n")).toEqual(expected);
+    expect(inBuildSandbox(probe).stdout.trim().split("\n")).toEqual(expected);
+    for (const [user, group] of [
+      [uid, gid],
+      [buildUid, buildGid],
+    ]) {
+      const outside = onMachine(["setpriv", `--reuid=${user}`, `--regid=${group}`, "--init-groups", ...probe]);
+      expect(outside.stdout.trim().split("\n")).toEqual(expected);
+    }
 
     fs.chmodSync(ENV_FILE, 0o640);
     try {
@@ -589,6 +740,7 @@ describe("the single server under its unit's sandbox", () => {
 
     it("takes an inquiry for a product category and an inquiry type an editor just published, by JSON and by the form", async () => {
       const { commit, sentAt } = await pushChange("Body armor, and fitting days", (checkout) => {
+        plantBuildProbe(checkout);
         const tactical = JSON.parse(
           fs.readFileSync(path.join(checkout, "content", "products", "tactical.json"), "utf8"),
         ) as Record<string, unknown>;
@@ -632,6 +784,23 @@ describe("the single server under its unit's sandbox", () => {
       );
       expect(byForm.status).toBe(201);
       expect(await byForm.text()).not.toContain("Choose one of the listed");
+    });
+
+    it("builds a push whose build tries to read the secrets and the inquiries and to change what serves: each attempt fails, and the build completes", () => {
+      // The push above planted the probe as npm's prebuild script; its release went live (good, above).
+      const probed = releases().find((release) => release.state === "good" && release.live);
+      const log = fs.readFileSync(path.join(STATE, "releases", "releases", probed?.id ?? "", "build.log"), "utf8");
+      const lines = log.split("\n").filter((line) => line.startsWith("build probe: "));
+      // Refused by the files' owners and modes, or by the read-only system the unit's sandbox gives it.
+      expect(lines.map((line) => line.replace(/: refused \((EACCES|EROFS)\)$/, ": refused"))).toEqual([
+        "build probe: read the environment file: refused",
+        "build probe: read the inquiry database: refused",
+        "build probe: list the service's state: refused",
+        "build probe: read the primary's environment: refused",
+        "build probe: write into the live release: refused",
+        "build probe: write into the checkout: refused",
+      ]);
+      expect(fs.readFileSync(probeTargets.liveIndex, "utf8")).not.toContain("planted");
     });
 
     it("answers with the server code a push changed, once that push is live", async () => {
@@ -837,15 +1006,17 @@ describe("the single server under its unit's sandbox", () => {
         ? true
         : undefined;
     });
-    // A power loss: every process of the unit at once, the build's included.
-    for (const pid of memory?.processes() ?? []) {
+    // A power loss: every process of both units at once, the build's included; then the machine starts again.
+    const ended = [server, builder].map((child) => new Promise((resolve) => child?.once("exit", resolve)));
+    for (const pid of [...(memory?.processes() ?? []), ...(buildMemory?.processes() ?? [])]) {
       try {
         process.kill(pid, "SIGKILL");
       } catch {
         // Already gone.
       }
     }
-    await new Promise((resolve) => server?.once("exit", resolve));
+    await Promise.all(ended);
+    await startBuildUnit();
     figures.bootToServingSeconds = await startService();
     expect(await headline()).toBe(live);
     // Reported as not made once the dead process's lock has gone stale, not left as building.
@@ -894,12 +1065,20 @@ describe("the single server under its unit's sandbox", () => {
   it("wrote nothing outside the directories its unit grants, and stops cleanly on SIGTERM", async () => {
     // Besides what the unit grants: what the guide gives the user outside the service (its checkout, the
     // backups' folder that the backup unit writes to) and this test's stand-in for GitHub.
-    const granted = [...grantedDirectories(unit).map((folder) => folder.path), CHECKOUT, BACKUPS, ORIGIN];
+    // The builds' user: its own directories alone.
+    const granted = [
+      ...[...grantedDirectories(unit), ...grantedDirectories(buildUnit)].map((folder) => folder.path),
+      CHECKOUT,
+      BACKUPS,
+      ORIGIN,
+    ];
     const pruned = granted.flatMap((folder) => ["-path", folder, "-prune", "-o"]);
-    const owned = execFileSync("find", ["/", "-xdev", ...pruned, "-user", USER, "-print"], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean);
-    expect(owned).toEqual([]);
+    for (const user of [USER, BUILD_USER]) {
+      const owned = execFileSync("find", ["/", "-xdev", ...pruned, "-user", user, "-print"], { encoding: "utf8" })
+        .split("\n")
+        .filter(Boolean);
+      expect([user, owned]).toEqual([user, []]);
+    }
     const exited = new Promise<number | null>((resolve) => server?.once("exit", (code) => resolve(code)));
     process.kill(servicePid(), "SIGTERM");
     expect(await exited).toBe(0);

@@ -87,6 +87,7 @@ export const deploySettingsFor = (
   repository: repository.url,
   branch: "main",
   webhookSecret: "a webhook secret for tests, 32 or more",
+  buildSocket: null,
   keep: 3,
   buildMemoryMb: 1024,
   buildTimeoutMs: 60_000,

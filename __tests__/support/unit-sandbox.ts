@@ -3,7 +3,9 @@
 // own (PrivateTmp), homes are empty (ProtectHome), /dev holds only the basic devices (PrivateDevices), and
 // only the unit's StateDirectory, CacheDirectory, RuntimeDirectory and ReadWritePaths are writable; setpriv
 // then drops to the unit's user with no new privileges and no capabilities, under the unit's umask, and
-// runs its ExecStart with the environment systemd would give it (EnvironmentFile, then Environment=).
+// runs its ExecStart with the environment systemd would give it (EnvironmentFile, then Environment=). A
+// socket-activated unit is started by systemd-socket-activate, which listens where the .socket unit says and
+// hands the service its socket on the first connection, as systemd does.
 // What it does not emulate (the system-call filter, address families, namespace and kernel restrictions)
 // is listed in docs/deploy-server.md.
 import fs from "node:fs";
@@ -12,11 +14,14 @@ import path from "node:path";
 export interface Unit {
   /** The [Service] section: each key with its values in order (a key may repeat, as Environment= does). */
   readonly service: ReadonlyMap<string, readonly string[]>;
+  /** A .socket unit's [Socket] section. */
+  readonly socket: ReadonlyMap<string, readonly string[]>;
 }
 
-/** Reads a unit file's [Service] section (comments, blank lines and other sections are skipped). */
+/** Reads a unit file's [Service] and [Socket] sections (comments, blank lines and other sections are skipped). */
 export const readUnit = (file: string): Unit => {
   const service = new Map<string, string[]>();
+  const socket = new Map<string, string[]>();
   let section = "";
   for (const raw of fs.readFileSync(file, "utf8").split("\n")) {
     const line = raw.trim();
@@ -26,12 +31,13 @@ export const readUnit = (file: string): Unit => {
       section = header[1] ?? "";
       continue;
     }
-    if (section !== "Service") continue;
+    const into = section === "Service" ? service : section === "Socket" ? socket : null;
+    if (into === null) continue;
     const equals = line.indexOf("=");
     const key = line.slice(0, equals);
-    service.set(key, [...(service.get(key) ?? []), line.slice(equals + 1)]);
+    into.set(key, [...(into.get(key) ?? []), line.slice(equals + 1)]);
   }
-  return { service };
+  return { service, socket };
 };
 
 /** The last value of a key, as systemd takes a setting given twice; undefined when the unit does not set it. */
@@ -73,6 +79,8 @@ export interface SandboxOptions extends MachineOptions {
   /** The unit's user's numeric ids (the user must exist: the unit names it). */
   readonly uid: number;
   readonly gid: number;
+  /** Started by its socket: LISTEN_PID names the service's own process, as systemd sets it. */
+  readonly socketActivated?: boolean;
 }
 
 /** How the machine the sandbox sees differs from this one. */
@@ -148,7 +156,34 @@ export const sandboxedCommand = (unit: Unit, command: readonly string[], options
     ...(setting(unit, "CapabilityBoundingSet") === "" ? ["--bounding-set=-all", "--inh-caps=-all"] : []),
   ];
   const umask = setting(unit, "UMask") ?? "0022";
-  return [...bwrap, "--", ...setpriv, "/bin/sh", "-c", `umask ${umask} && exec "$0" "$@"`, ...command];
+  const listen = options.socketActivated ? "export LISTEN_PID=$$ && " : "";
+  return [...bwrap, "--", ...setpriv, "/bin/sh", "-c", `umask ${umask} && ${listen}exec "$0" "$@"`, ...command];
+};
+
+/**
+ * The command line that listens where a .socket unit says and, on the first connection, starts its service's
+ * `command` with the socket as file descriptor 3 (systemd-socket-activate, as systemd does without Accept=).
+ * The socket's owner and mode are the caller's to set once it exists (`socketOwnership`).
+ */
+export const socketActivatedCommand = (socketUnit: Unit, command: readonly string[]): string[] => {
+  const listen = socketUnit.socket.get("ListenStream")?.at(-1);
+  if (!listen?.startsWith("/")) throw new Error("the emulation covers a ListenStream= path only");
+  if (["yes", "true"].includes(socketUnit.socket.get("Accept")?.at(-1) ?? ""))
+    throw new Error("the emulation covers Accept=no only");
+  return ["systemd-socket-activate", "--listen", listen, "--", ...command];
+};
+
+/** The .socket unit's socket path, and the owner and mode it gives the socket. */
+export const socketOwnership = (
+  socketUnit: Unit,
+): { readonly path: string; readonly user: string; readonly group: string; readonly mode: number } => {
+  const value = (key: string, fallback: string) => socketUnit.socket.get(key)?.at(-1) ?? fallback;
+  return {
+    path: value("ListenStream", ""),
+    user: value("SocketUser", "root"),
+    group: value("SocketGroup", value("SocketUser", "root")),
+    mode: Number.parseInt(value("SocketMode", "0666"), 8),
+  };
 };
 
 /** The unit's ExecStart, split into words as systemd splits a command line without quotes. */

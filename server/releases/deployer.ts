@@ -1,9 +1,10 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { PassThrough, type Readable, type Writable } from "node:stream";
 import lockfile from "proper-lockfile";
 import { freeLoopbackPort } from "../free-port";
+import { localBuildHost, socketBuildHost, spawnJob, type BuildHost, type Command, type Job } from "./build-host";
 import {
   buildDirOf,
   buildLogOf,
@@ -14,11 +15,13 @@ import {
   listReleases,
   liveReleaseId,
   makeLive,
+  modulesStoreOf,
   newReleaseId,
   releaseDir,
   releasesToPrune,
   rememberDelivery,
   siteDirOf,
+  sourceDirOf,
   writeReleaseRecord,
   type FailedStep,
   type DeployStatus,
@@ -45,14 +48,11 @@ export interface DeployAcceptance {
   readonly message: string;
 }
 
-/** A step's command: the program and its arguments, run in the build folder (the start: in the release's site folder). */
-export type Command = readonly [string, ...string[]];
-
 export interface DeploySteps {
   readonly install: Command;
   readonly check: Command;
   readonly build: Command;
-  /** The release's own server, started on a loopback port of its own before the release may go live. */
+  /** The release's own server, started in the build folder on a loopback port of its own before the release may go live. */
   readonly start: Command;
   /** Variables the steps get besides the build's allowed ones (the tests' stand-in build reads one). */
   readonly env?: Readonly<Record<string, string>>;
@@ -71,6 +71,8 @@ export interface DeployerOptions {
   readonly log: (line: string, fields?: Readonly<Record<string, unknown>>) => void;
   /** A folder whose node_modules may be reused when its lockfile is the same: the server's own checkout. */
   readonly modulesFrom?: string;
+  /** Where the builds run; by default the build unit through DEPLOY_BUILD_SOCKET, else this process's user. */
+  readonly buildHost?: BuildHost;
   /** Called after a release went live, in the same process; what it throws is logged, never a failure. */
   readonly onLive?: (release: ReleaseRecord) => void;
   /** Called whenever a deploy begins or ends, or a push starts or stops waiting (what `activity()` says). */
@@ -137,28 +139,35 @@ const fullBuildKey = (build: string): string => {
 
 /** In the build folder's node_modules: the hash of the lockfile they were installed from. */
 const MODULES_MARKER = ".deploy-lockfile-sha256";
-
-const readText = (file: string): string | null => {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
-};
+/** Where a command runs in the build folder, on the build host (`build-host.ts`). */
+const BUILD_FOLDER = Symbol("the build folder");
+/** In the build folder, for the start check's server: its inquiry store, never copied into a release. */
+const START_CHECK_DIR = ".start-check";
 
 // A removal has no deadline of its own; this only stops one that hangs on a dead file system.
 const REMOVAL_TIMEOUT_MS = 30 * 60_000;
 
 interface RunOptions {
-  readonly cwd: string;
+  /** Where it runs: a folder of the deployer's own, or the build folder, as the build's user. */
+  readonly cwd: string | typeof BUILD_FOLDER;
   /** When the whole deploy must be done (ms since the epoch). */
   readonly deadline: number;
   readonly env: NodeJS.ProcessEnv;
   /** The release's build log, which gets the command and its output; without it stdout is the result. */
   readonly logFile?: number;
   readonly lowPriority?: boolean;
-  /** Hears of the child once it runs (the start check stops its server this way). */
-  readonly onSpawn?: (child: ReturnType<typeof spawn>) => void;
+  /** Its standard input (a tar stream); without it the program reads an empty one. */
+  readonly input?: Readable;
+  /** Where its standard output goes (a tar stream), instead of the log or the result. */
+  readonly output?: Writable;
+  /** Hears of the program once it runs (the start check stops its server this way). */
+  readonly onStart?: (job: Job) => void;
+}
+
+/** One end of a transfer: a command and where it runs. */
+interface TransferEnd {
+  readonly command: Command;
+  readonly cwd: string | typeof BUILD_FOLDER;
 }
 
 const pick = (prefixes: readonly string[], names: readonly string[]): NodeJS.ProcessEnv =>
@@ -288,14 +297,18 @@ export class Deployer {
   private readonly now: () => Date;
   private running: Promise<void> | null = null;
   private queued: string | null = null;
-  private readonly children = new Set<ReturnType<typeof spawn>>();
+  private readonly jobs = new Set<Job>();
   private readonly stopping = new AbortController();
+  private readonly buildHost: BuildHost;
 
   constructor(private readonly options: DeployerOptions) {
     this.settings = options.settings;
     this.log = options.log;
     this.steps = options.steps ?? defaultSteps;
     this.now = options.now ?? (() => new Date());
+    const { dir, buildSocket } = this.settings;
+    this.buildHost =
+      options.buildHost ?? (buildSocket ? socketBuildHost(buildSocket) : localBuildHost(buildDirOf(dir)));
   }
 
   /**
@@ -349,7 +362,7 @@ export class Deployer {
   async stop(): Promise<void> {
     this.stopping.abort();
     this.queued = null;
-    for (const child of this.children) if (child.pid) this.killGroup(child.pid);
+    for (const job of this.jobs) job.signal("SIGKILL");
     await this.idle();
   }
 
@@ -455,64 +468,52 @@ export class Deployer {
 
   /**
    * Runs one program to its end and resolves with what it printed on stdout; a failure, the deploy's
-   * deadline or a stop rejects with the step's name, how it ended and the end of its output. Every child
-   * leads a process group of its own (detached), so a deadline or a stop ends its whole tree.
+   * deadline or a stop rejects with the step's name, how it ended and the end of its output. Every program
+   * leads a process group of its own, so a deadline or a stop ends its whole tree.
    */
   private run(name: string, command: Command, options: RunOptions): Promise<string> {
     if (this.stopping.signal.aborted)
       return Promise.reject(new StepFailure(`${name} was not started: the server is stopping`));
-    const [program, ...args] = command;
     // chrt's SCHED_IDLE runs the step, and its children (Gatsby's workers) with it, only on CPU time the
     // site leaves unused; nice(1) orders it among other such work. With nice 10 alone, GET / p95 during a
     // build was 4x its idle figure on 2 cores (bench/deploy.ts).
-    const [file, ...argv] = options.lowPriority
-      ? ["chrt", "--idle", "0", "nice", "-n", String(this.settings.buildNice), program, ...args]
-      : [program, ...args];
+    const argv: Command = options.lowPriority
+      ? ["chrt", "--idle", "0", "nice", "-n", String(this.settings.buildNice), ...command]
+      : command;
     if (options.logFile !== undefined) fs.writeSync(options.logFile, `\n$ ${command.join(" ")}\n`);
-    return new Promise((resolve, reject) => {
-      const child = spawn(file, argv, {
-        cwd: options.cwd,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: options.env,
-      });
-      this.children.add(child);
-      options.onSpawn?.(child);
-      const tail = new OutputTail();
-      const out: Buffer[] = [];
-      const take = (chunk: Buffer) => {
-        // A log that cannot be written (a full disk) loses its lines, never the process: the tail keeps the reason.
-        try {
-          if (options.logFile !== undefined) fs.writeSync(options.logFile, chunk);
-        } catch {
-          // The step fails by itself, or finishes without its log.
-        }
-        tail.add(chunk);
-      };
-      child.stdout.on("data", (chunk: Buffer) => (options.logFile === undefined ? out.push(chunk) : take(chunk)));
-      child.stderr.on("data", take);
-      let timedOut = false;
-      const timer = setTimeout(
-        () => {
-          timedOut = true;
-          if (child.pid) this.killGroup(child.pid);
-        },
-        Math.max(0, options.deadline - Date.now()),
-      );
-      const settle = () => {
+    const job =
+      options.cwd === BUILD_FOLDER ? this.buildHost.start(argv, options.env) : spawnJob(argv, options.cwd, options.env);
+    this.jobs.add(job);
+    options.onStart?.(job);
+    if (options.input) options.input.pipe(job.stdin);
+    else job.stdin.end();
+    const tail = new OutputTail();
+    const out: Buffer[] = [];
+    const take = (chunk: Buffer) => {
+      // A log that cannot be written (a full disk) loses its lines, never the process: the tail keeps the reason.
+      try {
+        if (options.logFile !== undefined) fs.writeSync(options.logFile, chunk);
+      } catch {
+        // The step fails by itself, or finishes without its log.
+      }
+      tail.add(chunk);
+    };
+    if (options.output) job.stdout.pipe(options.output);
+    else job.stdout.on("data", (chunk: Buffer) => (options.logFile === undefined ? out.push(chunk) : take(chunk)));
+    job.stderr.on("data", take);
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        job.signal("SIGKILL");
+      },
+      Math.max(0, options.deadline - Date.now()),
+    );
+    return job.ended.then(
+      ({ code, signal }) => {
         clearTimeout(timer);
-        this.children.delete(child);
-      };
-      child.once("error", (error) => {
-        settle();
-        reject(new StepFailure(`${name} could not start: ${error.message}`));
-      });
-      child.once("close", (code, signal) => {
-        settle();
-        if (code === 0) {
-          resolve(Buffer.concat(out).toString("utf8").trim());
-          return;
-        }
+        this.jobs.delete(job);
+        if (code === 0) return Buffer.concat(out).toString("utf8").trim();
         const how = this.stopping.signal.aborted
           ? "was stopped with the server"
           : timedOut
@@ -520,9 +521,41 @@ export class Deployer {
             : signal
               ? `was killed (${signal})`
               : `failed (exit code ${code})`;
-        reject(new StepFailure(`${name} ${how}\n${tail.text()}`));
-      });
-    });
+        throw new StepFailure(`${name} ${how}\n${tail.text()}`);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        this.jobs.delete(job);
+        throw new StepFailure(`${name} could not start: ${(error as Error).message}`);
+      },
+    );
+  }
+
+  /**
+   * One program's standard output into another's input (a tar stream between the build folder and the
+   * deployer's folders); if either fails, the other is killed and the transfer fails with the first reason.
+   */
+  private async transfer(name: string, from: TransferEnd, to: TransferEnd, deadline: number): Promise<void> {
+    const pipe = new PassThrough();
+    const started: Job[] = [];
+    const onStart = (job: Job) => started.push(job);
+    const env = { PATH: process.env.PATH };
+    const ends = [
+      this.run(name, to.command, { cwd: to.cwd, deadline, env, input: pipe, onStart }),
+      this.run(name, from.command, { cwd: from.cwd, deadline, env, output: pipe, onStart }),
+    ];
+    try {
+      await Promise.all(
+        ends.map((end) =>
+          end.catch((error: unknown) => {
+            for (const job of started) job.signal("SIGKILL");
+            throw error;
+          }),
+        ),
+      );
+    } finally {
+      await Promise.allSettled(ends);
+    }
   }
 
   private git(args: readonly string[], cwd: string, deadline: number): Promise<string> {
@@ -559,18 +592,10 @@ export class Deployer {
     return head;
   }
 
-  private killGroup(pid: number) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-
-  /** Runs one step of the build in the release's site folder, at idle priority, its output in the build log. */
-  private runStep(name: string, command: Command, cwd: string, logFile: number, deadline: number): Promise<void> {
+  /** Runs one step of the build in the build folder, at idle priority, its output in the build log. */
+  private runStep(name: string, command: Command, logFile: number, deadline: number): Promise<void> {
     return this.run(name, command, {
-      cwd,
+      cwd: BUILD_FOLDER,
       deadline,
       logFile,
       lowPriority: true,
@@ -587,151 +612,220 @@ export class Deployer {
   }
 
   /**
-   * The build folder at `commit`: a work tree of the mirror, checked out over what the build before left,
-   * with every file the commit does not have removed except the build's own state (its modules, Gatsby's
-   * .cache, public/ and dist/), which Gatsby and tsc bring up to date from their caches.
+   * The source folder at `commit`: a work tree of the mirror that only the deployer writes, checked out over
+   * the commit before (so unchanged files keep their times, which the build's caches compare) and cleaned of
+   * every file the commit does not have.
    */
   private async checkOut(commit: string, deadline: number): Promise<string> {
     const { dir } = this.settings;
-    const build = buildDirOf(dir);
+    const source = sourceDirOf(dir);
     const mirror = path.join(dir, MIRROR);
-    if (!fs.existsSync(path.join(build, ".git"))) {
-      await this.remove([build]);
+    if (!fs.existsSync(path.join(source, ".git"))) {
+      await this.remove([source]);
       await this.git(["worktree", "prune"], mirror, deadline);
-      await this.git(["worktree", "add", "--quiet", "--detach", "--force", build, commit], mirror, deadline);
-      return build;
+      await this.git(["worktree", "add", "--quiet", "--detach", "--force", source, commit], mirror, deadline);
+      return source;
     }
-    await this.git(["checkout", "--quiet", "--detach", "--force", commit], build, deadline);
-    await this.git(["clean", "-ffdxq", ...BUILD_STATE.flatMap((kept) => ["-e", `/${kept}`])], build, deadline);
-    return build;
+    await this.git(["checkout", "--quiet", "--detach", "--force", commit], source, deadline);
+    await this.git(["clean", "-ffdxq"], source, deadline);
+    return source;
   }
 
   /**
-   * Modules for the build folder: kept when its lockfile is the one they were installed from, else linked
-   * from the server's own checkout when its lockfile is the same (hard links: seconds and no second copy on
-   * disk; copied where the checkout is another mount, as in the unit's sandbox), else installed.
+   * The build folder at the commit: everything but the build's own state (its modules, Gatsby's .cache,
+   * public/ and dist/) removed, then the source folder's files copied in with their times, as a tar stream:
+   * the build's user can read nothing of the deployer's, and the deployer writes nothing of the build's.
+   */
+  private async sendSource(source: string, deadline: number): Promise<void> {
+    const kept = BUILD_STATE.flatMap((name) => ["!", "-name", name]);
+    await this.transfer(
+      "copying the commit into the build folder",
+      { command: ["tar", "--exclude=./.git", "-cf", "-", "."], cwd: source },
+      {
+        command: [
+          "sh",
+          "-c",
+          'find . -mindepth 1 -maxdepth 1 "$@" -exec rm -rf -- {} + && exec tar -xf -',
+          "sh",
+          ...kept,
+        ],
+        cwd: BUILD_FOLDER,
+      },
+      deadline,
+    );
+  }
+
+  /** A command in the build folder whose output is the answer (a marker's text); null where it fails. */
+  private inBuild(name: string, command: Command, deadline: number): Promise<string> {
+    return this.run(name, command, { cwd: BUILD_FOLDER, deadline, env: { PATH: process.env.PATH } });
+  }
+
+  /**
+   * Modules for the build folder: kept when its lockfile is the one they were installed from, else copied
+   * from the server's own checkout when its lockfile is the same (hard links where the build's user may make
+   * them, else a copy), else installed.
    */
   private async prepareModules(
-    build: string,
+    source: string,
     lockfileHash: string | null,
     logFile: number,
     deadline: number,
   ): Promise<"reused" | "installed"> {
-    const modules = path.join(build, "node_modules");
-    const marker = path.join(modules, MODULES_MARKER);
-    if (lockfileHash !== null && readText(marker) === lockfileHash) return "reused";
-    await this.remove([modules]);
-    const installed = (await this.linkCheckoutModules(modules, lockfileHash, deadline)) ? "reused" : "installed";
-    if (installed === "installed") await this.runStep("npm ci", this.steps.install, build, logFile, deadline);
-    // Written beside, then renamed: the modules are hard-linked into releases, whose copy must not change.
+    const marker = path.join("node_modules", MODULES_MARKER);
+    const installedFrom = await this.inBuild(
+      "reading the modules' lockfile hash",
+      ["sh", "-c", `cat ${marker} 2>/dev/null || true`],
+      deadline,
+    );
+    if (lockfileHash !== null && installedFrom === lockfileHash) return "reused";
+    await this.inBuild("removing the modules", ["rm", "-rf", "node_modules"], deadline);
+    const installed = (await this.copyCheckoutModules(source, lockfileHash, deadline)) ? "reused" : "installed";
+    if (installed === "installed") await this.runStep("npm ci", this.steps.install, logFile, deadline);
     if (lockfileHash !== null) {
-      // A project without dependencies has none after npm ci.
-      fs.mkdirSync(modules, { recursive: true });
-      fs.writeFileSync(`${marker}.tmp`, lockfileHash);
-      fs.renameSync(`${marker}.tmp`, marker);
+      // Written beside, then renamed: a marker is never half a hash. A project without dependencies has no
+      // node_modules after npm ci.
+      await this.inBuild(
+        "marking the modules",
+        [
+          "sh",
+          "-c",
+          `mkdir -p node_modules && printf %s "$0" > ${marker}.tmp && mv ${marker}.tmp ${marker}`,
+          lockfileHash,
+        ],
+        deadline,
+      );
     }
     return installed;
   }
 
-  /**
-   * The server's own checkout's modules into `modules`, when its lockfile is the one given: hard links, or a
-   * copy where the checkout is another mount (the unit's sandbox). False where neither was possible.
-   */
-  private async linkCheckoutModules(modules: string, lockfileHash: string | null, deadline: number): Promise<boolean> {
+  /** The server's own checkout's modules into the build folder, when its lockfile is the one given. */
+  private async copyCheckoutModules(source: string, lockfileHash: string | null, deadline: number): Promise<boolean> {
     const from = this.options.modulesFrom;
     if (
-      lockfileHash !== null &&
-      from !== undefined &&
-      sha256OfFile(path.join(from, "package-lock.json")) === lockfileHash &&
-      fs.existsSync(path.join(from, "node_modules"))
+      lockfileHash === null ||
+      from === undefined ||
+      sha256OfFile(path.join(from, "package-lock.json")) !== lockfileHash ||
+      sha256OfFile(path.join(source, "package-lock.json")) !== lockfileHash ||
+      !fs.existsSync(path.join(from, "node_modules"))
     ) {
-      for (const [name, command] of [
-        ["linking node_modules", ["cp", "-al", path.join(from, "node_modules"), modules]],
-        ["copying node_modules", ["cp", "-a", path.join(from, "node_modules"), modules]],
-      ] as const) {
-        try {
-          await this.run(name, command, { cwd: path.dirname(modules), deadline, env: { PATH: process.env.PATH } });
-          // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the checkout's.
-          await this.remove([path.join(modules, ".cache")]);
-          return true;
-        } catch (error) {
-          if (this.stopping.signal.aborted) throw error;
-          this.log(`deploy: ${name} failed: ${(error as Error).message.split("\n")[1] ?? ""}`);
-          await this.remove([modules]);
-        }
+      return false;
+    }
+    for (const [name, command] of [
+      ["linking node_modules", ["cp", "-al", path.join(from, "node_modules"), "node_modules"]],
+      ["copying node_modules", ["cp", "-a", path.join(from, "node_modules"), "node_modules"]],
+    ] as const) {
+      try {
+        await this.inBuild(name, command, deadline);
+        // Gatsby and webpack rewrite files in here in place; a hard-linked copy would change the checkout's.
+        await this.inBuild(
+          "removing the modules' caches",
+          ["rm", "-rf", path.join("node_modules", ".cache")],
+          deadline,
+        );
+        return true;
+      } catch (error) {
+        if (this.stopping.signal.aborted) throw error;
+        this.log(`deploy: ${name} failed: ${(error as Error).message.split("\n")[1] ?? ""}`);
+        await this.inBuild("removing the modules", ["rm", "-rf", "node_modules"], deadline);
       }
     }
     return false;
   }
 
   /**
-   * The release's site folder, from the build folder: every file but the build's caches, the modules as
-   * hard links (a release never changes them, and an install in the build folder replaces files rather
-   * than rewriting them).
+   * The release's site folder, from the build folder: every file but the build's caches, as the deployer's
+   * own copy that no build can change. The modules are the store's for the release's lockfile (copied from
+   * the build once per lockfile), linked rather than copied: a release never changes them.
    */
-  private async copyOut(build: string, site: string, deadline: number): Promise<void> {
-    const entries = fs
-      .readdirSync(build)
-      .filter((entry) => ![".git", ".cache", "node_modules"].includes(entry))
-      .map((entry) => path.join(build, entry));
-    const env = { PATH: process.env.PATH };
-    if (entries.length > 0)
-      await this.run("copying the build", ["cp", "-a", ...entries, site], { cwd: site, deadline, env });
-    const modules = path.join(build, "node_modules");
-    if (fs.existsSync(modules)) {
-      await this.run("linking node_modules", ["cp", "-al", modules, path.join(site, "node_modules")], {
-        cwd: site,
+  private async copyOut(site: string, lockfileHash: string | null, deadline: number): Promise<void> {
+    const excluded = [".git", ".cache", "node_modules", START_CHECK_DIR].map((name) => `--exclude=./${name}`);
+    await this.transfer(
+      "copying the build",
+      { command: ["tar", ...excluded, "-cf", "-", "."], cwd: BUILD_FOLDER },
+      { command: ["tar", "-xf", "-"], cwd: site },
+      deadline,
+    );
+    const modulesOf = (folder: string) => ({
+      command: [
+        "sh",
+        "-c",
+        // Gatsby's and webpack's caches in the modules are the build's, never a release's.
+        "if [ -d node_modules ]; then exec tar --exclude=node_modules/.cache -cf - node_modules; else exec tar -cf - -T /dev/null; fi",
+      ] as const,
+      into: folder,
+    });
+    if (lockfileHash === null) {
+      const { command, into } = modulesOf(site);
+      await this.transfer(
+        "copying node_modules",
+        { command, cwd: BUILD_FOLDER },
+        { command: ["tar", "-xf", "-"], cwd: into },
         deadline,
-        env,
-      });
-      await this.remove([path.join(site, "node_modules", ".cache")]);
+      );
+      return;
     }
+    const store = path.join(modulesStoreOf(this.settings.dir), lockfileHash);
+    if (!fs.existsSync(store)) {
+      fs.mkdirSync(modulesStoreOf(this.settings.dir), { recursive: true });
+      const partial = fs.mkdtempSync(`${store}.partial-`);
+      const { command } = modulesOf(partial);
+      await this.transfer(
+        "copying node_modules",
+        { command, cwd: BUILD_FOLDER },
+        { command: ["tar", "-xf", "-"], cwd: partial },
+        deadline,
+      );
+      fs.renameSync(partial, store);
+    }
+    fs.symlinkSync(path.relative(site, path.join(store, "node_modules")), path.join(site, "node_modules"));
   }
 
   /**
-   * The release's own server, started as it will run but on a loopback port of its own, with the server's
-   * settings and an empty inquiry store of its own: it must answer /healthz and the home page with 200
-   * within the start timeout. Then it is stopped. A release whose server does not start never goes live.
+   * The release's own server, started in the build folder as the build's user, as it will run but on a
+   * loopback port of its own, with an empty inquiry store of its own and none of the server's settings (its
+   * secrets least of all): it must answer /healthz and the home page with 200 within the start timeout. Then
+   * it is stopped. A release whose server does not start never goes live; one that starts but fails with the
+   * server's own settings is rolled back in service.
    */
-  private async startCheck(site: string, logFile: number, deadline: number): Promise<void> {
+  private async startCheck(logFile: number, deadline: number): Promise<void> {
     const port = await freeLoopbackPort();
-    const scratch = fs.mkdtempSync(path.join(path.dirname(site), "start-check-"));
-    // The server's own settings but its releases (it deploys nothing) and the cluster's (it is no worker).
+    await this.inBuild("clearing the start check's store", ["rm", "-rf", START_CHECK_DIR], deadline);
     const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(
-        Object.entries({ ...process.env, ...this.steps.env }).filter(
-          ([name]) => !name.startsWith("DEPLOY_") && name !== "NODE_UNIQUE_ID",
-        ),
-      ),
+      PATH: process.env.PATH,
+      NODE_ENV: "production",
+      ...this.steps.env,
       PORT: String(port),
       HOST: "127.0.0.1",
-      INQUIRY_DATA_DIR: scratch,
+      INQUIRY_DATA_DIR: START_CHECK_DIR,
       INQUIRY_OUTBOX: "sqlite",
     };
     const startDeadline = Math.min(deadline, Date.now() + (this.options.startTimeoutMs ?? START_TIMEOUT_MS));
-    // Set from the child's callbacks: whether the check is over, and how the server ended before it was.
-    const state: { child: ReturnType<typeof spawn> | null; checked: boolean; ended: Error | null } = {
-      child: null,
+    // Set from the program's callbacks: whether the check is over, and how the server ended before it was.
+    const state: { job: Job | null; checked: boolean; over: boolean; ended: Error | null } = {
+      job: null,
       checked: false,
+      over: false,
       ended: null,
     };
     const server = this.run("the release's server", this.steps.start, {
-      cwd: site,
+      cwd: BUILD_FOLDER,
       // Its own deadline ends it only if it outlives the check and its stop.
       deadline: startDeadline + START_STOP_MS,
       env,
       logFile,
-      onSpawn: (started) => {
-        state.child = started;
+      onStart: (started) => {
+        state.job = started;
       },
     });
     // Until it answers: the server ending first (a crash at start) is the reason, not the time-out.
     const exited = server.then(
       () => {
+        state.over = true;
         if (!state.checked)
           state.ended ??= new StepFailure("the release's server ended by itself before it answered its health check");
       },
       (error: unknown) => {
+        state.over = true;
         if (!state.checked) state.ended ??= error as Error;
       },
     );
@@ -740,16 +834,18 @@ export class Deployer {
     } finally {
       // Stopped as systemd stops a server, then killed with its whole group if it does not end in time.
       state.checked = true;
-      const started = state.child;
-      if (started?.pid && started.exitCode === null) {
-        started.kill("SIGTERM");
-        const kill = setTimeout(() => started.pid && this.killGroup(started.pid), START_STOP_MS);
+      const started = state.job;
+      if (started && !state.over) {
+        started.signal("SIGTERM");
+        const kill = setTimeout(() => started.signal("SIGKILL"), START_STOP_MS);
         await exited;
         clearTimeout(kill);
       } else {
         await exited;
       }
-      fs.rmSync(scratch, { recursive: true, force: true });
+      await this.inBuild("clearing the start check's store", ["rm", "-rf", START_CHECK_DIR], deadline).catch(
+        () => undefined,
+      );
     }
   }
 
@@ -830,34 +926,37 @@ export class Deployer {
     { logFile, deadline, progress }: { logFile: number; deadline: number; progress: Progress },
   ): Promise<Pick<ReleaseRecord, "dependencies" | "build">> {
     const { dir } = this.settings;
-    const build = await this.timed(progress, "fetch", () => this.checkOut(commit, deadline));
+    const source = await this.timed(progress, "fetch", async () => {
+      const checkedOut = await this.checkOut(commit, deadline);
+      await this.sendSource(checkedOut, deadline);
+      return checkedOut;
+    });
     const state = readBuildState(dir);
-    const key = fullBuildKey(build);
+    const key = fullBuildKey(source);
     const incremental = state !== null && state.key === key;
     progress.made = { build: incremental ? "incremental" : "full" };
     if (!incremental) {
       fs.rmSync(buildStateFile(dir), { force: true });
-      await this.remove(BUILD_OUTPUTS.map((output) => path.join(build, output)));
+      await this.inBuild("removing the build's caches", ["rm", "-rf", ...BUILD_OUTPUTS], deadline);
     }
-    const lockfileHash = sha256OfFile(path.join(build, "package-lock.json"));
+    const lockfileHash = sha256OfFile(path.join(source, "package-lock.json"));
     const dependencies = await this.timed(progress, "install", () =>
-      this.prepareModules(build, lockfileHash, logFile, deadline),
+      this.prepareModules(source, lockfileHash, logFile, deadline),
     );
     progress.made = { ...progress.made, dependencies };
-    await this.timed(progress, "check", () =>
-      this.runStep("the content check", this.steps.check, build, logFile, deadline),
-    );
+    await this.timed(progress, "check", () => this.runStep("the content check", this.steps.check, logFile, deadline));
     // From here until the build has succeeded, the caches' state is unknown: a failed or cut-short build
     // makes the next one full. A failed content check leaves them as they were.
     fs.rmSync(buildStateFile(dir), { force: true });
-    await this.timed(progress, "build", () => this.runStep("gatsby build", this.steps.build, build, logFile, deadline));
+    await this.timed(progress, "build", () => this.runStep("gatsby build", this.steps.build, logFile, deadline));
     writeBuildState(dir, { key, commit });
-    progress.step = "verify";
-    for (const file of ["index.html", "404.html", "_headers"]) {
-      if (!fs.existsSync(path.join(build, "public", file))) throw new StepFailure(`the build wrote no public/${file}`);
-    }
-    await this.timed(progress, "verify", () => this.copyOut(build, site, deadline));
-    await this.timed(progress, "start", () => this.startCheck(site, logFile, deadline));
+    await this.timed(progress, "verify", async () => {
+      await this.copyOut(site, lockfileHash, deadline);
+      for (const file of ["index.html", "404.html", "_headers"]) {
+        if (!fs.existsSync(path.join(site, "public", file))) throw new StepFailure(`the build wrote no public/${file}`);
+      }
+    });
+    await this.timed(progress, "start", () => this.startCheck(logFile, deadline));
     return { dependencies, build: incremental ? "incremental" : "full" };
   }
 
@@ -923,11 +1022,38 @@ export class Deployer {
   private async prune(previousLive: string | null) {
     try {
       const removed = releasesToPrune(this.settings.dir, this.settings.keep, previousLive);
-      if (removed.length === 0) return;
-      await this.remove(removed.map((id) => releaseDir(this.settings.dir, id)));
-      this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`, { removed });
+      if (removed.length > 0) {
+        await this.remove(removed.map((id) => releaseDir(this.settings.dir, id)));
+        this.log(`deploy: removed ${removed.length} older release${removed.length === 1 ? "" : "s"}`, { removed });
+      }
+      await this.remove(this.unusedModules());
     } catch (error) {
       this.log(`deploy: could not remove an older release: ${(error as Error).message}`);
     }
+  }
+
+  /** The store's modules no release links to any more, and copies a deploy cut short left partial. */
+  private unusedModules(): string[] {
+    const { dir } = this.settings;
+    const store = modulesStoreOf(dir);
+    if (!fs.existsSync(store)) return [];
+    const linked = new Set(
+      listReleases(dir).flatMap((release) => {
+        try {
+          return [
+            path.resolve(
+              siteDirOf(dir, release.id),
+              fs.readlinkSync(path.join(siteDirOf(dir, release.id), "node_modules")),
+            ),
+          ];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return fs
+      .readdirSync(store)
+      .map((entry) => path.join(store, entry))
+      .filter((folder) => !linked.has(path.join(folder, "node_modules")));
   }
 }

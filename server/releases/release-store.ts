@@ -64,8 +64,12 @@ const DELIVERIES_KEPT = 500;
 const BUILD_LOG = "build.log";
 const SITE_FOLDER = "site";
 
-/** The folder every release is built in (a work tree of the mirror), and what it last built whole. */
+/** The commit to build: a work tree of the mirror, the service's own, which the build only receives a copy of. */
+export const sourceDirOf = (deployDir: string): string => path.join(deployDir, "source");
+/** Where the deployer's own user builds when there is no build unit (DEPLOY_BUILD_SOCKET unset). */
 export const buildDirOf = (deployDir: string): string => path.join(deployDir, "build");
+/** The releases' modules, one folder per lockfile, copied from the build once and linked from each release. */
+export const modulesStoreOf = (deployDir: string): string => path.join(deployDir, "modules");
 export const buildStateFile = (deployDir: string): string => path.join(deployDir, "build-state.json");
 
 /** What the build folder holds after a build that succeeded; absent after a failed one. */

@@ -18,6 +18,8 @@ export interface DeploySettings {
    * one: whoever guesses it can start deploys); without it there is no webhook route.
    */
   readonly webhookSecret: string | null;
+  /** DEPLOY_BUILD_SOCKET: the build unit's socket; null: the deployer's own user builds in `DEPLOY_DIR/build`. */
+  readonly buildSocket: string | null;
   /** DEPLOY_KEEP: good releases kept besides the live one, for rollback; older ones are removed. */
   readonly keep: number;
   /** DEPLOY_BUILD_MEMORY_MB: the build's JavaScript heap (each of Gatsby's processes). */
@@ -47,6 +49,7 @@ export const readDeploySettings = (env: Environment = runtimeEnvironment()): Dep
     repository,
     branch,
     webhookSecret: secret,
+    buildSocket: readSetting("DEPLOY_BUILD_SOCKET", env),
     keep: readSetting("DEPLOY_KEEP", env),
     buildMemoryMb: readSetting("DEPLOY_BUILD_MEMORY_MB", env),
     buildTimeoutMs: readSetting("DEPLOY_BUILD_TIMEOUT_MINUTES", env) * 60_000,

@@ -425,6 +425,12 @@ const deploySettings = {
     defaultText: "unset: no webhook route",
     meaning: "the GitHub webhook's secret; with it, `POST /api/deploy/github` exists",
   }),
+  DEPLOY_BUILD_SOCKET: text(null, {
+    applies: DEPLOY,
+    defaultText: "unset: the deployer's own user builds",
+    meaning:
+      "the build unit's socket: releases are built by its user, who cannot read the secrets or the inquiries ([deploy-server.md](deploy-server.md#who-may-read-and-write-what))",
+  }),
   DEPLOY_KEEP: wholeNumber(1, 100, 3, {
     applies: DEPLOY,
     meaning: "good releases kept besides the live one, for rollback",
