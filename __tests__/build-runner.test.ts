@@ -107,6 +107,22 @@ describe("the build unit's process", () => {
     expect(await job.ended).toEqual({ code: 0, signal: null });
   });
 
+  it("gives up on a build unit that takes no command (one that failed to start leaves connections queued)", async () => {
+    const silent = net.createServer(() => undefined);
+    const silentSocket = path.join(work, "silent.sock");
+    await new Promise<void>((resolve) => silent.listen(silentSocket, resolve));
+    try {
+      const job = socketBuildHost(silentSocket, 300).start(["true"], {});
+      job.stdin.end();
+      await expect(job.ended).rejects.toThrow("the build unit did not take the command within 0.3 s");
+      const missing = socketBuildHost(path.join(work, "missing.sock")).start(["true"], {});
+      missing.stdin.end();
+      await expect(missing.ended).rejects.toThrow(/ENOENT/);
+    } finally {
+      silent.close();
+    }
+  });
+
   it("builds a release for the deployer, which copies it out and leaves nothing of it in its own build folder", async () => {
     const repository = makeSourceRepository({ "content/home.json": homeJson("Built elsewhere") });
     const settings = deploySettingsFor(repository);

@@ -173,9 +173,10 @@ const startBuildUnit = async (): Promise<void> => {
     socketActivated: true,
     ...machine(),
   });
+  const env = serviceEnvironment(buildUnit, BUILD_USER);
   builder = await launch(
-    socketActivatedCommand(readUnit(buildSocketFile), [...(buildMemory?.launcher ?? []), ...command]),
-    serviceEnvironment(buildUnit, BUILD_USER),
+    socketActivatedCommand(readUnit(buildSocketFile), [...(buildMemory?.launcher ?? []), ...command], env),
+    env,
     builderOutput,
     `Listening on ${buildSocket.path}`,
   );

@@ -162,15 +162,21 @@ export const sandboxedCommand = (unit: Unit, command: readonly string[], options
 
 /**
  * The command line that listens where a .socket unit says and, on the first connection, starts its service's
- * `command` with the socket as file descriptor 3 (systemd-socket-activate, as systemd does without Accept=).
- * The socket's owner and mode are the caller's to set once it exists (`socketOwnership`).
+ * `command` with the socket as file descriptor 3 and the service's environment (systemd-socket-activate gives
+ * the program only what it is told, as systemd does without Accept=). The socket's owner and mode are the
+ * caller's to set once it exists (`socketOwnership`).
  */
-export const socketActivatedCommand = (socketUnit: Unit, command: readonly string[]): string[] => {
+export const socketActivatedCommand = (
+  socketUnit: Unit,
+  command: readonly string[],
+  env: Readonly<Record<string, string>>,
+): string[] => {
   const listen = socketUnit.socket.get("ListenStream")?.at(-1);
   if (!listen?.startsWith("/")) throw new Error("the emulation covers a ListenStream= path only");
   if (["yes", "true"].includes(socketUnit.socket.get("Accept")?.at(-1) ?? ""))
     throw new Error("the emulation covers Accept=no only");
-  return ["systemd-socket-activate", "--listen", listen, "--", ...command];
+  const setenv = Object.entries(env).map(([name, value]) => `--setenv=${name}=${value}`);
+  return ["systemd-socket-activate", "--listen", listen, ...setenv, "--", ...command];
 };
 
 /** The .socket unit's socket path, and the owner and mode it gives the socket. */

@@ -92,6 +92,7 @@ export const Frame = {
   stdin: 0x01,
   stdinEnd: 0x02,
   signal: 0x03,
+  started: 0x10,
   stdout: 0x11,
   stderr: 0x12,
   ended: 0x13,
@@ -133,11 +134,24 @@ const endedFrame = z.union([
   z.object({ error: z.string() }),
 ]);
 
+// systemd starts the build unit on the first connection in a second or two; past this, it is not coming.
+const START_TIMEOUT_MS = 30_000;
+
 /** The build unit's process, through its socket: each command is a connection of its own. */
-export const socketBuildHost = (socketPath: string): BuildHost => ({
+export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEOUT_MS): BuildHost => ({
   description: `the build unit, through ${socketPath}`,
   start: (command, env) => {
     const connection = net.createConnection(socketPath);
+    // A unit that failed to start leaves the connection waiting in the socket's queue: give up on it.
+    const unanswered = setTimeout(
+      () =>
+        connection.destroy(
+          new Error(
+            `the build unit did not take the command within ${startTimeoutMs / 1000} s (systemctl status cardinal-site-build)`,
+          ),
+        ),
+      startTimeoutMs,
+    );
     const request: BuildRequest = { protocol: BUILD_PROTOCOL_VERSION, command: [...command], env: stringsOf(env) };
     connection.write(frame(Frame.request, JSON.stringify(request)));
     const stdout = new PassThrough();
@@ -162,6 +176,7 @@ export const socketBuildHost = (socketPath: string): BuildHost => ({
       const reader = new FrameReader();
       let result: Ended | null = null;
       const finish = (error: Error | null) => {
+        clearTimeout(unanswered);
         stdout.end();
         stderr.end();
         if (result) resolve(result);
@@ -170,7 +185,8 @@ export const socketBuildHost = (socketPath: string): BuildHost => ({
       connection.on("data", (chunk: Buffer) => {
         try {
           reader.read(chunk, (type, payload) => {
-            if (type === Frame.stdout) {
+            if (type === Frame.started) clearTimeout(unanswered);
+            else if (type === Frame.stdout) {
               // A full pipe pauses the socket until its reader catches up.
               if (!stdout.write(payload)) {
                 connection.pause();

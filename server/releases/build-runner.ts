@@ -76,6 +76,7 @@ export const serveBuilds = (server: net.Server, { buildDir, log }: BuildRunnerOp
     const start = (command: readonly [string, ...string[]], env: NodeJS.ProcessEnv): Job => {
       const started = spawnJob(command, buildDir, env);
       running.add(started);
+      connection.write(frame(Frame.started, ""));
       const forward = (type: number) => (data: Buffer) => {
         if (!connection.write(frame(type, data))) {
           started.stdout.pause();
