@@ -104,6 +104,7 @@ const machine = (): MachineOptions => {
       const installed = path.join("/etc/systemd/system", path.basename(file));
       fs.copyFileSync(path.join(CHECKOUT, "deploy", path.basename(file)), installed);
       made.push(() => fs.rmSync(installed, { force: true }));
+      fs.chownSync(installed, 0, 0);
       fs.chmodSync(installed, 0o644);
     }
     fs.copyFileSync(path.join(CHECKOUT, "deploy", "cardinal-site"), command);
@@ -527,7 +528,7 @@ describe("the single server under its unit's sandbox", () => {
       "-c",
       "for d in /srv/cardinal-site /etc /var/lib /tmp /var/lib/cardinal-site /var/cache/cardinal-site /var/lib/cardinal-site-build /var/cache/cardinal-site-build; do " +
         'if touch "$d/.probe" 2>/dev/null; then echo "$d writable"; else echo "$d not writable"; fi; done; ' +
-        `for f in ${ENV_FILE} /var/lib/cardinal-site; do if cat "$f" >/dev/null 2>&1 || ls "$f" >/dev/null 2>&1; then echo "$f readable"; else echo "$f not readable"; fi; done`,
+        `for f in ${ENV_FILE} /var/lib/cardinal-site; do if { [ -d "$f" ] && ls "$f"; } >/dev/null 2>&1 || { [ -f "$f" ] && cat "$f"; } >/dev/null 2>&1; then echo "$f readable"; else echo "$f not readable"; fi; done`,
     ]);
     expect(probe.stdout.trim().split("\n")).toEqual([
       "/srv/cardinal-site not writable",
@@ -1066,9 +1067,10 @@ describe("the single server under its unit's sandbox", () => {
   it("wrote nothing outside the directories its unit grants, and stops cleanly on SIGTERM", async () => {
     // Besides what the unit grants: what the guide gives the user outside the service (its checkout, the
     // backups' folder that the backup unit writes to) and this test's stand-in for GitHub.
-    // The builds' user: its own directories alone.
+    // The builds' user: its own directories alone. The builds' socket is the service user's, as its unit says.
     const granted = [
       ...[...grantedDirectories(unit), ...grantedDirectories(buildUnit)].map((folder) => folder.path),
+      buildSocket.path,
       CHECKOUT,
       BACKUPS,
       ORIGIN,

@@ -25,8 +25,10 @@ export const localReleases = (deployer: Deployer): ReleaseControl => ({
   status: () => Promise.resolve(deployer.status()),
 });
 
-// The primary answers at once; one that does not is stopping, or does not speak this protocol.
-const ANSWER_TIMEOUT_MS = 2_000;
+// The primary answers at once, or after waiting up to 2 s on its deployer's answer (deployer-process.ts); one
+// that has not answered past this is stopping, or does not speak this protocol. Longer than the primary's own
+// wait, so a push its deployer took is never answered here as not taken.
+const ANSWER_TIMEOUT_MS = 5_000;
 
 type Channel = Pick<NodeJS.Process, "send" | "on" | "off" | "connected">;
 
