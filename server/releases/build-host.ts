@@ -172,6 +172,8 @@ export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEO
       },
     });
     stdin.on("error", () => undefined);
+    // Killed from here (a deadline, a stop): the command ends as a local one killed would.
+    let killed = false;
     const ended = new Promise<Ended>((resolve, reject) => {
       const reader = new FrameReader();
       let result: Ended | null = null;
@@ -180,6 +182,7 @@ export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEO
         stdout.end();
         stderr.end();
         if (result) resolve(result);
+        else if (killed) resolve({ code: null, signal: "SIGKILL" });
         else reject(error ?? new Error("the build's process closed the connection before the command ended"));
       };
       connection.on("data", (chunk: Buffer) => {
@@ -214,8 +217,10 @@ export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEO
       ended,
       signal: (name) => {
         // SIGKILL is the connection's close: the build's process kills the group when its deployer goes.
-        if (name === "SIGKILL") connection.destroy();
-        else if (!connection.destroyed) connection.write(frame(Frame.signal, name));
+        if (name === "SIGKILL") {
+          killed = true;
+          connection.destroy();
+        } else if (!connection.destroyed) connection.write(frame(Frame.signal, name));
       },
     };
   },
