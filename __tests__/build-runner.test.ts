@@ -66,6 +66,15 @@ describe("the build unit's process", () => {
     expect(result.stdout.slice(0, String(size).length)).toBe(String(size));
   });
 
+  it("ends a command that leaves its input unread at once, however much the deployer still sends", async () => {
+    const job = host.start(["sh", "-c", "exit 3"], {});
+    const sending = new Promise<void>((resolve) => job.stdin.end(Buffer.alloc(50 * 1024 * 1024, "x"), resolve));
+    const began = Date.now();
+    expect(await job.ended).toEqual({ code: 3, signal: null });
+    await sending;
+    expect(Date.now() - began).toBeLessThan(5_000);
+  });
+
   it("passes SIGTERM to the whole group, and kills it when the deployer's connection closes", async () => {
     const term = host.start(
       ["sh", "-c", "trap 'echo stopping; exit 7' TERM; echo ready; while :; do sleep 0.1; done"],

@@ -158,16 +158,31 @@ export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEO
     const stderr = new PassThrough();
     const stdin = new Writable({
       write: (chunk: Buffer, _encoding, done) => {
+        // The command has ended (or was killed): what it did not read goes nowhere.
+        if (connection.destroyed) {
+          done();
+          return;
+        }
         let flowing = true;
         for (let at = 0; at < chunk.length; at += CHUNK) {
           flowing = connection.write(frame(Frame.stdin, chunk.subarray(at, at + CHUNK)));
         }
-        // Waits while the socket is full, so that a large tar stream is not held in memory.
-        if (flowing) done();
-        else connection.once("drain", () => done());
+        // Waits while the socket is full, so that a large tar stream is not held in memory; a close (the
+        // command ended without reading it all) ends the wait too.
+        if (flowing) {
+          done();
+          return;
+        }
+        const go = () => {
+          connection.off("drain", go);
+          connection.off("close", go);
+          done();
+        };
+        connection.on("drain", go);
+        connection.on("close", go);
       },
       final: (done) => {
-        connection.write(frame(Frame.stdinEnd, ""));
+        if (!connection.destroyed) connection.write(frame(Frame.stdinEnd, ""));
         done();
       },
     });
@@ -177,7 +192,10 @@ export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEO
     const ended = new Promise<Ended>((resolve, reject) => {
       const reader = new FrameReader();
       let result: Ended | null = null;
+      let settled = false;
       const finish = (error: Error | null) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(unanswered);
         stdout.end();
         stderr.end();
@@ -200,14 +218,15 @@ export const socketBuildHost = (socketPath: string, startTimeoutMs = START_TIMEO
               const parsed = endedFrame.parse(JSON.parse(payload.toString("utf8")));
               if ("error" in parsed) throw new Error(parsed.error);
               result = parsed;
-              connection.end();
+              // Its last frame: closed at once, whatever of its input the command left unread.
+              connection.destroy();
             }
           });
         } catch (error) {
           connection.destroy(error as Error);
         }
       });
-      connection.once("error", (error) => finish(error));
+      connection.on("error", (error) => finish(error));
       connection.once("close", () => finish(null));
     });
     return {

@@ -34,6 +34,8 @@ export const serveBuilds = (server: net.Server, { buildDir, log }: BuildRunnerOp
   server.on("connection", (connection) => {
     const reader = new FrameReader();
     let job: Job | null = null;
+    // Once its command has ended, a connection's close kills nothing (its process group may be another's by then).
+    let finished = false;
     let kill: NodeJS.Timeout | null = null;
     const killSoon = () => {
       kill ??= setTimeout(() => job?.signal("SIGKILL"), KILL_AFTER_MS);
@@ -43,7 +45,9 @@ export const serveBuilds = (server: net.Server, { buildDir, log }: BuildRunnerOp
       connection.end(frame(Frame.ended, JSON.stringify({ error: why })));
     };
     connection.on("error", () => undefined);
-    connection.on("close", () => job?.signal("SIGKILL"));
+    connection.on("close", () => {
+      if (!finished) job?.signal("SIGKILL");
+    });
     connection.on("data", (chunk: Buffer) => {
       try {
         reader.read(chunk, (type, payload) => {
@@ -54,6 +58,7 @@ export const serveBuilds = (server: net.Server, { buildDir, log }: BuildRunnerOp
             job = start(request.data.command, { ...request.data.env, ...own });
             return;
           }
+          if (finished) return;
           if (type === Frame.stdin) {
             if (!job.stdin.write(payload)) {
               connection.pause();
@@ -87,12 +92,17 @@ export const serveBuilds = (server: net.Server, { buildDir, log }: BuildRunnerOp
       started.stderr.on("data", (data: Buffer) => connection.write(frame(Frame.stderr, data)));
       started.ended.then(
         (ended) => {
+          finished = true;
           running.delete(started);
           if (kill) clearTimeout(kill);
+          // Input the command left unread no longer holds the connection paused.
+          connection.resume();
           connection.end(frame(Frame.ended, JSON.stringify(ended)));
         },
         (error: unknown) => {
+          finished = true;
           running.delete(started);
+          connection.resume();
           connection.end(
             frame(Frame.ended, JSON.stringify({ error: `${command[0]} could not start: ${(error as Error).message}` })),
           );

@@ -932,7 +932,11 @@ export class Deployer {
       return checkedOut;
     });
     const state = readBuildState(dir);
-    const key = fullBuildKey(source);
+    // Where it builds is part of the key: another build folder (the build unit's, or this user's) has none of
+    // these caches, and a build there starts from nothing.
+    const key = createHash("sha256")
+      .update(`${fullBuildKey(source)}\0${this.buildHost.description}`)
+      .digest("hex");
     const incremental = state !== null && state.key === key;
     progress.made = { build: incremental ? "incremental" : "full" };
     if (!incremental) {
