@@ -655,7 +655,7 @@ export class Deployer {
     );
   }
 
-  /** A command in the build folder whose output is the answer (a marker's text); null where it fails. */
+  /** A command in the build folder, its output the answer (a marker's text); it rejects where the command fails. */
   private inBuild(name: string, command: Command, deadline: number): Promise<string> {
     return this.run(name, command, { cwd: BUILD_FOLDER, deadline, env: { PATH: process.env.PATH } });
   }
@@ -746,39 +746,35 @@ export class Deployer {
       { command: ["tar", "-xf", "-"], cwd: site },
       deadline,
     );
-    const modulesOf = (folder: string) => ({
-      command: [
-        "sh",
-        "-c",
-        // Gatsby's and webpack's caches in the modules are the build's, never a release's.
-        "if [ -d node_modules ]; then exec tar --exclude=node_modules/.cache -cf - node_modules; else exec tar -cf - -T /dev/null; fi",
-      ] as const,
-      into: folder,
-    });
     if (lockfileHash === null) {
-      const { command, into } = modulesOf(site);
-      await this.transfer(
-        "copying node_modules",
-        { command, cwd: BUILD_FOLDER },
-        { command: ["tar", "-xf", "-"], cwd: into },
-        deadline,
-      );
+      await this.copyModules(site, deadline);
       return;
     }
     const store = path.join(modulesStoreOf(this.settings.dir), lockfileHash);
     if (!fs.existsSync(store)) {
       fs.mkdirSync(modulesStoreOf(this.settings.dir), { recursive: true });
       const partial = fs.mkdtempSync(`${store}.partial-`);
-      const { command } = modulesOf(partial);
-      await this.transfer(
-        "copying node_modules",
-        { command, cwd: BUILD_FOLDER },
-        { command: ["tar", "-xf", "-"], cwd: partial },
-        deadline,
-      );
+      await this.copyModules(partial, deadline);
       fs.renameSync(partial, store);
     }
     fs.symlinkSync(path.relative(site, path.join(store, "node_modules")), path.join(site, "node_modules"));
+  }
+
+  /** The build folder's modules, if it has any, into `folder` of the deployer's, without the build's caches in them. */
+  private copyModules(folder: string, deadline: number): Promise<void> {
+    return this.transfer(
+      "copying node_modules",
+      {
+        command: [
+          "sh",
+          "-c",
+          "if [ -d node_modules ]; then exec tar --exclude=node_modules/.cache -cf - node_modules; else exec tar -cf - -T /dev/null; fi",
+        ],
+        cwd: BUILD_FOLDER,
+      },
+      { command: ["tar", "-xf", "-"], cwd: folder },
+      deadline,
+    );
   }
 
   /**
