@@ -6,6 +6,8 @@
 //   first (a full build in the empty build folder), a content-only one (an incremental build) and one that
 //   also changes the server's code (an incremental build and the server compiled again); each goes live by
 //   starting the release's own server, then switching the primary's worker to it;
+// - Gatsby's own phases in the content and code pushes' builds, read from their build logs: where each
+//   second of a push goes, printed and kept in the report but judged by no budget;
 // - GET / p99 and the slowest answer through the content push's switch (3 s either side of it);
 // - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms, each
 //   over a connection of its own, as the guide's reverse proxy reaches the server (testing/proxied-fetch.ts);
@@ -27,7 +29,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { fetchAsProxied } from "../testing/proxied-fetch";
 import { healthDetailsHeaders, startSite, type RunningSite } from "../testing/site-server";
-import { listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
+import { buildLogOf, listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
 import { addToReport, type DeployFigures, type Latency } from "./report";
 
 const root = path.resolve(__dirname, "..");
@@ -223,6 +225,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       );
     });
     const contentRelease = listReleases(deployDir).find((record) => record.commit === contentPush.commit);
+    const codeRelease = listReleases(deployDir).find((record) => record.commit === codePush.commit);
     const { duringFailedRelease, duringPrune } = await measureFailureAndPrune(pushing);
     return {
       firstPushSeconds: Math.round(liveAfterMs / 100) / 10,
@@ -230,6 +233,8 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       webhookToLiveSeconds: contentPush.seconds,
       codePushSeconds: codePush.seconds,
       stepSeconds: contentRelease?.seconds ?? {},
+      contentPushPhases: contentRelease ? buildPhases(buildLogOf(deployDir, contentRelease.id)) : {},
+      codePushPhases: codeRelease ? buildPhases(buildLogOf(deployDir, codeRelease.id)) : {},
       throughSwitch: contentPush.throughSwitch,
       idle: latencyOf(idle),
       duringBuild: latencyOf(during),
@@ -364,6 +369,31 @@ const measureFailureAndPrune = async ({ site, deployDir, editor, branch }: Pushi
   return { duringFailedRelease: latencyOf(failing), duringPrune: latencyOf(pruning) };
 };
 
+/**
+ * Where a release's build spent its seconds, as its log has them: each phase Gatsby reports as
+ * "success <phase> - <seconds>s", and its whole run ("Done building in"); the rest of the build step is the
+ * server's tsc and npm.
+ */
+const buildPhases = (buildLog: string): Record<string, number> => {
+  const phases: Record<string, number> = {};
+  const log = fs.readFileSync(buildLog, "utf8");
+  for (const [, phase, seconds] of log.matchAll(/^success (.+?) - ([\d.]+)s/gm)) {
+    if (phase !== undefined && seconds !== undefined)
+      phases[phase] = Math.round(((phases[phase] ?? 0) + Number(seconds)) * 10) / 10;
+  }
+  const whole = /^info Done building in ([\d.]+) sec/m.exec(log)?.[1];
+  if (whole !== undefined) phases["gatsby build in all"] = Math.round(Number(whole) * 10) / 10;
+  return phases;
+};
+
+/** The phases that took a tenth of a second or more, slowest first. */
+const describePhases = (phases: Readonly<Record<string, number>>) =>
+  Object.entries(phases)
+    .filter(([, seconds]) => seconds >= 0.1)
+    .sort(([, a], [, b]) => b - a)
+    .map(([phase, seconds]) => `${phase} ${seconds} s`)
+    .join(", ");
+
 const describeLatency = (what: string, latency: Latency) =>
   `  GET / ${what}: p50 ${latency.p50Ms} ms, p95 ${latency.p95Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms (${latency.requests} requests)`;
 
@@ -377,6 +407,8 @@ export const printDeploy = (figures: DeployFigures) => {
         `${figures.firstPushSeconds} s for the first push (a full build: ${Object.entries(figures.firstPushStepSeconds)
           .map(([step, seconds]) => `${step} ${seconds} s`)
           .join(", ")})`,
+      `  Gatsby's phases in the content push's build: ${describePhases(figures.contentPushPhases)}`,
+      `  Gatsby's phases in the code push's build: ${describePhases(figures.codePushPhases)}`,
       describeLatency("through the content push's switch", figures.throughSwitch),
       describeLatency("idle", figures.idle),
       describeLatency("during the build", figures.duringBuild),

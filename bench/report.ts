@@ -163,6 +163,9 @@ export interface DeployFigures {
   /** The content push's steps as the release's record has them (fetch, install, check, build, verify, start). */
   readonly stepSeconds: Readonly<Record<string, number>>;
   readonly firstPushStepSeconds: Readonly<Record<string, number>>;
+  /** Gatsby's own phases in the content push's build log ("success <phase> - <n>s"), summed by name. */
+  readonly contentPushPhases: Readonly<Record<string, number>>;
+  readonly codePushPhases: Readonly<Record<string, number>>;
   /** GET / within 3 s either side of the moment the content push's release took over. */
   readonly throughSwitch: Latency;
   readonly idle: Latency;
