@@ -27,6 +27,7 @@ import { newReference, referencePattern } from "../server/inquiries/reference";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { sampleRecord } from "./support/outbox-fixtures";
 import { forgetProcessState } from "./support/outbox-restart";
+import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;
@@ -56,14 +57,18 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const blobsConfig = () => readInquiryConfig(delivery, blobsServer.env(store));
+const sqlStores = useSqlStores();
 
-/** Each kind of outbox, opened the way the code opens it from the configuration. */
+/** Each kind of outbox, opened the way the code opens it from the configuration; the SQL store on each engine. */
 const kinds: [string, () => InquiryOutbox][] = [
   ["SQLite", () => openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }))],
   ["Netlify Blobs", () => openOutbox(blobsConfig())],
+  [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
+  [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
 ];
 
-describe.each(kinds)("the %s outbox", (_kind, open) => {
+describe.each(kinds)("the %s outbox", (kind, open) => {
+  sqlStores.databasePerTest(kind);
   it("refuses a reference it already holds, including one written before this process started", async () => {
     await open().add(record("CRS-BBBB-0001"));
     forgetProcessState();
