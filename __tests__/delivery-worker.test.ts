@@ -11,11 +11,12 @@ import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../s
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { backoffMs } from "../server/inquiries/deliver";
 import { DeliveryWorker } from "../server/inquiries/delivery-worker";
-import type { OutboxRecord } from "../server/inquiries/outbox";
+import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../server/inquiries/outbox";
 import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
+import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
 
 const content = readInquiryContent(path.resolve("content"));
@@ -115,10 +116,21 @@ const configWith = (env: NodeJS.ProcessEnv, delivery: Partial<DeliveryPolicy> = 
   return () => config;
 };
 
+/** Each store the worker delivers from: the single server's, and the SQL store on each engine. */
+const sqlStores = useSqlStores();
+type Store = InquiryOutbox & RetainingOutbox;
+const kinds: [string, () => Store][] = [
+  ["SQLite", () => new SqliteOutbox(dir)],
+  [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
+  [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
+];
+/** The running suite's store, opened afresh as another process would open it. */
+let open: () => Store = () => new SqliteOutbox(dir);
+
 /** A worker on a clock the test moves; each pass runs when the test notifies it. */
-const startWorker = (config: () => InquiryConfig, clock: { now: Date }) => {
+const startWorker = (config: () => InquiryConfig, clock: { now: Date }, outbox: InquiryOutbox = open()) => {
   worker = new DeliveryWorker({
-    outbox: new SqliteOutbox(dir),
+    outbox,
     config,
     log: (line) => logs.push(line),
     now: () => clock.now,
@@ -133,18 +145,23 @@ const pass = async (running: DeliveryWorker) => {
 };
 
 const entryOf = async (reference: string, maxAttempts: number) =>
-  (await new SqliteOutbox(dir).entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
+  (await open().entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
 
 const seconds = (clock: { now: Date }, count: number) => {
   clock.now = new Date(clock.now.getTime() + count * 1000);
 };
 
-describe("DeliveryWorker", () => {
+describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
+  sqlStores.databasePerTest(kind);
+  beforeEach(() => {
+    open = openKind;
+  });
+
   it("retries a failed webhook after its backoff, not before, and delivers it once", async () => {
     const clock = { now: new Date(START) };
     let status = 500;
     receiver = await startReceiver(() => status);
-    await new SqliteOutbox(dir).add(record("CRS-RTRY-0001"));
+    await open().add(record("CRS-RTRY-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
     await running.idle();
     expect(receiver.received).toEqual(["CRS-RTRY-0001"]);
@@ -174,7 +191,7 @@ describe("DeliveryWorker", () => {
   it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => 503);
-    await new SqliteOutbox(dir).add(record("CRS-DEAD-0001"));
+    await open().add(record("CRS-DEAD-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" }), clock);
     await running.idle();
     for (let hour = 0; hour < 5; hour += 1) {
@@ -191,7 +208,7 @@ describe("DeliveryWorker", () => {
     const clock = { now: new Date(at({ hours: 2 })) };
     const mail = await startMailServer();
     receiver = await startReceiver(() => 204);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     await outbox.add(record("CRS-HALF-0001", ["email", "webhook"]));
     for (const when of [START, at({ minutes: 1 })]) {
       await outbox.recordAttempt({
@@ -237,7 +254,7 @@ describe("DeliveryWorker", () => {
   it("has at most the configured number of deliveries under way at once", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     const references = Array.from({ length: 6 }, (_, index) => `CRS-CONC-000${index}`);
     for (const reference of references) await outbox.add(record(reference));
     startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { concurrency: 2 }), clock);
@@ -264,7 +281,7 @@ describe("DeliveryWorker", () => {
   it("when stopped, finishes the deliveries under way and starts no more", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     const references = ["CRS-STOP-0001", "CRS-STOP-0002", "CRS-STOP-0003", "CRS-STOP-0004"];
     for (const reference of references) await outbox.add(record(reference));
     const current = receiver;
@@ -281,14 +298,14 @@ describe("DeliveryWorker", () => {
   it("cuts a webhook call that hangs at the attempt deadline and records the failure", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
-    await new SqliteOutbox(dir).add(record("CRS-HANG-0001"));
+    await open().add(record("CRS-HANG-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { attemptTimeoutMs: 300 }), clock);
     await running.idle();
     const current = receiver;
     await waitUntil(() => current.aborted.length === 1, "the receiver sees the call given up");
     const entry = await entryOf("CRS-HANG-0001", 8);
     expect([entry?.state, entry?.deliveries]).toEqual(["pending", { webhook: "failed" }]);
-    const { attempts } = await new SqliteOutbox(dir).read();
+    const { attempts } = await open().read();
     expect(attempts.map((attempt) => [attempt.ok, typeof attempt.detail])).toEqual([[false, "string"]]);
   });
 
@@ -298,7 +315,7 @@ describe("DeliveryWorker", () => {
     const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      await new SqliteOutbox(dir).add(record("CRS-HANG-0002", ["email"]));
+      await open().add(record("CRS-HANG-0002", ["email"]));
       const { port } = silent.address() as net.AddressInfo;
       const config = configWith(
         {
@@ -325,7 +342,7 @@ describe("DeliveryWorker", () => {
     const mail = await startMailServer();
     try {
       const env = { SMTP_URL: mail.url, INQUIRY_TO: "sales@example.com", INQUIRY_FROM: "website@example.com" };
-      await new SqliteOutbox(dir).add(record("CRS-TLS0-0001", ["email"]));
+      await open().add(record("CRS-TLS0-0001", ["email"]));
       const strict = startWorker(configWith(env), clock);
       await strict.idle();
       await strict.stop();
@@ -344,17 +361,17 @@ describe("DeliveryWorker", () => {
 
   it("waits for every delivery under way before it lets go of the lock, even when recording one fails", async () => {
     const clock = { now: new Date(START) };
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     await outbox.add(record("CRS-DISK-0001"));
     await outbox.add(record("CRS-DISK-0002"));
     // The first outcome cannot be written to the deliveries log: the disk is full.
     const recording = jest
-      .spyOn(SqliteOutbox.prototype, "recordAttempt")
+      .spyOn(outbox, "recordAttempt")
       .mockRejectedValueOnce(Object.assign(new Error("no space left on device"), { code: "ENOSPC" }));
     try {
       receiver = await startReceiver(() => null);
       const current = receiver;
-      const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
+      const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock, outbox);
       await waitUntil(() => current.held.length === 2, "both deliveries are under way");
       current.held[0]?.answer(204);
       setTimeout(() => current.held[1]?.answer(204), 300);
@@ -372,7 +389,7 @@ describe("DeliveryWorker", () => {
     const clock = { now: new Date(START) };
     const references = ["CRS-BACK-0001", "CRS-BACK-0002", "CRS-BACK-0003"];
     // Accepted while the server had no transport: stored, delivered by nobody.
-    for (const reference of references) await new SqliteOutbox(dir).add(record(reference, []));
+    for (const reference of references) await open().add(record(reference, []));
     const idle = startWorker(configWith({}), clock);
     await pass(idle);
     expect((await entryOf("CRS-BACK-0001", 8))?.state).toBe("stored");
@@ -394,7 +411,7 @@ describe("DeliveryWorker", () => {
 
   it("removes what is past its retention once a day: old inquiries and unreleased spam, never a kept one", async () => {
     const clock = { now: new Date(START) };
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     const stored = async (
       reference: string,
       receivedAt: string,
@@ -456,7 +473,9 @@ describe("DeliveryWorker", () => {
     expect(await remaining()).not.toContain("CRS-SPAM-0002");
     expect(logs.join("\n")).not.toMatch(/example\.gov/);
   });
+});
 
+describe("DeliveryWorker on the SQLite store's own lease", () => {
   it("survives losing the delivery lock in the middle of a pass", async () => {
     const outbox = new SqliteOutbox(dir, { leaseRenewMs: 200 });
     const lost: string[] = [];
