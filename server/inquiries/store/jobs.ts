@@ -34,7 +34,7 @@ export const chunksOf = <T>(items: readonly T[]): T[][] =>
     items.slice(index * CHUNK, (index + 1) * CHUNK),
   );
 
-export const outcomeOf = (row: Selectable<AttemptRow>): Outcome => ({
+const outcomeOf = (row: Selectable<AttemptRow>): Outcome => ({
   transport: row.transport as TransportName,
   ok: row.ok === 1,
   at: row.at,
@@ -52,7 +52,7 @@ export const attemptRow = (job: number, outcome: Outcome) => ({
 });
 
 /** Every attempt of each of `jobs`, oldest first. */
-export const attemptsOf = async (q: Query, jobs: readonly number[]): Promise<Map<number, Outcome[]>> => {
+const attemptsOf = async (q: Query, jobs: readonly number[]): Promise<Map<number, Outcome[]>> => {
   const byJob = new Map<number, Outcome[]>();
   for (const chunk of chunksOf(jobs)) {
     const rows = await q.selectFrom("attempts").selectAll().where("job", "in", chunk).orderBy("id").execute();

@@ -113,7 +113,7 @@ export const statementsOf = (sql: string): string[] =>
     .map((statement) => statement.trim())
     .filter((statement) => statement.length > 0);
 
-export interface InquiryRow {
+interface InquiryRow {
   position: Generated<number>;
   reference: string;
   received_at: string;
@@ -128,7 +128,7 @@ export interface InquiryRow {
 export type JobKind = "inquiry" | "digest";
 export type JobState = "held" | "open" | "done";
 
-export interface JobRow {
+interface JobRow {
   id: Generated<number>;
   kind: JobKind;
   subject: string;
@@ -151,7 +151,7 @@ export interface AttemptRow {
   retry_at: string | null;
 }
 
-export interface StateRow {
+interface StateRow {
   name: string;
   value: string;
   until: string | null;

@@ -92,43 +92,41 @@ const openFile = (file: string): DatabaseSync => {
   }
 };
 
-/** Each file's open store in this process, and how many have opened it and not closed it yet. */
-const openStores = () =>
-  processWide("inquiry-sql-store", () => new Map<string, { store: StoreDatabase; users: number }>());
+/** Each file's connection in this process, and how many open stores use it. */
+const connections = () =>
+  processWide("inquiry-sql-store", () => new Map<string, { db: Kysely<Tables>; users: number }>());
 
 /**
  * The single server's store: DATABASE_FILE in `dir`, opened at its first query (a folder that cannot be
  * made fails each call until it can). One connection per file in a process, shared by all who open it:
  * Kysely runs one transaction at a time on it, where two connections of one thread would wait on each
- * other's lock with the thread blocked. It is closed when the last of them closes it.
+ * other's lock with the thread blocked. It is closed when the last store that uses it is.
  */
 export const openSqliteStore = (dir: string): StoreDatabase => {
   const file = path.join(dir, DATABASE_FILE);
-  const stores = openStores();
-  const found = stores.get(file);
-  if (found) {
-    found.users += 1;
-    return found.store;
-  }
-  const db = new Kysely<Tables>({
-    dialect: new ImmediateSqliteDialect({ database: () => Promise.resolve(kyselyDatabase(openFile(file))) }),
-  });
-  const entry = {
-    users: 1,
-    store: new StoreDatabase("sqlite", file, db, {
-      migrate: true,
-      // Copies the WAL into the database and empties it, so that removed rows survive in neither file.
-      afterRemoval: async (kysely) => {
-        await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(kysely);
-      },
-      close: async () => {
-        entry.users -= 1;
-        if (entry.users > 0) return;
-        stores.delete(file);
-        await db.destroy();
-      },
+  const shared = connections();
+  const connection = shared.get(file) ?? {
+    db: new Kysely<Tables>({
+      dialect: new ImmediateSqliteDialect({ database: () => Promise.resolve(kyselyDatabase(openFile(file))) }),
     }),
+    users: 0,
   };
-  stores.set(file, entry);
-  return entry.store;
+  connection.users += 1;
+  shared.set(file, connection);
+  let closed = false;
+  return new StoreDatabase("sqlite", file, connection.db, {
+    migrate: true,
+    // Copies the WAL into the database and empties it, so that removed rows survive in neither file.
+    afterRemoval: async (db) => {
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      connection.users -= 1;
+      if (connection.users > 0) return;
+      shared.delete(file);
+      await connection.db.destroy();
+    },
+  });
 };
