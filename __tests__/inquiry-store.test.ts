@@ -265,6 +265,51 @@ describe("the SQL store on SQLite", () => {
     expect(await outbox.add(person("CRS-ERAS-0002"))).toEqual({ reference: "CRS-ERAS-0002", created: true });
   });
 
+  it("answers a delivery pass's, the digest's and an operator's questions through indexes: never a walk through the history", async () => {
+    const outbox = open();
+    for (let index = 0; index < 20; index += 1) await outbox.add(record(`CRS-PLAN-${String(index).padStart(4, "0")}`));
+    await outbox.add(held("CRS-PLAN-0100"));
+    await outbox.recordAttempt({ reference: "CRS-PLAN-0001", transport: "webhook", ok: true, at: at({ seconds: 1 }) });
+    const prepared = jest.spyOn(DatabaseSync.prototype, "prepare");
+    let selects: string[] = [];
+    try {
+      await outbox.entries(8, "open");
+      await outbox.page({ after: "CRS-PLAN-0003", limit: 3, maxAttempts: 8 });
+      await outbox.page({ after: null, limit: 3, maxAttempts: 8, state: "pending" });
+      await outbox.entry("CRS-PLAN-0004", 8);
+      await outbox.inquiriesFrom("pat@example.gov");
+      await outbox.heldSummary();
+      await outbox.takeDigest(DAY, new Date(START), ["webhook"]);
+      await outbox.openDigests(8);
+      await outbox.claim({
+        holder: "run",
+        now: new Date(START),
+        leaseMs: 1_000,
+        limit: 5,
+        maxAttempts: 8,
+        storedToo: true,
+      });
+      await outbox.removeExpired(new Date(START), { deliveredMonths: 24, quarantinedDays: 30 });
+      selects = prepared.mock.calls.map(([text]) => text).filter((text) => /^select/i.test(text));
+    } finally {
+      prepared.mockRestore();
+    }
+    expect(selects.length).toBeGreaterThan(10);
+    const db = new DatabaseSync(file());
+    try {
+      for (const text of new Set(selects)) {
+        const unbound = (text.match(/\?/g) ?? []).map(() => null);
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...unbound) as { detail: string }[];
+        // A scan only of a partial index: the open jobs, or the held ones.
+        const scans = plan.map((step) => step.detail).filter((detail) => detail.startsWith("SCAN"));
+        for (const scan of scans)
+          expect([text, scan]).toEqual([text, expect.stringMatching(/INDEX jobs_(open_by_due|held_by_age)$/)]);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   /** A store of sqlite-outbox.ts's layout (version 2) with an inquiry in each state, a digest, and its attempts. */
   const legacyStore = async () => {
     const old = new SqliteOutbox(dir);

@@ -23,7 +23,7 @@ CREATE TABLE jobs (
   payload TEXT COLLATE "C",
   claimed_by TEXT COLLATE "C",
   claimed_until TEXT COLLATE "C",
-  UNIQUE (kind, subject)
+  UNIQUE (subject, kind)
 );
 CREATE INDEX jobs_open_by_due ON jobs (due_at) WHERE state = 'open';
 CREATE INDEX jobs_held_by_age ON jobs (created_at) WHERE state = 'held';

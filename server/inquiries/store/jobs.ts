@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import type { TransportName } from "../config";
 import {
   digestEntryOf,
@@ -25,6 +25,10 @@ interface Found {
 export type JobEntry =
   | (Found & { readonly kind: "inquiry"; readonly entry: OutboxEntry })
   | (Found & { readonly kind: "digest"; readonly entry: DigestEntry });
+
+/** Job states written into the SQL, not bound: a partial index serves only a query whose condition it can read. */
+export const OPEN = sql.lit<JobState>("open");
+export const HELD = sql.lit<JobState>("held");
 
 /** How many values one `IN` list holds: well under either engine's limit on parameters. */
 const CHUNK = 500;

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { refreshJob, type Query } from "./jobs";
+import { OPEN, refreshJob, type Query } from "./jobs";
 import { MIGRATIONS, STATE } from "./schema";
 
 /**
@@ -81,7 +81,7 @@ export const fromLegacySqlite = async (trx: Query, { digests }: LegacyLayout): P
       : []),
   ];
   for (const statement of statements) await statement.execute(trx);
-  for (const { id } of await trx.selectFrom("jobs").select("id").where("state", "=", "open").execute()) {
+  for (const { id } of await trx.selectFrom("jobs").select("id").where("state", "=", OPEN).execute()) {
     await refreshJob(trx, id);
   }
   for (const table of [...LEGACY_TABLES, ...(digests ? LEGACY_DIGEST_TABLES : [])]) {

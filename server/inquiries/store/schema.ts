@@ -56,7 +56,7 @@ CREATE TABLE jobs (
   payload ${text},
   claimed_by ${text},
   claimed_until ${text},
-  UNIQUE (kind, subject)
+  UNIQUE (subject, kind)
 )${end};
 CREATE INDEX jobs_open_by_due ON jobs (due_at) WHERE state = 'open';
 CREATE INDEX jobs_held_by_age ON jobs (created_at) WHERE state = 'held';

@@ -37,6 +37,8 @@ import {
   jobRows,
   newInquiryJob,
   refreshJob,
+  HELD,
+  OPEN,
   type JobEntry,
   type JobRows,
   type Outcome,
@@ -252,7 +254,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   private static async held(q: Query): Promise<HeldSummary> {
     const row = await q
       .selectFrom("jobs")
-      .where("state", "=", "held")
+      .where("state", "=", HELD)
       .select([
         sql<number>`CAST(count(*) AS INTEGER)`.as("count"),
         (eb) => eb.fn.min<string | null>("created_at").as("oldest"),
@@ -266,7 +268,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return this.query(async (q) => {
       const open = scope === "open";
       const found = await SqlOutbox.inquiries(q, maxAttempts, (rows) =>
-        open ? rows.where("jobs.state", "=", "open") : rows,
+        open ? rows.where("jobs.state", "=", OPEN) : rows,
       );
       const entries = found.map(({ entry }) => entry);
       return { entries, damagedLines: 0, ...(open ? { heldUnread: (await SqlOutbox.held(q)).count } : {}) };
@@ -326,7 +328,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       const candidates = q
         .selectFrom("jobs")
         .select("id")
-        .where("state", "=", "open")
+        .where("state", "=", OPEN)
         .where("tries", "<", maxAttempts)
         .where((eb) => eb.or([eb("due_at", "<=", at), ...(storedToo ? [eb("due_at", "is", null)] : [])]))
         .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", at)]))
@@ -419,7 +421,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       this.query((q) =>
         jobRows(q)
           .where("jobs.kind", "=", "inquiry")
-          .where("jobs.state", held ? "=" : "<>", "held")
+          .where("jobs.state", held ? "=" : "<>", HELD)
           .where("inquiries.received_at", "<", cutoff)
           .where("inquiries.kept", "=", 0)
           .$if(!held, (rows) =>
@@ -518,7 +520,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
         .executeTakeFirst();
       if (!taken) return null;
       const held = await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) =>
-        rows.where("jobs.state", "=", "held").where("inquiries.listed_in", "is", null).orderBy("inquiries.received_at"),
+        rows.where("jobs.state", "=", HELD).where("inquiries.listed_in", "is", null).orderBy("inquiries.received_at"),
       );
       const references = held.map(({ entry }) => entry.record.reference);
       if (references.length === 0) return null;
@@ -539,12 +541,12 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   /** The digests not yet delivered through every transport (pending or dead), oldest first. */
   openDigests(maxAttempts: number): Promise<DigestEntry[]> {
     return this.query(async (q) => {
-      const rows = await jobRows(q)
-        .where("jobs.kind", "=", "digest")
-        .where("jobs.state", "=", "open")
-        .orderBy("jobs.subject")
-        .execute();
-      return (await entriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "digest" ? [found.entry] : []));
+      // Sorted here: ordered in SQL by day, the planner would walk every job's day to spare sorting a few.
+      const rows = await jobRows(q).where("jobs.kind", "=", "digest").where("jobs.state", "=", OPEN).execute();
+      const digests = (await entriesOf(q, rows, maxAttempts)).flatMap((found) =>
+        found.kind === "digest" ? [found.entry] : [],
+      );
+      return digests.sort((a, b) => a.digest.id.localeCompare(b.digest.id));
     });
   }
 
