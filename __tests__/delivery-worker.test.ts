@@ -124,8 +124,9 @@ const kinds: [string, () => Store][] = [
   [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
   [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
 ];
-/** The running suite's store, opened afresh as another process would open it. */
-let open: () => Store = () => new SqliteOutbox(dir);
+/** The running suite's store, opened afresh as another process would open it: the single server's outside those suites. */
+const singleServers = () => new SqliteOutbox(dir);
+let open: () => Store = singleServers;
 
 /** A worker on a clock the test moves; each pass runs when the test notifies it. */
 const startWorker = (config: () => InquiryConfig, clock: { now: Date }, outbox: InquiryOutbox = open()) => {
@@ -155,6 +156,9 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
   sqlStores.databasePerTest(kind);
   beforeEach(() => {
     open = openKind;
+  });
+  afterEach(() => {
+    open = singleServers;
   });
 
   it("retries a failed webhook after its backoff, not before, and delivers it once", async () => {
