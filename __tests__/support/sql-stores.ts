@@ -1,6 +1,7 @@
 import type { StoreDatabase } from "../../server/inquiries/store/database";
 import { openPostgresStore } from "../../server/inquiries/store/postgres";
-import { SqlOutbox, type SqlOutboxOptions } from "../../server/inquiries/store/sql-outbox";
+import type { PassLockOptions } from "../../server/inquiries/store/pass-lock";
+import { SqlOutbox } from "../../server/inquiries/store/sql-outbox";
 import { openSqliteStore } from "../../server/inquiries/store/sqlite";
 import { startPostgres, type TestPostgres } from "./postgres";
 
@@ -17,7 +18,7 @@ export interface SqlStores {
   /** The test's database of `kind` (SQLite's in `dir`), opened afresh as another process would open it. */
   database(kind: string, dir: string): StoreDatabase;
   /** The same, as an outbox. */
-  outbox(kind: string, dir: string, options?: SqlOutboxOptions): SqlOutbox;
+  outbox(kind: string, dir: string, options?: PassLockOptions): SqlOutbox;
   /** The test's Postgres database's connection string. */
   readonly postgresUrl: string;
 }

@@ -17,9 +17,9 @@ export interface EngineHooks {
 }
 
 /**
- * One open database of inquiries, on either engine, shared by whatever reads and writes it in a process.
- * Its schema is brought up to date before the first query that needs it (`ready`), not at construction, so
- * that opening never fails: a database that cannot be reached fails each call until it can.
+ * An opened database of inquiries, on either engine. Its schema is brought up to date before its first
+ * query (`ready`), not when it is opened, so that opening never fails: a database that cannot be reached
+ * fails each call until it can.
  */
 export class StoreDatabase {
   private settled: Promise<void> | null = null;

@@ -106,12 +106,16 @@ export const entriesOf = async (q: Query, rows: readonly JobWithInquiry[], maxAt
   });
 };
 
+/** The job state a message in `state` is filed under (pending, dead and stored ones are all open). */
+export const jobStateOf = (state: string): JobState =>
+  state === "quarantined" ? "held" : state === "delivered" ? "done" : "open";
+
 /**
  * What a job's row keeps of its message's standing, with no attempt limit: held, done or open; when it is
  * next due; and the fewest failures of a transport it still needs, which the limit in force is held to.
  */
 const standingOf = (entry: Pick<OutboxEntry, "deliveries" | "attemptsByTransport" | "dueAt"> & { state: string }) => {
-  const state: JobState = entry.state === "quarantined" ? "held" : entry.state === "delivered" ? "done" : "open";
+  const state = jobStateOf(entry.state);
   const needed = (Object.keys(entry.deliveries) as TransportName[])
     .filter((transport) => entry.deliveries[transport] !== "delivered")
     .map((transport) => entry.attemptsByTransport[transport] ?? 0);

@@ -1,5 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
+import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type { RetentionPolicy, TransportName } from "../config";
 import {
@@ -14,7 +13,6 @@ import {
   type DigestEntry,
   type DigestingOutbox,
   type EntryScope,
-  type EntryState,
   type HeldDigest,
   type HeldSummary,
   type InquiryOutbox,
@@ -30,10 +28,12 @@ import {
   type StoredInquiry,
 } from "../outbox";
 import type { StoreDatabase } from "./database";
+import { whileHoldingPassLock, type PassLockOptions } from "./pass-lock";
 import {
   attemptRow,
   chunksOf,
   entriesOf,
+  jobStateOf,
   jobRows,
   newInquiryJob,
   refreshJob,
@@ -44,27 +44,12 @@ import {
   type Outcome,
   type Query,
 } from "./jobs";
-import { STATE, type JobKind, type JobState } from "./schema";
+import { STATE, type JobKind } from "./schema";
 
 /** Inquiries removed per transaction by retention, so that a large removal never holds the writer long. */
 const REMOVAL_BATCH = 500;
 /** What a health probe writes: more than an inquiry with its indexes takes. */
 const PROBE_BYTES = 16_384;
-
-/** The job state of an inquiry in each state (a state is one job state's part, decided when read). */
-const JOB_STATE_OF: Readonly<Record<EntryState, JobState>> = {
-  pending: "open",
-  dead: "open",
-  stored: "open",
-  quarantined: "held",
-  delivered: "done",
-};
-
-export interface SqlOutboxOptions {
-  /** How long the delivery pass's lock lasts unless renewed (30 s), and how often it is renewed (5 s). */
-  readonly leaseTtlMs?: number;
-  readonly leaseRenewMs?: number;
-}
 
 /** What a delivery run asks of the queue: the jobs due at `now`, for it alone until its lease ends. */
 export interface ClaimRequest {
@@ -105,7 +90,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
 
   constructor(
     private readonly database: StoreDatabase,
-    private readonly options: SqlOutboxOptions = {},
+    private readonly options: PassLockOptions = {},
   ) {}
 
   get location(): string {
@@ -284,7 +269,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
           : await q.selectFrom("inquiries").select("position").where("reference", "=", after).executeTakeFirst();
       if (after !== null && !start) throw new UnknownReferenceError(after);
       let position = start?.position ?? 0;
-      const jobState = state === undefined ? null : JOB_STATE_OF[state];
+      const jobState = state === undefined ? null : jobStateOf(state);
       const rowsAfter = (from: number, count: number) =>
         SqlOutbox.inquiries(q, maxAttempts, (rows) =>
           rows
@@ -550,75 +535,11 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     });
   }
 
-  /**
-   * The lock of a whole delivery pass, as delivery-worker.ts takes it: a row of `store_state` taken by an
-   * upsert that succeeds only where it is free or its holder's time ran out, renewed while the pass runs.
-   * A pass whose lock another took (this process stalled past its expiry) is told through `onLost`: its
-   * work goes on to its end, but starts no more deliveries.
-   */
-  async whileDelivering<T>(
+  whileDelivering<T>(
     work: (lease: DeliveryLease) => Promise<T>,
     waitMs = 0,
     onLost: (error: Error) => void = () => undefined,
   ): Promise<{ value: T } | null> {
-    const { leaseTtlMs = 30_000, leaseRenewMs = 5_000 } = this.options;
-    const holder = randomUUID();
-    const deadline = Date.now() + waitMs;
-    const take = async () => {
-      const now = new Date();
-      const until = new Date(now.getTime() + leaseTtlMs).toISOString();
-      const row = await this.write((q) =>
-        q
-          .insertInto("store_state")
-          .values({ name: STATE.deliveryRun, value: holder, until })
-          .onConflict((conflict) =>
-            conflict
-              .column("name")
-              .doUpdateSet({ value: holder, until })
-              .where("store_state.until", "<", now.toISOString()),
-          )
-          .returning("name")
-          .executeTakeFirst(),
-      );
-      return row !== undefined;
-    };
-    while (!(await take())) {
-      if (Date.now() + 100 > deadline) return null;
-      await sleep(100);
-    }
-    let lost = false;
-    const loseIt = (error: Error) => {
-      if (!lost) onLost(error);
-      lost = true;
-    };
-    const mine = { name: STATE.deliveryRun, value: holder } as const;
-    const renewal = setInterval(() => {
-      const until = new Date(Date.now() + leaseTtlMs).toISOString();
-      this.write((q) =>
-        q
-          .updateTable("store_state")
-          .set({ until })
-          .where("name", "=", mine.name)
-          .where("value", "=", mine.value)
-          .executeTakeFirst(),
-      )
-        .then(({ numUpdatedRows }) => {
-          if (numUpdatedRows === 0n) loseIt(new Error("the delivery lease was taken over by another run"));
-        })
-        // A renewal that fails (a busy database) is tried again at the next, well before the lock expires.
-        .catch((error: unknown) => {
-          if (leaseRenewMs * 2 >= leaseTtlMs) loseIt(error as Error);
-        });
-    }, leaseRenewMs);
-    renewal.unref();
-    try {
-      return { value: await work({ mayStart: () => !lost }) };
-    } finally {
-      clearInterval(renewal);
-      // A lock that passed to another run is not ours to remove; one that cannot be removed now runs out.
-      await this.write((q) =>
-        q.deleteFrom("store_state").where("name", "=", mine.name).where("value", "=", mine.value).execute(),
-      ).catch((error: unknown) => onLost(error as Error));
-    }
+    return whileHoldingPassLock(this.database, this.options, work, waitMs, onLost);
   }
 }
