@@ -11,13 +11,11 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Client } from "pg";
 import { UnknownLayoutError, type OutboxRecord } from "../server/inquiries/outbox";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
 import { netlifyMigrationFiles, statementsOf } from "../server/inquiries/store/schema";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { sampleRecord } from "./support/outbox-fixtures";
-import { forgetProcessState } from "./support/outbox-restart";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
 
@@ -33,6 +31,9 @@ const START = record("CRS-TIME-0000").receivedAt;
 const at = (offset: Offset) => shifted(START, offset);
 const DAY = START.slice(0, 10);
 const held = (reference: string): OutboxRecord => ({ ...record(reference), quarantine: { reason: "sent too fast" } });
+
+/** Dumps of databases the previous release's sqlite-outbox.ts wrote. */
+const LEGACY_FIXTURES = path.join(__dirname, "fixtures/legacy-sqlite");
 
 const sqlStores = useSqlStores();
 let dir: string;
@@ -310,39 +311,21 @@ describe("the SQL store on SQLite", () => {
     }
   });
 
-  /** A store of sqlite-outbox.ts's layout (version 2) with an inquiry in each state, a digest, and its attempts. */
-  const legacyStore = async () => {
-    const old = new SqliteOutbox(dir);
-    await old.add({ ...record("CRS-LGCY-0001"), idempotencyKey: "key-legacy-0001" });
-    await old.recordAttempt({ reference: "CRS-LGCY-0001", transport: "webhook", ok: true, at: at({ seconds: 5 }) });
-    await old.add(record("CRS-LGCY-0002", ["email", "webhook"]));
-    await old.recordAttempt({ reference: "CRS-LGCY-0002", transport: "webhook", ok: true, at: at({ seconds: 5 }) });
-    const failed = { transport: "email" as const, ok: false, detail: "ECONNREFUSED" };
-    await old.recordAttempt({
-      reference: "CRS-LGCY-0002",
-      ...failed,
-      at: at({ seconds: 6 }),
-      retryAt: at({ minutes: 1 }),
-    });
-    await old.add(record("CRS-LGCY-0003", []));
-    await old.add(held("CRS-LGCY-0004"));
-    await old.add({ ...held("CRS-LGCY-0005"), replyTo: { address: "Kept@example.gov" } });
-    await old.takeDigest(DAY, new Date(at({ hours: 2 })), ["webhook"]);
-    await old.recordDigestAttempt({
-      digest: DAY,
-      transport: "webhook",
-      ok: false,
-      at: at({ hours: 2 }),
-      retryAt: at({ hours: 3 }),
-    });
-    await old.release("CRS-LGCY-0005", new Date(at({ hours: 4 })));
-    await old.keep("CRS-LGCY-0005");
-    await old.add(held("CRS-LGCY-0006"));
-    return old;
+  /**
+   * A database file as the previous release's sqlite-outbox.ts left it, from its dump in fixtures/legacy-sqlite/:
+   * that code is gone, so its layout and rows are kept as the SQL it wrote.
+   */
+  const legacyFile = (version: 1 | 2) => {
+    const db = new DatabaseSync(file());
+    try {
+      db.exec(readFileSync(path.join(LEGACY_FIXTURES, `version-${version}.sql`), "utf8"));
+    } finally {
+      db.close();
+    }
   };
 
   /** Everything the outbox says of what it holds, with the attempts in each inquiry's order. */
-  const everything = async (outbox: SqliteOutbox | SqlOutbox) => {
+  const everything = async (outbox: SqlOutbox) => {
     const { records, attempts, releases } = await outbox.read();
     return {
       records,
@@ -359,8 +342,10 @@ describe("the SQL store on SQLite", () => {
   };
 
   it("carries a store of sqlite-outbox.ts's layout over in place, in one step, with nothing lost", async () => {
-    const before = await everything(await legacyStore());
-    forgetProcessState();
+    // An inquiry in each state, a digest with a failed attempt, a release and a mark to keep, and what the
+    // previous release's outbox said of them all (version-2.json, written by it beside its dump).
+    legacyFile(2);
+    const before: unknown = JSON.parse(readFileSync(path.join(LEGACY_FIXTURES, "version-2.json"), "utf8"));
     const outbox = open();
     expect(await everything(outbox)).toEqual(before);
     // Its tables are the new ones only, and its version one a release that reads the old layout refuses.
@@ -368,9 +353,7 @@ describe("the SQL store on SQLite", () => {
     expect(tables).toEqual(
       ["attempts", "inquiries", "jobs", "store_migrations", "store_state"].map((name) => ({ name })),
     );
-    await expect(new SqliteOutbox(dir).read()).rejects.toThrow(
-      "records layout version 3, and this release of the site reads version 2",
-    );
+    expect(await onDatabase(SQL_SQLITE, "PRAGMA user_version")).toEqual([{ user_version: 3 }]);
     // Its idempotency keys, its digest day and its digest's retry go on as before.
     expect(await outbox.add({ ...record("CRS-LGCY-0009"), idempotencyKey: "key-legacy-0001" })).toEqual({
       reference: "CRS-LGCY-0001",
@@ -392,21 +375,8 @@ describe("the SQL store on SQLite", () => {
   });
 
   it("carries a version 1 store over, filing again as held an inquiry judged automated while no transport was configured", async () => {
-    const old = new SqliteOutbox(dir);
-    await old.add({ ...held("CRS-7K4M-2Q9D"), transports: [] });
-    await old.add(held("CRS-8P3R-5T6V"));
-    await old.add(record("CRS-1A2B-3C4D"));
-    forgetProcessState();
-    // The database as version 1 left it: no digests, and the first inquiry filed as open (its judgement came second).
-    const db = new DatabaseSync(file());
-    db.exec(`
-      DROP INDEX inquiries_held_undigested;
-      ALTER TABLE inquiries DROP COLUMN digest;
-      DROP TABLE digests; DROP TABLE digest_attempts; DROP TABLE digest_day;
-      UPDATE inquiries SET phase = 'open', due_at = received_at WHERE reference = 'CRS-7K4M-2Q9D';
-      PRAGMA user_version = 1;
-    `);
-    db.close();
+    // Version 1 had no digests, and filed the first inquiry as open (its judgement came second).
+    legacyFile(1);
     const outbox = open();
     expect(await outbox.heldSummary()).toEqual({ count: 2, oldestReceivedAt: START });
     const pending = await outbox.entries(8, "open");
