@@ -12,7 +12,7 @@ import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { backoffMs } from "../server/inquiries/deliver";
 import { DeliveryWorker } from "../server/inquiries/delivery-worker";
 import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../server/inquiries/outbox";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
@@ -120,12 +120,11 @@ const configWith = (env: NodeJS.ProcessEnv, delivery: Partial<DeliveryPolicy> = 
 const sqlStores = useSqlStores();
 type Store = InquiryOutbox & RetainingOutbox;
 const kinds: [string, () => Store][] = [
-  ["SQLite", () => new SqliteOutbox(dir)],
   [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
   [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
 ];
 /** The running suite's store, opened afresh as another process would open it: the single server's outside those suites. */
-const singleServers = () => new SqliteOutbox(dir);
+const singleServers = () => openSqliteOutbox(dir);
 let open: () => Store = singleServers;
 
 /** A worker on a clock the test moves; each pass runs when the test notifies it. */
@@ -479,35 +478,6 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
   });
 });
 
-describe("DeliveryWorker on the SQLite store's own lease", () => {
-  it("survives losing the delivery lock in the middle of a pass", async () => {
-    const outbox = new SqliteOutbox(dir, { leaseRenewMs: 200 });
-    const lost: string[] = [];
-    const outcome = await outbox.whileDelivering(
-      async (lease) => {
-        // Another run, judging the lease expired (this process stalled), takes it over.
-        const other = new DatabaseSync(outbox.file);
-        other.prepare("UPDATE leases SET holder = 'another run'").run();
-        other.close();
-        // Long enough for the lease's next renewal to find it gone.
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        return lease.mayStart();
-      },
-      0,
-      (error) => lost.push(error.message),
-    );
-    expect(outcome).toEqual({ value: false });
-    expect(lost).toEqual(["the delivery lease was taken over by another run"]);
-    // The lease that passed to the other run is left to it...
-    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toBeNull();
-    // ...until it expires.
-    const other = new DatabaseSync(outbox.file);
-    other.prepare("UPDATE leases SET expires_at = 0").run();
-    other.close();
-    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toEqual({ value: "again" });
-  });
-});
-
 describe("backoffMs", () => {
   const policy: DeliveryPolicy = {
     concurrency: 4,
@@ -553,7 +523,7 @@ const answerAllAfterFirstCall = (held: Receiver, delayMs: number): NodeJS.Timeou
 describe("npm run inquiries", () => {
   it("delivers each pending inquiry exactly once when two --retry runs start together", async () => {
     const references = Array.from({ length: 5 }, (_, index) => `CRS-TWIN-000${index}`);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     for (const reference of references) await outbox.add(record(reference));
     // Slow answers, so that both runs are under way at the same time.
     receiver = await startReceiver(() => null);
@@ -578,7 +548,7 @@ describe("npm run inquiries", () => {
 
   it("delivers each inquiry exactly once when the server's worker and --retry run at once", async () => {
     const references = Array.from({ length: 6 }, (_, index) => `CRS-BOTH-000${index}`);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     for (const reference of references) await outbox.add(record(reference));
     // Nothing is answered until 2 s after the first call: the worker's pass is under way when --retry starts.
     receiver = await startReceiver(() => null);
@@ -600,7 +570,7 @@ describe("npm run inquiries", () => {
   }, 30_000);
 
   it("--retry delivers the backlog stored while no transport was configured", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     await outbox.add(record("CRS-BACK-0101", []));
     await outbox.add(record("CRS-BACK-0102", []));
     expect((await inquiries(["--retry"], {})).stdout).toMatch(/Retried 0 undelivered/);
@@ -628,7 +598,7 @@ describe("npm run inquiries", () => {
       rmSync(elsewhere, { recursive: true, force: true });
     }
     expect((await inquiries([], {})).stderr).toMatch(/There is no inquiry database in .*delivery-worker-/);
-    await new SqliteOutbox(dir).add(record("CRS-LIST-0001"));
+    await openSqliteOutbox(dir).add(record("CRS-LIST-0001"));
     const listed = await inquiries([], {});
     expect([listed.code, listed.stderr]).toEqual([
       0,
@@ -640,7 +610,7 @@ describe("npm run inquiries", () => {
   const command: InquiriesCommand = (args, input = "") => runInquiries(args, { INQUIRY_DATA_DIR: dir }, { input });
 
   it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
-    await checkPersonalDataCommands(command, new SqliteOutbox(dir));
+    await checkPersonalDataCommands(command, openSqliteOutbox(dir));
   }, 60_000);
 
   it("prints its usage for --help and refuses an option it does not know, saying where the usage is", async () => {
@@ -657,7 +627,7 @@ describe("npm run inquiries", () => {
   });
 
   it("removes what is past its retention on demand, and says how many", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     const monthsAgo = (months: number) => new Date(Date.now() - months * 31 * 24 * 3600_000).toISOString();
     for (const [reference, receivedAt] of [
       ["CRS-GONE-0001", monthsAgo(25)],
@@ -676,11 +646,11 @@ describe("npm run inquiries", () => {
   });
 
   it("lists a page at a time, oldest first, and says how to ask for the next", async () => {
-    await checkPagedListing(command, new SqliteOutbox(dir));
+    await checkPagedListing(command, openSqliteOutbox(dir));
   }, 60_000);
 
   it("backs the database up while it is being written, and the copy restores as the outbox", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     for (let index = 0; index < 200; index += 1) await outbox.add(record(`CRS-BKUP-${String(index).padStart(4, "0")}`));
     const backupFile = path.join(dir, "backup.sqlite");
     // The server goes on storing while the copy is made.
@@ -707,7 +677,7 @@ describe("npm run inquiries", () => {
     const restoredDir = mkdtempSync(path.join(tmpdir(), "restored-"));
     try {
       copyFileSync(backupFile, path.join(restoredDir, "inquiries.sqlite"));
-      const restored = new SqliteOutbox(restoredDir);
+      const restored = openSqliteOutbox(restoredDir);
       const references = (await restored.read()).records.map((stored) => stored.reference);
       expect(references.slice(0, 200)).toEqual(
         Array.from({ length: 200 }, (_, index) => `CRS-BKUP-${String(index).padStart(4, "0")}`),
@@ -725,7 +695,7 @@ describe("npm run inquiries", () => {
   }, 60_000);
 
   it("lists quarantined inquiries, releases one, and --retry then delivers it", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     await outbox.add({ ...record("CRS-QUAR-0001"), quarantine: { reason: "honeypot filled" } });
     await outbox.add({ ...record("CRS-QUAR-0002"), quarantine: { reason: "sent too fast" } });
     await outbox.add(record("CRS-PEND-0001"));

@@ -95,13 +95,12 @@ afterEach(async () => {
 
 /** Each store the server can be configured with, with the environment that names it. */
 const configuredStores: [string, () => NodeJS.ProcessEnv][] = [
-  ["SQLite", () => ({ INQUIRY_DATA_DIR: dir })],
+  [SQL_SQLITE, () => ({ INQUIRY_DATA_DIR: dir })],
   ["Netlify Blobs", () => blobsServer.env(store)],
 ];
-/** And the SQL store on each engine, which no configuration names yet: the suites open it themselves. */
+/** And the SQL store on Postgres, a database per test, which the suites open themselves. */
 const stores: [string, () => NodeJS.ProcessEnv][] = [
   ...configuredStores,
-  [SQL_SQLITE, () => ({ INQUIRY_DATA_DIR: dir })],
   [SQL_POSTGRES, () => ({ INQUIRY_DATA_DIR: dir })],
 ];
 const sqlStores = useSqlStores();

@@ -17,14 +17,15 @@ import {
   type OutboxEntry,
   type StoredInquiry,
 } from "../server/inquiries/outbox";
-import { DATABASE_FILE, SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
 import { isSet, runtimeEnvironment } from "../server/settings/catalog";
 
 const INTRO = `
 inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
-(INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
+(INQUIRY_DATA_DIR or INQUIRY_DATABASE_URL, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
 as \`sudo cardinal-site inquiries ...\` (docs/deploy-server.md); in a checkout, \`npm run --silent inquiries -- ...\`.
 The Netlify deploy's outbox is a Blobs store: give the site's ID and a personal access token, as flags or as
 NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN): --site <site ID> --token <token> [--store inquiries].
@@ -162,7 +163,7 @@ const removeExpired = async ({ outbox, config }: Context): Promise<number> => {
 };
 
 /** A person's data: kept from retention, exported, erased; and the single server's backup. */
-const personalData = async ({ options, outbox }: Context): Promise<number> => {
+const personalData = async ({ options, outbox, config }: Context): Promise<number> => {
   if (!isRetaining(outbox)) {
     console.error(
       `--keep, --export-email, --erase-email, --erase and --backup are not available for ${outbox.location}.`,
@@ -170,8 +171,8 @@ const personalData = async ({ options, outbox }: Context): Promise<number> => {
     return 1;
   }
   if (options.backup) {
-    if (!(outbox instanceof SqliteOutbox)) {
-      console.error(`--backup copies the single server's database; ${outbox.location} is not one.`);
+    if (!(outbox instanceof SqlOutbox) || config.outbox !== "sqlite") {
+      console.error(`--backup copies the single server's SQLite database; ${outbox.location} is not one.`);
       return 1;
     }
     const pages = await outbox.backup(path.resolve(options.backup));
@@ -426,7 +427,12 @@ const main = async (): Promise<number> => {
   const context = await openStore();
   if (typeof context === "number") return context;
   const command = COMMANDS.find((candidate) => candidate.chosen(options));
-  return command ? command.run(context) : 0;
+  try {
+    return command ? await command.run(context) : 0;
+  } finally {
+    // A Postgres pool left open would keep the command running after its work is done.
+    if (context.outbox instanceof SqlOutbox) await context.outbox.close();
+  }
 };
 
 main().then(

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { closeSync, openSync, statSync } from "node:fs";
+import path from "node:path";
 import { sql } from "kysely";
 import type { RetentionPolicy, TransportName } from "../config";
 import {
@@ -48,8 +50,11 @@ import { STATE, type JobKind } from "./schema";
 
 /** Inquiries removed per transaction by retention, so that a large removal never holds the writer long. */
 const REMOVAL_BATCH = 500;
-/** What a health probe writes: more than an inquiry with its indexes takes. */
-const PROBE_BYTES = 16_384;
+/**
+ * What a health probe writes: more than an inquiry takes, which touches a page of each of its table's and its job's
+ * indexes (about ten), so that a store with room for the probe has room for an inquiry.
+ */
+const PROBE_BYTES = 65_536;
 
 /** What a delivery run asks of the queue: the jobs due at `now`, for it alone until its lease ends. */
 export interface ClaimRequest {
@@ -62,6 +67,15 @@ export interface ClaimRequest {
   readonly maxAttempts: number;
   /** Whether inquiries stored while no transport was configured are due: one is now. */
   readonly storedToo: boolean;
+}
+
+/** Inquiries with what became of them, as another store holds them (a copy) or a bench makes them up. */
+export interface AbsorbedInquiries {
+  readonly records: readonly OutboxRecord[];
+  readonly attempts?: readonly DeliveryAttempt[];
+  readonly releases?: readonly { readonly reference: string; readonly at: string }[];
+  /** The references an operator marked as kept. */
+  readonly kept?: readonly string[];
 }
 
 interface PendingAdd {
@@ -533,6 +547,69 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       );
       return digests.sort((a, b) => a.digest.id.localeCompare(b.digest.id));
     });
+  }
+
+  /**
+   * Takes in inquiries from elsewhere in one transaction, each with its attempts, release and mark to keep:
+   * one already here gains only what it lacks, so taking in the same ones again changes nothing. Says how
+   * many inquiries and attempts were new.
+   */
+  absorb({ records, attempts = [], releases = [], kept = [] }: AbsorbedInquiries) {
+    return this.write(async (q) => {
+      const counts = { inquiries: 0, attempts: 0 };
+      const attemptsOf = new Map<string, DeliveryAttempt[]>();
+      for (const attempt of attempts)
+        attemptsOf.set(attempt.reference, [...(attemptsOf.get(attempt.reference) ?? []), attempt]);
+      const releasedAt = new Map(releases.map((release) => [release.reference, release.at]));
+      for (const record of records) {
+        const { reference } = record;
+        const added = await SqlOutbox.insert(q, record);
+        if (!(added instanceof DuplicateReferenceError) && added.created) counts.inquiries += 1;
+        const job = await this.lockJob(q, "inquiry", reference);
+        if (!job) continue;
+        for (const attempt of attemptsOf.get(reference) ?? []) {
+          const inserted = await q
+            .insertInto("attempts")
+            .values(attemptRow(job.id, attempt))
+            .onConflict((conflict) => conflict.doNothing())
+            .executeTakeFirst();
+          counts.attempts += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
+        }
+        const released = releasedAt.get(reference);
+        if (released !== undefined)
+          await q
+            .updateTable("inquiries")
+            .set({ released_at: released })
+            .where("reference", "=", reference)
+            .where("released_at", "is", null)
+            .execute();
+        if (kept.includes(reference))
+          await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
+        await refreshJob(q, job.id);
+      }
+      return counts;
+    });
+  }
+
+  /**
+   * A consistent copy of the SQLite database at `destination` while the server goes on writing, readable by
+   * this user only; resolves to its pages. Postgres has pg_dump for this.
+   */
+  async backup(destination: string): Promise<number> {
+    if (this.database.engine !== "sqlite") throw new Error(`${this.location} is backed up with pg_dump, not here`);
+    if (path.resolve(destination) === path.resolve(this.location))
+      throw new Error("a backup cannot replace the database itself");
+    await this.database.ready();
+    // VACUUM INTO writes only into an empty file, and keeps the mode of the one made here.
+    closeSync(openSync(destination, "w", 0o600));
+    await sql`VACUUM INTO ${destination}`.execute(this.database.db);
+    const { rows } = await sql<{ page_size: number }>`PRAGMA page_size`.execute(this.database.db);
+    return Math.ceil(statSync(destination).size / (rows[0]?.page_size ?? 4096));
+  }
+
+  /** Closes its connections: a command's end, where an open Postgres pool would keep the process alive. */
+  close(): Promise<void> {
+    return this.database.close();
   }
 
   whileDelivering<T>(

@@ -14,6 +14,8 @@ import {
 } from "kysely";
 import { processWide } from "../process-wide";
 import { StoreDatabase } from "./database";
+import type { PassLockOptions } from "./pass-lock";
+import { SqlOutbox } from "./sql-outbox";
 import type { Tables } from "./schema";
 
 /** The database in INQUIRY_DATA_DIR; SQLite keeps its -wal and -shm files beside it. */
@@ -130,3 +132,7 @@ export const openSqliteStore = (dir: string): StoreDatabase => {
     },
   });
 };
+
+/** The single server's store in `dir` as an outbox: what the operator's tools and benches open directly. */
+export const openSqliteOutbox = (dir: string, options?: PassLockOptions): SqlOutbox =>
+  new SqlOutbox(openSqliteStore(dir), options);
