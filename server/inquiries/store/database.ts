@@ -61,12 +61,12 @@ export class StoreDatabase {
 /**
  * Applies every migration the database lacks, in one transaction, recording each in `store_migrations`;
  * refuses, before anything is written, a database that records a migration this code does not know (a
- * later release's). An SQLite file of sqlite-outbox.ts's layout is carried over into the new tables in
+ * later release's). An SQLite file of the earlier SQLite outbox's layout is carried over into the new tables in
  * the same transaction, so that it is either wholly migrated or untouched.
  */
 const migrate = async ({ engine, location, db }: StoreDatabase): Promise<void> => {
   const known = MIGRATIONS.map((migration) => migration.name);
-  // SQLite's layout versions go on from sqlite-outbox.ts's (see LEGACY_VERSIONS); Postgres's start at 1.
+  // SQLite's layout versions go on from the earlier SQLite outbox's (see LEGACY_VERSIONS); Postgres's start at 1.
   const offset = engine === "sqlite" ? LEGACY_VERSIONS : 0;
   const refuse = (found: number) => new UnknownLayoutError(location, String(found), offset + known.length);
   await db.transaction().execute(async (trx) => {

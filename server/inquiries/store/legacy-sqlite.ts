@@ -3,13 +3,13 @@ import { OPEN, refreshJob, type Query } from "./jobs";
 import { MIGRATIONS, STATE } from "./schema";
 
 /**
- * The layout versions sqlite-outbox.ts wrote into `PRAGMA user_version`: 1 (0 before it recorded one) and
+ * The layout versions the earlier SQLite outbox (sqlite-outbox.ts) wrote into `PRAGMA user_version`: 1 (0 before it recorded one) and
  * 2 (the digest of held inquiries). This store's versions go on from there, so a release that reads only
  * those refuses the new layout rather than misreading it.
  */
 export const LEGACY_VERSIONS = 2;
 
-/** The tables of sqlite-outbox.ts's layout that hold nothing the new one needs once copied. */
+/** The tables of that layout that hold nothing the new one needs once copied. */
 const LEGACY_TABLES = ["legacy_inquiries", "legacy_attempts", "phase_counts", "leases", "health"];
 const LEGACY_DIGEST_TABLES = ["digests", "digest_attempts", "digest_day"];
 
@@ -28,7 +28,7 @@ const tablesOf = async (trx: Query): Promise<Set<string>> =>
   );
 
 /**
- * The layout sqlite-outbox.ts left in this file, or null for a new file or one of this store's; refuses
+ * The layout the earlier outbox left in this file, or null for a new file or one of this store's; refuses
  * (through `refuse`) a version later than this code writes.
  */
 export const legacySqliteLayout = async (
@@ -50,7 +50,7 @@ export const legacySqliteLayout = async (
 };
 
 /**
- * Copies everything sqlite-outbox.ts stored into the new tables, inside the migration's transaction:
+ * Copies everything the earlier outbox stored into the new tables, inside the migration's transaction:
  * each inquiry at its old position (so paging goes on where it was), with its release, its mark to keep,
  * its digest, and every attempt in order; each digest with its attempts; the last digest day. Then files
  * every open job again from its attempts (which also files as held an inquiry version 1 judged automated

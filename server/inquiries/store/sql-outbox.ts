@@ -96,7 +96,7 @@ const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
 
 /**
  * The inquiry store in SQL, the same on SQLite and Postgres: inquiries, and one queue of jobs (a delivery
- * per inquiry, a digest per day of held ones) with their attempts. Its rules are sqlite-outbox.ts's; what
+ * per inquiry, a digest per day of held ones) with their attempts. Its rules are the earlier outboxes'; what
  * differs between the engines is in schema.ts and StoreDatabase.
  */
 export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord, DigestingOutbox {
