@@ -8,7 +8,7 @@ import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { deliverEntries, retentionLine } from "../server/inquiries/delivery-worker";
 import { digestPass } from "../server/inquiries/digest";
 import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
-import { openOutbox } from "../server/inquiries/open-outbox";
+import { openOutbox, openSqlOutbox } from "../server/inquiries/open-outbox";
 import {
   isDigesting,
   isRetaining,
@@ -17,6 +17,7 @@ import {
   type OutboxEntry,
   type StoredInquiry,
 } from "../server/inquiries/outbox";
+import { copyFromBlobs } from "../server/inquiries/store/copy-from-blobs";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
@@ -58,6 +59,7 @@ const OPTIONS = {
   limit: { type: "string" },
   after: { type: "string" },
   retention: { type: "boolean", default: false },
+  "copy-from-blobs": { type: "boolean", default: false },
 } as const;
 
 type Options = ReturnType<typeof readCommandLine<typeof OPTIONS>>;
@@ -321,8 +323,41 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
   return failed > 0 || untried > 0 || digestsFailed > 0 ? 1 : 0;
 };
 
+/**
+ * The Blobs store (the context's outbox) copied into the database the environment names without the command's
+ * Blobs options: SQLite in INQUIRY_DATA_DIR, or Postgres at INQUIRY_DATABASE_URL (or Netlify Database's).
+ */
+const copyBlobs = async ({ outbox, content }: Context): Promise<number> => {
+  const target = readInquiryConfig(content.form.delivery, runtimeEnvironment());
+  if (!isRetaining(outbox) || target.outbox === "blobs") {
+    console.error(
+      "--copy-from-blobs copies into the database: set INQUIRY_DATABASE_URL, or INQUIRY_DATA_DIR for SQLite.",
+    );
+    return 1;
+  }
+  const database = openSqlOutbox(target);
+  try {
+    const { found, copied } = await copyFromBlobs(outbox, database);
+    console.log(
+      `Copied ${copied.inquiries} inquiries and ${copied.attempts} attempts from ${outbox.location} into ` +
+        `${database.location} (it holds ${found.inquiries} inquiries, ${found.attempts} attempts, ${found.damaged} damaged).`,
+    );
+    return found.damaged > 0 ? 1 : 0;
+  } finally {
+    await database.close();
+  }
+};
+
 /** The commands, the first whose options were given chosen; listing when none was. */
 const COMMANDS: readonly Command[] = [
+  {
+    help: [
+      ["--copy-from-blobs", "copy the Blobs store (--site, --token, --store) into the database the environment names,"],
+      ["", "SQLite or Postgres: what it lacks only, so running it again adds nothing"],
+    ],
+    chosen: (options) => options["copy-from-blobs"],
+    run: copyBlobs,
+  },
   {
     help: [["--show CRS-XXXX-XXXX", "one inquiry in full"]],
     chosen: (options) => options.show !== undefined,
@@ -387,10 +422,12 @@ const openStore = async (): Promise<Context | number> => {
   // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
   const content = readInquiryContent(path.join(projectRoot(), "content"));
   // A site named on the command line means its Blobs store, whatever the environment says.
-  const blobs = options.site ?? options.token ?? options.store;
+  const blobs =
+    options.site ?? options.token ?? options.store ?? (options["copy-from-blobs"] ? "copied from" : undefined);
   const config = readInquiryConfig(content.form.delivery, {
     ...runtimeEnvironment(),
-    ...(blobs ? { INQUIRY_OUTBOX: "blobs" } : {}),
+    // The Blobs store is read instead of the database the environment may name (which a copy writes to).
+    ...(blobs ? { INQUIRY_OUTBOX: "blobs", INQUIRY_DATABASE_URL: undefined } : {}),
     ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
     ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
     ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
