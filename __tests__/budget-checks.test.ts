@@ -1,11 +1,11 @@
 /**
  * @jest-environment node
  */
-import { judgeBenchReport, type BudgetCheck } from "../bench/budget-checks";
+import { judgeAgainstReference, judgeBenchReport, type BudgetCheck } from "../bench/budget-checks";
 import { readBudgets } from "../bench/budgets";
 import { siteFilesLoaded, type LighthouseResult } from "../bench/lighthouse";
 import type { BenchReport, ReadBack } from "../bench/report";
-import { measuredBenchReport } from "./fixtures/bench-report";
+import { measuredBenchReport, plantedLighthouse } from "./fixtures/bench-report";
 
 // The gates npm run check:budgets applies to reports/bench.json besides lhci's, with budgets.json as it is.
 const budgets = readBudgets();
@@ -327,6 +327,61 @@ describe("the deploy gates of npm run check:budgets", () => {
       "deploy: GET / p95 during the build, against idle (x)",
       "deploy: GET / p95 while a release fails and is removed, against 3x idle or idle + 50 ms (ms)",
       "deploy: GET / p95 while older releases are pruned, against 3x idle or idle + 50 ms (ms)",
+    ]);
+  });
+});
+
+describe("the Lighthouse gates against the reference page, measured in the same rounds", () => {
+  const against = budgets.lighthouseAgainstReference;
+  const verdicts = (lighthouse: ReadBack<BenchReport["lighthouse"]> | undefined) =>
+    judgeAgainstReference(lighthouse, against).map((check) => [check.what.replace(/, median of .*/, ""), check.ok]);
+  const failing = (lighthouse: ReadBack<BenchReport["lighthouse"]> | undefined) =>
+    judgeAgainstReference(lighthouse, against)
+      .filter((check) => !check.ok)
+      .map((check) => `${check.what.replace(/, median of .*/, "")}: ${check.actual}`);
+
+  it("pass the pages of a real run, each judged against the reference's median of the same rounds", () => {
+    expect(failing(measured.lighthouse)).toEqual([]);
+    expect(verdicts(measured.lighthouse)).toHaveLength(3 * (1 + measured.lighthouse.pages.length));
+  });
+
+  it("fail the page of a real run that had a 300 ms busy loop planted, and no other page", () => {
+    expect(failing(plantedLighthouse)).toEqual([
+      "Lighthouse /contact/ total blocking time (ms): 1496",
+      "Lighthouse /contact/ largest contentful paint (ms): 2089",
+      "Lighthouse /contact/ performance score, short of 100: 26",
+    ]);
+    // The same page without the loop, in the run before, passed with room to spare.
+    const contact = judgeAgainstReference(measured.lighthouse, against).find((check) =>
+      check.what.startsWith("Lighthouse /contact/ total blocking time"),
+    );
+    expect(contact).toMatchObject({ actual: "285", limit: "<= 544.5: reference 889 x 0.5 + 100", ok: true });
+  });
+
+  it("allow a page at most the reference times the ratio plus the allowance, and not one millisecond more", () => {
+    const reference = measured.lighthouse.reference!;
+    const limit =
+      reference.totalBlockingTimeMs * against.totalBlockingTime.ratio + against.totalBlockingTime.allowanceMs;
+    const contactAt = (totalBlockingTimeMs: number) => ({
+      ...measured.lighthouse,
+      pages: measured.lighthouse.pages.map((page) =>
+        page.path === "/contact/" ? { ...page, totalBlockingTimeMs } : page,
+      ),
+    });
+    expect(failing(contactAt(limit))).toEqual([]);
+    expect(failing(contactAt(limit + 1))).toEqual([`Lighthouse /contact/ total blocking time (ms): ${limit + 1}`]);
+  });
+
+  it("fail every page when the reference was not measured, or blocked 0 ms, which only a script that did not run gives", () => {
+    const pages = measured.lighthouse.pages.length;
+    expect(failing({ ...measured.lighthouse, reference: null })).toHaveLength(3 + 3 * pages);
+    expect(failing(undefined)).toHaveLength(3);
+    const idle = { ...measured.lighthouse.reference!, totalBlockingTimeMs: 0 };
+    expect(failing({ ...measured.lighthouse, reference: idle })).toEqual([
+      "Lighthouse reference page total blocking time (ms): 0 (not measured: a real run reads more than 0)",
+      ...measured.lighthouse.pages.map(
+        (page) => `Lighthouse ${page.path} total blocking time (ms): ${page.totalBlockingTimeMs}`,
+      ),
     ]);
   });
 });

@@ -4,8 +4,8 @@
 // NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
 // a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
 // write, a /proc entry without its line) sums to, and 0 is under every budget.
-import { p95AllowanceMs, type Budgets } from "./budgets";
-import type { BenchReport, BlobsLoadFigures, ReadBack } from "./report";
+import { allowedAgainstReference, p95AllowanceMs, type Budgets } from "./budgets";
+import type { BenchReport, BlobsLoadFigures, LighthouseFigures, ReadBack, ReferenceFigures } from "./report";
 
 /**
  * A figure that must be exactly what it should be, for npm run check:budgets to judge: either may be
@@ -79,6 +79,74 @@ const judge = (
 const sumOf = (values: Figure[]): number =>
   values.reduce<number>((sum, value) => sum + (isMeasured(value) ? value : Number.NaN), 0);
 
+/**
+ * Each page's blocking time, largest paint and performance score against the reference page's in the same
+ * rounds (budgets.json "lighthouseAgainstReference"): a machine slow for the whole bench slows the reference
+ * as much as the pages, while a page that gained a long task rises above it. A reference or page that was not
+ * measured fails; so does a reference that blocked 0 ms, which would mean its script did not run. A report
+ * without pages fails the home page's weight, and check-budgets.ts counts lhci's runs.
+ */
+export const judgeAgainstReference = (
+  lighthouse: ReadBack<LighthouseFigures> | undefined,
+  budget: Budgets["lighthouseAgainstReference"],
+): BudgetCheck[] => {
+  const reference = lighthouse?.reference;
+  const pages = lighthouse?.pages ?? [];
+  const runsOf = (figures: (number | null)[] | undefined) => (figures ?? []).map((value) => value ?? "?").join(", ");
+  type Figures = ReadBack<ReferenceFigures>;
+  /** A timing in ms, which no real run of the reference reads as 0. */
+  const timing = (
+    name: string,
+    of: (figures: Figures) => number | null | undefined,
+    runs: (figures: Figures) => (number | null)[] | undefined,
+    { ratio, allowanceMs }: { ratio: number; allowanceMs: number },
+  ) => ({ name, of, runs, ratio, allowance: allowanceMs, referencePositive: true });
+  const shortOf100 = (score: number | null | undefined) => (isMeasured(score) ? 100 - score : score);
+  const metrics = [
+    timing(
+      "total blocking time (ms)",
+      (figures) => figures.totalBlockingTimeMs,
+      (figures) => figures.totalBlockingTimeRunsMs,
+      budget.totalBlockingTime,
+    ),
+    timing(
+      "largest contentful paint (ms)",
+      (figures) => figures.largestContentfulPaintMs,
+      (figures) => figures.largestContentfulPaintRunsMs,
+      budget.largestContentfulPaint,
+    ),
+    {
+      name: "performance score, short of 100",
+      of: (figures: Figures) => shortOf100(figures.performance),
+      runs: (figures: Figures) => figures.performanceRuns?.map((score) => shortOf100(score) ?? null),
+      ratio: budget.performanceShortfall.ratio,
+      allowance: budget.performanceShortfall.allowance,
+      referencePositive: false,
+    },
+  ];
+  const checks: BudgetCheck[] = [];
+  for (const metric of metrics) {
+    const referenceValue = reference ? metric.of(reference) : undefined;
+    const usable = isMeasured(referenceValue) && (!metric.referencePositive || referenceValue > 0);
+    const what = `Lighthouse reference page ${metric.name}, median of ${runsOf(reference ? metric.runs(reference) : undefined)}`;
+    checks.push(judge(what, referenceValue, "measured", () => true, metric.referencePositive));
+    for (const page of pages) {
+      const limit = usable ? allowedAgainstReference(referenceValue, metric.ratio, metric.allowance) : Number.NaN;
+      const pageWhat = `Lighthouse ${page.path} ${metric.name}, median of ${runsOf(metric.runs(page))}`;
+      const limitText = usable
+        ? `<= ${Number(limit.toFixed(1))}: reference ${referenceValue} x ${metric.ratio} + ${metric.allowance}`
+        : `<= reference x ${metric.ratio} + ${metric.allowance} (reference ${notMeasured})`;
+      const value = metric.of(page);
+      checks.push(
+        usable
+          ? judge(pageWhat, value, limitText, (measured) => measured <= limit, false)
+          : { what: pageWhat, actual: isMeasured(value) ? String(value) : notMeasured, limit: limitText, ok: false },
+      );
+    }
+  }
+  return checks;
+};
+
 /** The gates on reports/bench.json other than lhci's, in the order npm run check:budgets prints them. */
 export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets): BudgetCheck[] => {
   const checks: BudgetCheck[] = [];
@@ -104,6 +172,7 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
     budgets.homeJavaScriptGzipKb,
     { positive: true },
   );
+  checks.push(...judgeAgainstReference(report.lighthouse, budgets.lighthouseAgainstReference));
 
   // Every page of the build, against itself without scripts. A run that weighed no page, or a page as
   // nothing, has not measured it.

@@ -44,7 +44,21 @@ export interface Budgets {
   pageBytesRatio: { scriptFree: number; withScript: number; withScriptByPage: Record<string, number> };
   /** lhci's assertions (lighthouserc.js), and a "$comment". */
   lighthouse: Record<string, unknown>;
+  /**
+   * Lighthouse figures judged against the reference page's in the same rounds (bench/budget-checks.ts):
+   * a page's median at most the reference's times `ratio` plus the allowance. The score is judged by what it
+   * lacks of 100, so that lower is better for all three.
+   */
+  lighthouseAgainstReference: {
+    totalBlockingTime: { ratio: number; allowanceMs: number };
+    largestContentfulPaint: { ratio: number; allowanceMs: number };
+    performanceShortfall: { ratio: number; allowance: number };
+  };
 }
+
+/** What a page may read against the reference page's figure in the same rounds, where lower is better. */
+export const allowedAgainstReference = (reference: number, ratio: number, allowance: number): number =>
+  reference * ratio + allowance;
 
 /**
  * The p95 a phase may reach against its baseline's: `ratio` times it, or the baseline plus `floorMs` where

@@ -4,14 +4,104 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { gzipSync } from "node:zlib";
+import vm from "node:vm";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
 import { pageScripts } from "../build/security-headers";
-import type { LighthouseFigures, PageFigures } from "./report";
+import type { LighthouseFigures, PageFigures, ReferenceFigures } from "./report";
 
 const root = path.resolve(__dirname, "..");
 /** lhci keeps its runs in .lighthouseci/ under the folder it runs in; reports/ is ignored by git. */
 const lhciCwd = path.join(root, "reports");
 const runsDir = path.join(lhciCwd, ".lighthouseci");
+
+/**
+ * The reference page (lighthouserc.js measures it in every round beside the site's pages): React hydrating a
+ * server-rendered list, a fixed amount of script that does not change with the site's code, so that the
+ * budgets can judge a page's blocking time, largest paint and score against what the same machine gave it in
+ * the same rounds (bench/budget-checks.ts). It lives only in the bench's copy of the build, never in public/.
+ */
+const REFERENCE_PATH = "/bench-reference/";
+/** The rows the reference hydrates: enough for a long task of its own on the simulated slow phone. */
+const REFERENCE_ROWS = 3000;
+/**
+ * The reference's tree, as source that both the bench (to render it) and the page (to hydrate it) run, so the
+ * two cannot differ. React's UMD build is the page's `React`.
+ */
+const referenceTreeSource = `(React, rows) =>
+  React.createElement("main", null,
+    React.createElement("h1", null, "Reference page of the bench"),
+    React.createElement("ul", null,
+      Array.from({ length: rows }, (_, row) =>
+        React.createElement("li", { key: row }, "Row " + row + ": ",
+          React.createElement("strong", null, String((row * 7) % 13))))))`;
+
+/** The bench's copy of the build, which lhci's server serves (PUBLIC_DIR); reports/ is ignored by git. */
+const benchSiteDir = path.join(lhciCwd, "bench-site");
+
+/** A long task planted in a page for the bench's run (`npm run bench -- --plant-long-task /contact/:300`). */
+export interface PlantedTask {
+  readonly pagePath: string;
+  readonly ms: number;
+}
+
+/** Writes a file of the bench's copy with the brotli and gzip copies the server sends in its place. */
+const writeServed = (file: string, content: string | Buffer) => {
+  for (const suffix of ["", ".br", ".gz"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+  fs.writeFileSync(`${file}.br`, brotliCompressSync(content));
+  fs.writeFileSync(`${file}.gz`, gzipSync(content, { level: 9 }));
+};
+
+/**
+ * Copies public/ to the bench's folder and adds the reference page; with `plant`, that page of the copy also
+ * loads a script that keeps the main thread busy for `plant.ms`, to show that the gate catches a long task.
+ */
+export const prepareBenchSite = (publicDir: string, plant: PlantedTask | null = null) => {
+  fs.rmSync(benchSiteDir, { recursive: true, force: true });
+  fs.cpSync(publicDir, benchSiteDir, { recursive: true });
+  const referenceDir = path.join(benchSiteDir, REFERENCE_PATH);
+  const tree = vm.runInNewContext(referenceTreeSource) as (
+    react: { createElement: typeof createElement },
+    rows: number,
+  ) => Parameters<typeof renderToString>[0];
+  // The packages export no umd/ path, so the files are read beside their package.json.
+  const umd = (pkg: string, file: string) =>
+    fs.readFileSync(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "umd", file));
+  writeServed(path.join(referenceDir, "react.js"), umd("react", "react.production.min.js"));
+  writeServed(path.join(referenceDir, "react-dom.js"), umd("react-dom", "react-dom.production.min.js"));
+  writeServed(
+    path.join(referenceDir, "hydrate.js"),
+    `ReactDOM.hydrateRoot(document.getElementById("root"), (${referenceTreeSource})(React, ${REFERENCE_ROWS}));\n`,
+  );
+  // The scripts are files of the site's origin, as the built pages' policy (the 404 page's, for a path the
+  // build did not write) allows; noindex, though no one but the bench is told this page exists.
+  writeServed(
+    path.join(referenceDir, "index.html"),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+      `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+      `<meta name="robots" content="noindex"><meta name="description" content="The bench's reference page.">` +
+      `<link rel="icon" href="data:,"><title>Reference page of the bench</title></head><body><div id="root">` +
+      renderToString(tree({ createElement }, REFERENCE_ROWS)) +
+      `</div><script src="react.js" defer></script><script src="react-dom.js" defer></script>` +
+      `<script src="hydrate.js" defer></script></body></html>`,
+  );
+  if (plant) {
+    const html = path.join(benchSiteDir, plant.pagePath, "index.html");
+    if (!fs.existsSync(html)) throw new Error(`--plant-long-task: the build has no page ${plant.pagePath}`);
+    writeServed(
+      path.join(benchSiteDir, "bench-long-task.js"),
+      `{ const end = performance.now() + ${plant.ms}; while (performance.now() < end); }\n`,
+    );
+    const page = fs.readFileSync(html, "utf8");
+    if (!page.includes("</body>"))
+      throw new Error(`--plant-long-task: ${plant.pagePath} has no </body> to plant before`);
+    writeServed(html, page.replace("</body>", `<script src="/bench-long-task.js" defer></script></body>`));
+  }
+  return benchSiteDir;
+};
 
 /** Runs `lhci <command>` with lighthouserc.js; true when it succeeds. */
 export const lhci = (command: "collect" | "assert", args: string[] = [], env: Record<string, string> = {}) => {
@@ -40,12 +130,13 @@ const configuredRuns = async () => {
  * Every round's server listens on the one `port`: `lhci assert` takes a page's median over the runs of one
  * address, port included. `runs` null is lighthouserc.js's count.
  */
-export const lhciCollectInRounds = async (port: number, runs: number | null) => {
+export const lhciCollectInRounds = async (port: number, runs: number | null, publicDir: string) => {
   const rounds = runs ?? (await configuredRuns());
   for (let round = 1; round <= rounds; round += 1) {
     console.log(`Lighthouse, round ${round} of ${rounds}...`);
     const args = ["--numberOfRuns=1", ...(round > 1 ? ["--additive"] : [])];
-    if (!lhci("collect", args, { LHCI_PORT: String(port) })) throw new Error("lhci collect failed");
+    if (!lhci("collect", args, { LHCI_PORT: String(port), PUBLIC_DIR: publicDir }))
+      throw new Error("lhci collect failed");
   }
 };
 
@@ -162,29 +253,47 @@ export const readLighthouseRuns = (publicDir: string): LighthouseFigures => {
     const pagePath = new URL(result.finalUrl ?? result.requestedUrl ?? "").pathname;
     byPath.set(pagePath, [...(byPath.get(pagePath) ?? []), result]);
   }
-  const pages = [...byPath].map(([pagePath, runs]): PageFigures => {
-    const of = (figure: (result: LighthouseResult) => number) => median(runs.map(figure));
-    const score = (category: keyof LighthouseResult["categories"]) =>
-      of((result) => Math.round((result.categories[category].score ?? 0) * 100));
-    const audit = (id: string) => of((result) => result.audits[id]?.numericValue ?? Number.NaN);
-    const weights = runs.map((result) => pageWeight(publicDir, pagePath, result));
+  /** The figures the gates judge against the reference, with each run's, in the order lhci ran them. */
+  const timings = (pagePath: string, runs: LighthouseResult[]): ReferenceFigures => {
+    const each = (figure: (result: LighthouseResult) => number) => runs.map((result) => Math.round(figure(result)));
+    const audit = (id: string) => (result: LighthouseResult) => result.audits[id]?.numericValue ?? Number.NaN;
+    const performanceRuns = each((result) => (result.categories.performance.score ?? Number.NaN) * 100);
+    const largestContentfulPaintRunsMs = each(audit("largest-contentful-paint"));
+    const totalBlockingTimeRunsMs = each(audit("total-blocking-time"));
     return {
       path: pagePath,
       runs: runs.length,
-      performance: score("performance"),
-      accessibility: score("accessibility"),
-      bestPractices: score("best-practices"),
-      seo: score("seo"),
-      largestContentfulPaintMs: Math.round(audit("largest-contentful-paint")),
-      cumulativeLayoutShift: Number(audit("cumulative-layout-shift").toFixed(4)),
-      totalBlockingTimeMs: Math.round(audit("total-blocking-time")),
-      javaScriptGzipBytes: median(weights.map((weight) => weight.javaScript)),
-      cssGzipBytes: median(weights.map((weight) => weight.css)),
+      performance: median(performanceRuns),
+      largestContentfulPaintMs: median(largestContentfulPaintRunsMs),
+      totalBlockingTimeMs: median(totalBlockingTimeRunsMs),
+      performanceRuns,
+      largestContentfulPaintRunsMs,
+      totalBlockingTimeRunsMs,
     };
-  });
+  };
+  const pages = [...byPath]
+    .filter(([pagePath]) => pagePath !== REFERENCE_PATH)
+    .map(([pagePath, runs]): PageFigures => {
+      const of = (figure: (result: LighthouseResult) => number) => median(runs.map(figure));
+      const score = (category: keyof LighthouseResult["categories"]) =>
+        of((result) => Math.round((result.categories[category].score ?? 0) * 100));
+      const audit = (id: string) => of((result) => result.audits[id]?.numericValue ?? Number.NaN);
+      const weights = runs.map((result) => pageWeight(publicDir, pagePath, result));
+      return {
+        ...timings(pagePath, runs),
+        accessibility: score("accessibility"),
+        bestPractices: score("best-practices"),
+        seo: score("seo"),
+        cumulativeLayoutShift: Number(audit("cumulative-layout-shift").toFixed(4)),
+        javaScriptGzipBytes: median(weights.map((weight) => weight.javaScript)),
+        cssGzipBytes: median(weights.map((weight) => weight.css)),
+      };
+    });
+  const referenceRuns = byPath.get(REFERENCE_PATH);
   return {
     lighthouseVersion: first.lighthouseVersion,
     chromeVersion: /Chrome\/(\d+)/.exec(first.environment.hostUserAgent)?.[1] ?? "unknown",
     pages,
+    reference: referenceRuns ? timings(REFERENCE_PATH, referenceRuns) : null,
   };
 };

@@ -5,16 +5,26 @@ import path from "node:path";
 
 export const reportPath = path.resolve(__dirname, "..", "reports", "bench.json");
 
-export interface PageFigures {
+/**
+ * The Lighthouse figures judged against the reference page's (bench/budget-checks.ts): the median of the
+ * runs, and each run's, in the order of the rounds.
+ */
+export interface ReferenceFigures {
   path: string;
   runs: number;
   performance: number;
+  largestContentfulPaintMs: number;
+  totalBlockingTimeMs: number;
+  performanceRuns: number[];
+  largestContentfulPaintRunsMs: number[];
+  totalBlockingTimeRunsMs: number[];
+}
+
+export interface PageFigures extends ReferenceFigures {
   accessibility: number;
   bestPractices: number;
   seo: number;
-  largestContentfulPaintMs: number;
   cumulativeLayoutShift: number;
-  totalBlockingTimeMs: number;
   javaScriptGzipBytes: number;
   cssGzipBytes: number;
 }
@@ -24,6 +34,8 @@ export interface LighthouseFigures {
   /** The browser's major version, from its user agent. */
   chromeVersion: string;
   pages: PageFigures[];
+  /** The reference page (bench/lighthouse.ts), measured in the same rounds; null when lhci saved no run of it. */
+  reference: ReferenceFigures | null;
 }
 
 export interface InquiryLoadFigures {

@@ -7,7 +7,9 @@
 // into docs/performance.md.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look. `--clean-build-from <file>` takes the
 // clean build's seconds from a build already made from nothing (CI's, reports/clean-build.json) instead of
-// building again.
+// building again. `--plant-long-task <page>:<ms>` adds to that page, in the bench's copy of the build only, a
+// script that blocks the main thread for <ms>, and `--lighthouse-only` stops after Lighthouse: together they
+// show the blocking-time gate failing a page that gained a long task (docs/performance.md).
 import { freeLoopbackPort } from "../server/free-port";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -18,12 +20,14 @@ import { enterRunTempRoot } from "../testing/run-temp-root";
 import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
-import { lhciCollectInRounds, readLighthouseRuns } from "./lighthouse";
+import { lhciCollectInRounds, prepareBenchSite, readLighthouseRuns, type PlantedTask } from "./lighthouse";
 import { measurePageBytes, pageBytesTable } from "./page-bytes";
 import { lighthouseTable } from "./readme";
 import { reportPath, type BenchReport } from "./report";
 
 const root = path.resolve(__dirname, "..");
+
+const machine = () => `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`;
 
 const timedCleanBuild = () => {
   const gatsby = require.resolve("gatsby/cli.js");
@@ -45,13 +49,34 @@ const cleanBuildMadeBefore = (): number | null => {
   return seconds;
 };
 
+/** The long task `--plant-long-task <page>:<ms>` asks for; null without it. */
+const plantedTask = (): PlantedTask | null => {
+  const flag = process.argv.indexOf("--plant-long-task");
+  if (flag === -1) return null;
+  const match = /^(\/(?:[\w-]+\/)*):(\d+)$/.exec(process.argv[flag + 1] ?? "");
+  if (!match?.[1] || !match[2]) throw new Error("--plant-long-task needs <page>:<ms>, such as /contact/:300");
+  return { pagePath: match[1], ms: Number(match[2]) };
+};
+
 const main = async () => {
   const madeBefore = cleanBuildMadeBefore();
   if (madeBefore === null) console.log("Clean production build...");
   const buildSeconds = madeBefore ?? Number(timedCleanBuild().toFixed(1));
   console.log(`Clean build: ${buildSeconds} s${madeBefore === null ? "" : " (made before the bench)"}`);
-  await lhciCollectInRounds(await freeLoopbackPort(), readSetting("BENCH_RUNS"));
-  const lighthouse = readLighthouseRuns(path.join(root, "public"));
+  const plant = plantedTask();
+  if (plant)
+    console.log(`A long task of ${plant.ms} ms planted on ${plant.pagePath}, in the bench's copy of the build`);
+  const benchSite = prepareBenchSite(path.join(root, "public"), plant);
+  await lhciCollectInRounds(await freeLoopbackPort(), readSetting("BENCH_RUNS"), benchSite);
+  const lighthouse = readLighthouseRuns(benchSite);
+  if (process.argv.includes("--lighthouse-only")) {
+    const report = { date: new Date().toISOString(), machine: machine(), buildSeconds, lighthouse };
+    fs.mkdirSync(path.dirname(reportPath), { recursive: true });
+    fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
+    console.log(`Lighthouse only: written to ${path.relative(root, reportPath)}, which npm run check:budgets judges.`);
+    return;
+  }
   // Two loads of each page, a few seconds in all: what each page costs against itself without scripts.
   console.log("Page bytes against no scripts...");
   const pageBytes = await measurePageBytes();
@@ -65,7 +90,7 @@ const main = async () => {
   const blobsScale = await measureBlobsScale();
   const report: BenchReport = {
     date: new Date().toISOString(),
-    machine: `${process.platform} ${process.arch}, ${os.cpus().length} cores, node ${process.version}`,
+    machine: machine(),
     buildSeconds,
     lighthouse,
     pageBytes,
