@@ -342,9 +342,6 @@ const setHeadline = (text: unknown) => (checkout: string) =>
     (home.hero as Record<string, unknown>).headline = text;
   });
 
-/** The editor's last commit undone in the working tree, for the next push to carry with its own change. */
-const undoLastPush = (checkout: string) => git(checkout, "revert", "--no-commit", "HEAD");
-
 beforeAll(async () => {
   if (process.getuid?.() !== 0)
     throw new Error("npm run test:sandbox sets up a user, /srv, /etc and /var: run it as root");
@@ -883,6 +880,10 @@ describe("the single server under its unit's sandbox", () => {
       });
       expect(failed.failedStep).toBe("start");
       expect(failed.reason).toMatch(/this release's server cannot start/);
+      // The editor undoes it; the next push builds on a server that starts.
+      const editor = path.join(work, "editor");
+      git(editor, "revert", "--no-edit", "HEAD");
+      git(editor, "push", "--quiet", "origin", "HEAD");
       expect(await headline()).toBe("Duty gear, delivered");
       const refused = await send(`http://127.0.0.1:${port}/%`);
       expect(await refused.json()).toEqual({ error: "This request could not be handled." });
@@ -891,8 +892,6 @@ describe("the single server under its unit's sandbox", () => {
     it("rolls a release whose server ends by itself in service back to the release before, by itself", async () => {
       const before = releases().find((release) => release.live);
       const { commit } = await pushChange("A bug that shows only in service", (checkout) => {
-        // The editor also undoes the server that could not start, in the same push: one build fewer.
-        undoLastPush(checkout);
         const main = path.join(checkout, "server", "main.ts");
         const source = fs.readFileSync(main, "utf8");
         const ready = "    primary.ready();\n";
@@ -944,6 +943,10 @@ describe("the single server under its unit's sandbox", () => {
         (await healthDetails<{ site: { deploying: boolean } }>()).site.deploying ? undefined : true,
       );
       expect(releases().filter((release) => release.commit === commit)).toHaveLength(1);
+      // The editor undoes it, so that later pushes do not carry the bug.
+      const editor = path.join(work, "editor");
+      git(editor, "revert", "--no-edit", "HEAD");
+      git(editor, "push", "--quiet", "origin", "HEAD");
     });
 
     it("rolls back to the pages and the server of an earlier release", async () => {
@@ -996,11 +999,7 @@ describe("the single server under its unit's sandbox", () => {
 
   it("serves the last live release after every process of the unit is killed mid-release, and the next push goes live", async () => {
     const live = await headline();
-    const { commit } = await pushChange("Cut short", (checkout) => {
-      // The editor undoes the bug that showed in service, so that later pushes do not carry it.
-      undoLastPush(checkout);
-      setHeadline("Cut short by a power loss")(checkout);
-    });
+    const { commit } = await pushChange("Cut short", setHeadline("Cut short by a power loss"));
     await until("the build under way", () => {
       const release = releases().find((candidate) => candidate.commit === commit && candidate.state === "building");
       const log = release ? path.join(STATE, "releases", "releases", release.id, "build.log") : null;
@@ -1081,7 +1080,21 @@ describe("the single server under its unit's sandbox", () => {
     // removes during the walk is not a failure of the walk.
     const owned = execFileSync(
       "find",
-      ["/", "-xdev", "-ignore_readdir_race", ...pruned, "(", "-user", USER, "-o", "-user", BUILD_USER, ")", "-printf", "%u %p\n"],
+      [
+        "/",
+        "-xdev",
+        "-ignore_readdir_race",
+        ...pruned,
+        "(",
+        "-user",
+        USER,
+        "-o",
+        "-user",
+        BUILD_USER,
+        ")",
+        "-printf",
+        "%u %p\n",
+      ],
       { encoding: "utf8" },
     )
       .split("\n")
