@@ -3,6 +3,12 @@ module.exports = {
   testEnvironment: "jsdom",
   testEnvironmentOptions: { url: "http://localhost/" },
   transform: {
+    // kysely is ES modules only, in syntax (private methods) that Gatsby's preset does not take: only its
+    // modules are converted.
+    "/node_modules/kysely/.+\\.js$": [
+      "babel-jest",
+      { babelrc: false, configFile: false, plugins: ["@babel/plugin-transform-modules-commonjs"] },
+    ],
     "^.+\\.[jt]sx?$": "<rootDir>/jest-preprocess.js",
   },
   moduleNameMapper: {
@@ -17,9 +23,9 @@ module.exports = {
   testPathIgnorePatterns: ["node_modules", "\\.cache", "<rootDir>/public", "<rootDir>/e2e"],
   // gatsby ships untranspiled ES modules that jest must compile; @fastify/static's content-disposition (3.x) and
   // cookie (app.inject(), the sign-in) are ES modules only, and @fastify/cookie loads cookie with an import()
-  // that jest's module system runs only once compiled.
+  // that jest's module system runs only once compiled; kysely is ES modules only too.
   transformIgnorePatterns: [
-    "node_modules/(?!(gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|light-my-request/node_modules/cookie|cookie|@fastify/cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
+    "node_modules/(?!(kysely|gatsby|gatsby-script|gatsby-link|content-disposition|@fastify/static/node_modules/content-disposition|light-my-request/node_modules/cookie|cookie|@fastify/cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|universal-github-app-jwt|json-with-bigint|content-type)/)",
   ],
   globals: { __PATH_PREFIX__: "", __BASE_PATH__: "" },
   setupFilesAfterEnv: ["<rootDir>/jest.setup.ts"],

@@ -313,11 +313,11 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
     }
   });
 
-  it("does nothing where INQUIRY_OUTBOX is not blobs, and answers 500 when the store cannot be reached", async () => {
+  it("does nothing where INQUIRY_OUTBOX is sqlite, and answers 500 when the store cannot be reached", async () => {
     const fileConfig = readInquiryConfig(delivery, { INQUIRY_DATA_DIR: "/nonexistent/never-written" });
     expect(await runScheduledDelivery(delivery, { config: () => fileConfig, log: () => undefined })).toEqual({
       ran: false,
-      reason: "not-blobs",
+      reason: "not-shared",
     });
     // No store access at all: neither a site ID and a token, nor a function's context.
     const unreachable = readInquiryConfig(delivery, { INQUIRY_OUTBOX: "blobs" });

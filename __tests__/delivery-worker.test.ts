@@ -11,11 +11,12 @@ import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../s
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { backoffMs } from "../server/inquiries/deliver";
 import { DeliveryWorker } from "../server/inquiries/delivery-worker";
-import type { OutboxRecord } from "../server/inquiries/outbox";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../server/inquiries/outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
+import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
 
 const content = readInquiryContent(path.resolve("content"));
@@ -115,10 +116,21 @@ const configWith = (env: NodeJS.ProcessEnv, delivery: Partial<DeliveryPolicy> = 
   return () => config;
 };
 
+/** Each store the worker delivers from: the single server's, and the SQL store on each engine. */
+const sqlStores = useSqlStores();
+type Store = InquiryOutbox & RetainingOutbox;
+const kinds: [string, () => Store][] = [
+  [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
+  [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
+];
+/** The running suite's store, opened afresh as another process would open it: the single server's outside those suites. */
+const singleServers = () => openSqliteOutbox(dir);
+let open: () => Store = singleServers;
+
 /** A worker on a clock the test moves; each pass runs when the test notifies it. */
-const startWorker = (config: () => InquiryConfig, clock: { now: Date }) => {
+const startWorker = (config: () => InquiryConfig, clock: { now: Date }, outbox: InquiryOutbox = open()) => {
   worker = new DeliveryWorker({
-    outbox: new SqliteOutbox(dir),
+    outbox,
     config,
     log: (line) => logs.push(line),
     now: () => clock.now,
@@ -133,18 +145,26 @@ const pass = async (running: DeliveryWorker) => {
 };
 
 const entryOf = async (reference: string, maxAttempts: number) =>
-  (await new SqliteOutbox(dir).entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
+  (await open().entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
 
 const seconds = (clock: { now: Date }, count: number) => {
   clock.now = new Date(clock.now.getTime() + count * 1000);
 };
 
-describe("DeliveryWorker", () => {
+describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
+  sqlStores.databasePerTest(kind);
+  beforeEach(() => {
+    open = openKind;
+  });
+  afterEach(() => {
+    open = singleServers;
+  });
+
   it("retries a failed webhook after its backoff, not before, and delivers it once", async () => {
     const clock = { now: new Date(START) };
     let status = 500;
     receiver = await startReceiver(() => status);
-    await new SqliteOutbox(dir).add(record("CRS-RTRY-0001"));
+    await open().add(record("CRS-RTRY-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
     await running.idle();
     expect(receiver.received).toEqual(["CRS-RTRY-0001"]);
@@ -174,7 +194,7 @@ describe("DeliveryWorker", () => {
   it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => 503);
-    await new SqliteOutbox(dir).add(record("CRS-DEAD-0001"));
+    await open().add(record("CRS-DEAD-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" }), clock);
     await running.idle();
     for (let hour = 0; hour < 5; hour += 1) {
@@ -191,7 +211,7 @@ describe("DeliveryWorker", () => {
     const clock = { now: new Date(at({ hours: 2 })) };
     const mail = await startMailServer();
     receiver = await startReceiver(() => 204);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     await outbox.add(record("CRS-HALF-0001", ["email", "webhook"]));
     for (const when of [START, at({ minutes: 1 })]) {
       await outbox.recordAttempt({
@@ -237,7 +257,7 @@ describe("DeliveryWorker", () => {
   it("has at most the configured number of deliveries under way at once", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     const references = Array.from({ length: 6 }, (_, index) => `CRS-CONC-000${index}`);
     for (const reference of references) await outbox.add(record(reference));
     startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { concurrency: 2 }), clock);
@@ -264,7 +284,7 @@ describe("DeliveryWorker", () => {
   it("when stopped, finishes the deliveries under way and starts no more", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     const references = ["CRS-STOP-0001", "CRS-STOP-0002", "CRS-STOP-0003", "CRS-STOP-0004"];
     for (const reference of references) await outbox.add(record(reference));
     const current = receiver;
@@ -281,14 +301,14 @@ describe("DeliveryWorker", () => {
   it("cuts a webhook call that hangs at the attempt deadline and records the failure", async () => {
     const clock = { now: new Date(START) };
     receiver = await startReceiver(() => null);
-    await new SqliteOutbox(dir).add(record("CRS-HANG-0001"));
+    await open().add(record("CRS-HANG-0001"));
     const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }, { attemptTimeoutMs: 300 }), clock);
     await running.idle();
     const current = receiver;
     await waitUntil(() => current.aborted.length === 1, "the receiver sees the call given up");
     const entry = await entryOf("CRS-HANG-0001", 8);
     expect([entry?.state, entry?.deliveries]).toEqual(["pending", { webhook: "failed" }]);
-    const { attempts } = await new SqliteOutbox(dir).read();
+    const { attempts } = await open().read();
     expect(attempts.map((attempt) => [attempt.ok, typeof attempt.detail])).toEqual([[false, "string"]]);
   });
 
@@ -298,7 +318,7 @@ describe("DeliveryWorker", () => {
     const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
-      await new SqliteOutbox(dir).add(record("CRS-HANG-0002", ["email"]));
+      await open().add(record("CRS-HANG-0002", ["email"]));
       const { port } = silent.address() as net.AddressInfo;
       const config = configWith(
         {
@@ -325,7 +345,7 @@ describe("DeliveryWorker", () => {
     const mail = await startMailServer();
     try {
       const env = { SMTP_URL: mail.url, INQUIRY_TO: "sales@example.com", INQUIRY_FROM: "website@example.com" };
-      await new SqliteOutbox(dir).add(record("CRS-TLS0-0001", ["email"]));
+      await open().add(record("CRS-TLS0-0001", ["email"]));
       const strict = startWorker(configWith(env), clock);
       await strict.idle();
       await strict.stop();
@@ -344,17 +364,17 @@ describe("DeliveryWorker", () => {
 
   it("waits for every delivery under way before it lets go of the lock, even when recording one fails", async () => {
     const clock = { now: new Date(START) };
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     await outbox.add(record("CRS-DISK-0001"));
     await outbox.add(record("CRS-DISK-0002"));
     // The first outcome cannot be written to the deliveries log: the disk is full.
     const recording = jest
-      .spyOn(SqliteOutbox.prototype, "recordAttempt")
+      .spyOn(outbox, "recordAttempt")
       .mockRejectedValueOnce(Object.assign(new Error("no space left on device"), { code: "ENOSPC" }));
     try {
       receiver = await startReceiver(() => null);
       const current = receiver;
-      const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock);
+      const running = startWorker(configWith({ INQUIRY_WEBHOOK_URL: receiver.url }), clock, outbox);
       await waitUntil(() => current.held.length === 2, "both deliveries are under way");
       current.held[0]?.answer(204);
       setTimeout(() => current.held[1]?.answer(204), 300);
@@ -372,7 +392,7 @@ describe("DeliveryWorker", () => {
     const clock = { now: new Date(START) };
     const references = ["CRS-BACK-0001", "CRS-BACK-0002", "CRS-BACK-0003"];
     // Accepted while the server had no transport: stored, delivered by nobody.
-    for (const reference of references) await new SqliteOutbox(dir).add(record(reference, []));
+    for (const reference of references) await open().add(record(reference, []));
     const idle = startWorker(configWith({}), clock);
     await pass(idle);
     expect((await entryOf("CRS-BACK-0001", 8))?.state).toBe("stored");
@@ -394,7 +414,7 @@ describe("DeliveryWorker", () => {
 
   it("removes what is past its retention once a day: old inquiries and unreleased spam, never a kept one", async () => {
     const clock = { now: new Date(START) };
-    const outbox = new SqliteOutbox(dir);
+    const outbox = open();
     const stored = async (
       reference: string,
       receivedAt: string,
@@ -456,33 +476,6 @@ describe("DeliveryWorker", () => {
     expect(await remaining()).not.toContain("CRS-SPAM-0002");
     expect(logs.join("\n")).not.toMatch(/example\.gov/);
   });
-
-  it("survives losing the delivery lock in the middle of a pass", async () => {
-    const outbox = new SqliteOutbox(dir, { leaseRenewMs: 200 });
-    const lost: string[] = [];
-    const outcome = await outbox.whileDelivering(
-      async (lease) => {
-        // Another run, judging the lease expired (this process stalled), takes it over.
-        const other = new DatabaseSync(outbox.file);
-        other.prepare("UPDATE leases SET holder = 'another run'").run();
-        other.close();
-        // Long enough for the lease's next renewal to find it gone.
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        return lease.mayStart();
-      },
-      0,
-      (error) => lost.push(error.message),
-    );
-    expect(outcome).toEqual({ value: false });
-    expect(lost).toEqual(["the delivery lease was taken over by another run"]);
-    // The lease that passed to the other run is left to it...
-    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toBeNull();
-    // ...until it expires.
-    const other = new DatabaseSync(outbox.file);
-    other.prepare("UPDATE leases SET expires_at = 0").run();
-    other.close();
-    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toEqual({ value: "again" });
-  });
 });
 
 describe("backoffMs", () => {
@@ -530,7 +523,7 @@ const answerAllAfterFirstCall = (held: Receiver, delayMs: number): NodeJS.Timeou
 describe("npm run inquiries", () => {
   it("delivers each pending inquiry exactly once when two --retry runs start together", async () => {
     const references = Array.from({ length: 5 }, (_, index) => `CRS-TWIN-000${index}`);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     for (const reference of references) await outbox.add(record(reference));
     // Slow answers, so that both runs are under way at the same time.
     receiver = await startReceiver(() => null);
@@ -555,7 +548,7 @@ describe("npm run inquiries", () => {
 
   it("delivers each inquiry exactly once when the server's worker and --retry run at once", async () => {
     const references = Array.from({ length: 6 }, (_, index) => `CRS-BOTH-000${index}`);
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     for (const reference of references) await outbox.add(record(reference));
     // Nothing is answered until 2 s after the first call: the worker's pass is under way when --retry starts.
     receiver = await startReceiver(() => null);
@@ -577,7 +570,7 @@ describe("npm run inquiries", () => {
   }, 30_000);
 
   it("--retry delivers the backlog stored while no transport was configured", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     await outbox.add(record("CRS-BACK-0101", []));
     await outbox.add(record("CRS-BACK-0102", []));
     expect((await inquiries(["--retry"], {})).stdout).toMatch(/Retried 0 undelivered/);
@@ -605,7 +598,7 @@ describe("npm run inquiries", () => {
       rmSync(elsewhere, { recursive: true, force: true });
     }
     expect((await inquiries([], {})).stderr).toMatch(/There is no inquiry database in .*delivery-worker-/);
-    await new SqliteOutbox(dir).add(record("CRS-LIST-0001"));
+    await openSqliteOutbox(dir).add(record("CRS-LIST-0001"));
     const listed = await inquiries([], {});
     expect([listed.code, listed.stderr]).toEqual([
       0,
@@ -617,7 +610,7 @@ describe("npm run inquiries", () => {
   const command: InquiriesCommand = (args, input = "") => runInquiries(args, { INQUIRY_DATA_DIR: dir }, { input });
 
   it("exports a person's inquiries as JSON, keeps one from retention, and erases on confirmation only", async () => {
-    await checkPersonalDataCommands(command, new SqliteOutbox(dir));
+    await checkPersonalDataCommands(command, openSqliteOutbox(dir));
   }, 60_000);
 
   it("prints its usage for --help and refuses an option it does not know, saying where the usage is", async () => {
@@ -634,7 +627,7 @@ describe("npm run inquiries", () => {
   });
 
   it("removes what is past its retention on demand, and says how many", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     const monthsAgo = (months: number) => new Date(Date.now() - months * 31 * 24 * 3600_000).toISOString();
     for (const [reference, receivedAt] of [
       ["CRS-GONE-0001", monthsAgo(25)],
@@ -653,11 +646,11 @@ describe("npm run inquiries", () => {
   });
 
   it("lists a page at a time, oldest first, and says how to ask for the next", async () => {
-    await checkPagedListing(command, new SqliteOutbox(dir));
+    await checkPagedListing(command, openSqliteOutbox(dir));
   }, 60_000);
 
   it("backs the database up while it is being written, and the copy restores as the outbox", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     for (let index = 0; index < 200; index += 1) await outbox.add(record(`CRS-BKUP-${String(index).padStart(4, "0")}`));
     const backupFile = path.join(dir, "backup.sqlite");
     // The server goes on storing while the copy is made.
@@ -684,7 +677,7 @@ describe("npm run inquiries", () => {
     const restoredDir = mkdtempSync(path.join(tmpdir(), "restored-"));
     try {
       copyFileSync(backupFile, path.join(restoredDir, "inquiries.sqlite"));
-      const restored = new SqliteOutbox(restoredDir);
+      const restored = openSqliteOutbox(restoredDir);
       const references = (await restored.read()).records.map((stored) => stored.reference);
       expect(references.slice(0, 200)).toEqual(
         Array.from({ length: 200 }, (_, index) => `CRS-BKUP-${String(index).padStart(4, "0")}`),
@@ -702,7 +695,7 @@ describe("npm run inquiries", () => {
   }, 60_000);
 
   it("lists quarantined inquiries, releases one, and --retry then delivers it", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     await outbox.add({ ...record("CRS-QUAR-0001"), quarantine: { reason: "honeypot filled" } });
     await outbox.add({ ...record("CRS-QUAR-0002"), quarantine: { reason: "sent too fast" } });
     await outbox.add(record("CRS-PEND-0001"));

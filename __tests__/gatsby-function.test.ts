@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -9,12 +9,16 @@ import { commonHeaders } from "../server/site/common-headers";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { createGatsbyFunction, NETLIFY_CLIENT_IP_HEADER } from "../server/inquiries/gatsby-function";
-import { openOutbox } from "../server/inquiries/open-outbox";
+import { openOutbox, openSqlOutbox } from "../server/inquiries/open-outbox";
 import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { startBlobsServer } from "../testing/blobs-server";
 import { callFunction as call } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
+import { Client } from "pg";
+import { statementsOf } from "../server/inquiries/store/schema";
 import { validInquiry } from "./support/inquiry-posts";
+import { forgetProcessState } from "./support/outbox-restart";
+import { startPostgres } from "./support/postgres";
 
 const content = readInquiryContent(path.resolve("content"));
 
@@ -150,6 +154,68 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       await blobs.close();
     }
   });
+});
+
+describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
+  /** The database as Netlify's deploy leaves it: the files of netlify/database/migrations/ applied in order. */
+  const migratedAsNetlifyDoes = async (url: string) => {
+    const folder = path.resolve("netlify/database/migrations");
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const file of readdirSync(folder).sort()) {
+        for (const statement of statementsOf(readFileSync(path.join(folder, file), "utf8")))
+          await client.query(statement);
+      }
+    } finally {
+      await client.end();
+    }
+  };
+
+  it("stores in the Postgres NETLIFY_DB_URL names and answers 201 though no transport took it; the scheduled delivery sends it", async () => {
+    const postgres = await startPostgres();
+    const hook = await startWebhookReceiver(500);
+    const url = await postgres.database();
+    await migratedAsNetlifyDoes(url);
+    // What Netlify gives a function of a site with a database; nothing of the site's own names it.
+    process.env.NETLIFY_DB_URL = url;
+    const env = { INQUIRY_OUTBOX: "postgres", INQUIRY_WEBHOOK_URL: hook.url, INQUIRY_RATE_LIMIT_REQUESTS: "1000" };
+    const config = () => readInquiryConfig(content.form.delivery, env);
+    const logs: string[] = [];
+    const fn = createGatsbyFunction({ content, siteHeaders: commonHeaders, config, log: (line) => logs.push(line) });
+    const stored = openSqlOutbox(config());
+    try {
+      const first = await call(fn, { ...validInquiry, idempotency_key: "function-test-key-0002" });
+      expect(first.status).toBe(201);
+      const { reference } = JSON.parse(first.body) as { reference: string };
+      const entry = await stored.entry(reference, 8);
+      expect([entry?.state, entry?.deliveries]).toEqual(["pending", { webhook: "failed" }]);
+
+      hook.answerWith(204);
+      const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
+      const outcome = await runScheduledDelivery(content.form.delivery, {
+        config,
+        log: (line) => logs.push(line),
+        now: () => later,
+      });
+      expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
+      expect((await stored.entry(reference, 8))?.state).toBe("delivered");
+      // Netlify's tracker owns the versions there: the store ran no migration of its own.
+      const check = new Client({ connectionString: url });
+      await check.connect();
+      try {
+        expect((await check.query("SELECT to_regclass('store_migrations') AS found")).rows).toEqual([{ found: null }]);
+      } finally {
+        await check.end();
+      }
+    } finally {
+      delete process.env.NETLIFY_DB_URL;
+      await stored.close();
+      forgetProcessState();
+      await hook.close();
+      await postgres.stop();
+    }
+  }, 120_000);
 });
 
 describe("/api/inquiry as a Gatsby Function, where the platform differs from a server", () => {

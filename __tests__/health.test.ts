@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { WorkerStatus } from "../server/inquiries/delivery-worker";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { openSqliteOutbox, openSqliteStore } from "../server/inquiries/store/sqlite";
 import { createHealthCheck, type HealthAnswer } from "../server/health/health-check";
 import { health } from "../server/health/plugin";
 import { healthProbe, READING_MAX_AGE_MS, type HealthReading } from "../server/health/probe";
@@ -28,7 +29,7 @@ const NOW = shifted(START, { days: 3 });
 const bearer = (token: string) => `Bearer ${token}`;
 
 /** The real store, counting the probe's writes; with `gate`, each write waits for it. */
-class CountingOutbox extends SqliteOutbox {
+class CountingOutbox extends SqlOutbox {
   writes = 0;
   gate: Promise<void> | null = null;
 
@@ -101,7 +102,7 @@ const manualClock = () => {
 
 describe("the probe", () => {
   it("writes to the store and asks for the deploys once however many ask within a second", async () => {
-    const outbox = new CountingOutbox(storeDir());
+    const outbox = new CountingOutbox(openSqliteStore(storeDir()));
     const { asked, releases } = deploys(settled);
     const clock = manualClock();
     const read = healthProbe({ openOutbox: () => outbox, releases, clock: clock.now });
@@ -122,7 +123,7 @@ describe("the probe", () => {
   });
 
   it("shares one probe among the requests that come while it is under way, however long it takes", async () => {
-    const outbox = new CountingOutbox(storeDir());
+    const outbox = new CountingOutbox(openSqliteStore(storeDir()));
     let open: () => void = () => undefined;
     outbox.gate = new Promise((resolve) => (open = resolve));
     const clock = manualClock();
@@ -141,7 +142,7 @@ describe("the probe", () => {
   });
 
   it("reads a store that cannot take a write as not writable", async () => {
-    const read = healthProbe({ openOutbox: () => new SqliteOutbox(unwritableDir()), releases: null });
+    const read = healthProbe({ openOutbox: () => openSqliteOutbox(unwritableDir()), releases: null });
     expect(await read()).toEqual({ outboxWritable: false, deploys: null });
   });
 
@@ -177,7 +178,7 @@ describe("the answer", () => {
   ) =>
     createHealthCheck({
       reading: () => Promise.resolve(reading),
-      openOutbox: () => new SqliteOutbox(dir),
+      openOutbox: () => openSqliteOutbox(dir),
       releases: current ? { status: () => Promise.resolve(current) } : null,
       delivery: () => workerStatus,
       served: good.id,
@@ -226,7 +227,7 @@ describe("the answer", () => {
 
   it("gives the details to the holder of the token: delivery, the held inquiries and the releases", async () => {
     const dir = storeDir();
-    await new SqliteOutbox(dir).add(heldRecord("CRS-7K4M-2Q9D", HELD_AT, "honeypot filled"));
+    await openSqliteOutbox(dir).add(heldRecord("CRS-7K4M-2Q9D", HELD_AT, "honeypot filled"));
     const current: DeployStatus = { running: true, queued: "c".repeat(40), live: good, last: failedAfter };
     const answer: HealthAnswer = await check(healthy, { current, dir })(`bearer  ${TOKEN} `);
     expect(answer).toEqual({
@@ -275,7 +276,7 @@ describe("GET /healthz", () => {
     app = null;
   });
 
-  const serve = async (outbox: SqliteOutbox, status: DeployStatus) => {
+  const serve = async (outbox: SqlOutbox, status: DeployStatus) => {
     const { asked, releases } = deploys(status);
     app = Fastify();
     await app.register(health, {
@@ -294,7 +295,7 @@ describe("GET /healthz", () => {
   };
 
   it("costs one write and one question for 100 requests, and gives each the status alone, never cached", async () => {
-    const outbox = new CountingOutbox(storeDir());
+    const outbox = new CountingOutbox(openSqliteStore(storeDir()));
     const { asked, get } = await serve(outbox, settled);
     const answers = [
       ...(await Promise.all(Array.from({ length: 50 }, () => get()))),
@@ -311,7 +312,7 @@ describe("GET /healthz", () => {
   });
 
   it("gives the details with the token, from the same probe", async () => {
-    const outbox = new CountingOutbox(storeDir());
+    const outbox = new CountingOutbox(openSqliteStore(storeDir()));
     const { get } = await serve(outbox, settled);
     await get();
     const answer = await get(bearer(TOKEN));
@@ -327,7 +328,7 @@ describe("GET /healthz", () => {
   });
 
   it("answers 503 to anyone when the store cannot take a write", async () => {
-    const { get } = await serve(new CountingOutbox(unwritableDir()), {
+    const { get } = await serve(new CountingOutbox(openSqliteStore(unwritableDir())), {
       running: false,
       queued: null,
       live: good,

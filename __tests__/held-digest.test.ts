@@ -28,6 +28,7 @@ import { sampleRecord } from "./support/outbox-fixtures";
 import { editedContentCopy } from "./support/content-copy";
 import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor } from "./support/held-inquiries";
 import { forgetProcessState } from "./support/outbox-restart";
+import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 
 /**
  * The daily digest of inquiries held as suspected spam (server/inquiries/digest.ts), on both stores: made
@@ -92,15 +93,32 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Each store, with the environment that names it as the code is configured for it. */
-const stores: [string, () => NodeJS.ProcessEnv][] = [
-  ["SQLite", () => ({ INQUIRY_DATA_DIR: dir })],
+/** Each store the server can be configured with, with the environment that names it. */
+const configuredStores: [string, () => NodeJS.ProcessEnv][] = [
+  [SQL_SQLITE, () => ({ INQUIRY_DATA_DIR: dir })],
   ["Netlify Blobs", () => blobsServer.env(store)],
 ];
+/** And the SQL store on Postgres, a database per test, which the suites open themselves. */
+const stores: [string, () => NodeJS.ProcessEnv][] = [
+  ...configuredStores,
+  [SQL_POSTGRES, () => ({ INQUIRY_DATA_DIR: dir })],
+];
+const sqlStores = useSqlStores();
+/** The SQL store's engine the running suite is on, which the configuration does not name yet; null for the others. */
+let sqlKind: string | null = null;
+const onStore = (kind: string) => {
+  sqlStores.databasePerTest(kind);
+  beforeEach(() => {
+    sqlKind = kind === SQL_SQLITE || kind === SQL_POSTGRES ? kind : null;
+  });
+  afterEach(() => {
+    sqlKind = null;
+  });
+};
 
 type Store = InquiryOutbox & DigestingOutbox & RetainingOutbox;
 const opened = (config: InquiryConfig): Store => {
-  const outbox = openOutbox(config);
+  const outbox = sqlKind === null ? openOutbox(config) : sqlStores.outbox(sqlKind, dir);
   if (!isDigesting(outbox) || !isRetaining(outbox)) throw new Error("an outbox without digests or retention");
   return outbox;
 };
@@ -139,7 +157,8 @@ describe("when the digest is due", () => {
   });
 });
 
-describe.each(stores)("the digest of held inquiries on the %s store", (_kind, storeEnv) => {
+describe.each(stores)("the digest of held inquiries on the %s store", (kind, storeEnv) => {
+  onStore(kind);
   const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
     readInquiryConfig(delivery, {
       ...storeEnv(),
@@ -357,7 +376,8 @@ describe.each(stores)("the digest of held inquiries on the %s store", (_kind, st
   });
 });
 
-describe.each(stores)("a held inquiry on the %s store, whatever is configured", (_kind, storeEnv) => {
+describe.each(stores)("a held inquiry on the %s store, whatever is configured", (kind, storeEnv) => {
+  onStore(kind);
   const configWith = (env: NodeJS.ProcessEnv = {}): InquiryConfig =>
     readInquiryConfig(delivery, { ...storeEnv(), INQUIRY_DIGEST_HOUR: "off", ...env });
 
@@ -503,7 +523,7 @@ describe("the digest on each deploy", () => {
 });
 
 describe("/healthz", () => {
-  it.each(stores)(
+  it.each(configuredStores)(
     "says how many inquiries are held on the %s store and how long the oldest has waited",
     async (_kind, storeEnv) => {
       const config = readInquiryConfig(delivery, { ...storeEnv(), INQUIRY_DIGEST_HOUR: "off" });

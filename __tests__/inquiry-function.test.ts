@@ -11,7 +11,7 @@ import path from "node:path";
 import { operationSettings, readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import type { OutboxRecord } from "../server/inquiries/outbox";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { referencePattern } from "../server/inquiries/reference";
 import { honeypotField, retiredHoneypotFields } from "../src/inquiry/protocol";
 import { startInquiryApp, type InquiryAppOptions } from "./support/inquiry-app";
@@ -46,7 +46,7 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
   });
 
 const maxAttempts = operationSettings.INQUIRY_MAX_ATTEMPTS.default;
-const outboxEntries = async () => (await new SqliteOutbox(dataDir).entries(maxAttempts)).entries;
+const outboxEntries = async () => (await openSqliteOutbox(dataDir).entries(maxAttempts)).entries;
 
 /** The stored inquiries, as the outbox wrote them. */
 const storedRecords = (): OutboxRecord[] => storedRecordsIn(dataDir);
@@ -216,7 +216,7 @@ describe("/api/inquiry on the single server: spam and repeats, and the delivery 
     expect(logs.join("\n")).toMatch(/quarantined: sent too fast/);
     const [entry] = await outboxEntries();
     expect(entry?.state).toBe("quarantined");
-    await new SqliteOutbox(dataDir).release(entry?.record.reference ?? "");
+    await openSqliteOutbox(dataDir).release(entry?.record.reference ?? "");
     app.server.worker.notify();
     await app.delivered();
     expect(hook.received).toHaveLength(1);

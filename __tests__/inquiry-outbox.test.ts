@@ -2,8 +2,7 @@
  * @jest-environment node
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { DatabaseSync } from "node:sqlite";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { BlobsOutbox, LAYOUT_VERSION as BLOBS_LAYOUT_VERSION } from "../server/inquiries/blobs-outbox";
@@ -18,15 +17,12 @@ import {
   type InquiryOutbox,
   type OutboxRecord,
 } from "../server/inquiries/outbox";
-import {
-  DATABASE_FILE,
-  LAYOUT_VERSION as SQLITE_LAYOUT_VERSION,
-  SqliteOutbox,
-} from "../server/inquiries/sqlite-outbox";
+import { DATABASE_FILE, openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { newReference, referencePattern } from "../server/inquiries/reference";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { sampleRecord } from "./support/outbox-fixtures";
 import { forgetProcessState } from "./support/outbox-restart";
+import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;
@@ -56,14 +52,17 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const blobsConfig = () => readInquiryConfig(delivery, blobsServer.env(store));
+const sqlStores = useSqlStores();
 
-/** Each kind of outbox, opened the way the code opens it from the configuration. */
+/** Each kind of outbox, opened the way the code opens it from the configuration; the SQL store on each engine. */
 const kinds: [string, () => InquiryOutbox][] = [
-  ["SQLite", () => openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }))],
   ["Netlify Blobs", () => openOutbox(blobsConfig())],
+  [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
+  [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
 ];
 
-describe.each(kinds)("the %s outbox", (_kind, open) => {
+describe.each(kinds)("the %s outbox", (kind, open) => {
+  sqlStores.databasePerTest(kind);
   it("refuses a reference it already holds, including one written before this process started", async () => {
     await open().add(record("CRS-BBBB-0001"));
     forgetProcessState();
@@ -357,182 +356,45 @@ describe.each(kinds)("the %s outbox", (_kind, open) => {
   }, 15_000);
 });
 
-describe("the SQLite outbox", () => {
+describe("the SQL store as configured", () => {
   it("is the single server's default, a database file in INQUIRY_DATA_DIR", () => {
     const outbox = openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }));
     expect(outbox.location).toBe(path.join(dir, DATABASE_FILE));
     expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "SQLite" }).outbox).toBe("sqlite");
-    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" })).toThrow(/sqlite or blobs/);
+    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" })).toThrow(/sqlite, postgres or blobs/);
   });
 
-  it("keeps its database readable by the server's user only, in WAL with full syncs", async () => {
-    await new SqliteOutbox(dir).add(record("CRS-DDDD-0001"));
-    expect(statSync(path.join(dir, DATABASE_FILE)).mode & 0o777).toBe(0o600);
-    expect(statSync(path.join(dir, `${DATABASE_FILE}-wal`)).mode & 0o777).toBe(0o600);
-    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
-    try {
-      expect(db.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
-    } finally {
-      db.close();
-    }
-  });
-
-  it("answers a delivery pass's question through indexes, without reading delivered or quarantined ones", async () => {
-    const outbox = new SqliteOutbox(dir);
-    await outbox.add(record("CRS-PPPP-0001"));
-    await outbox.recordAttempt({ reference: "CRS-PPPP-0001", transport: "email", ok: true, at: "t1" });
-    await outbox.add(record("CRS-PPPP-0002"));
-    await outbox.add({ ...record("CRS-PPPP-0003"), quarantine: { reason: "honeypot filled" } });
-    // Anything read of the delivered or the held one would fail to parse.
-    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
-    try {
-      db.prepare(
-        "UPDATE inquiries SET record = 'not JSON' WHERE reference IN ('CRS-PPPP-0001', 'CRS-PPPP-0003')",
-      ).run();
-      const plans = [
-        "SELECT reference, record, released_at FROM inquiries WHERE phase = 'open' ORDER BY rowid",
-        "SELECT reference FROM inquiries WHERE idempotency_key = 'k' LIMIT 1",
-
-        "SELECT reference FROM inquiries WHERE email = 'pat@example.gov'",
-      ].map((query) =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${query}`).all() as unknown as { detail: string }[])
-          .map((step) => step.detail)
-          .join("; "),
-      );
-      for (const plan of plans) expect(plan).toMatch(/USING (COVERING )?INDEX/);
-    } finally {
-      db.close();
-    }
-    const open = await outbox.entries(8, "open");
-    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([["CRS-PPPP-0002"], 1]);
-    // The held ones are counted as they come and go, not by reading them.
-    await outbox.add({ ...record("CRS-PPPP-0004"), quarantine: { reason: "sent too fast" } });
-    expect((await outbox.entries(8, "open")).heldUnread).toBe(2);
-    await outbox.release("CRS-PPPP-0004");
-    await outbox.erase(["CRS-PPPP-0003"]);
-    expect((await outbox.entries(8, "open")).heldUnread).toBe(0);
+  it("is a Postgres by URL where INQUIRY_DATABASE_URL is set, and refuses one named beside another store", () => {
+    const url = "postgres://site:secret@db.example.net:5432/inquiries";
+    const config = readInquiryConfig(delivery, { INQUIRY_DATABASE_URL: url });
+    expect([config.outbox, config.databaseUrl, config.durableOutbox]).toEqual(["postgres", url, true]);
+    // Opened without connecting: its location names the host and database, never the password.
+    expect(openOutbox(config).location).toBe("Postgres database inquiries on db.example.net:5432");
+    expect(() => readInquiryConfig(delivery, { INQUIRY_DATABASE_URL: url, INQUIRY_OUTBOX: "sqlite" })).toThrow(
+      "INQUIRY_DATABASE_URL is set but INQUIRY_OUTBOX is sqlite",
+    );
+    expect(() => readInquiryConfig(delivery, { INQUIRY_DATABASE_URL: "mysql://db/inquiries" })).toThrow(
+      /INQUIRY_DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
   });
 
   it("stores many inquiries that arrive at once, each durable when its promise resolves", async () => {
-    const outbox = new SqliteOutbox(dir);
+    const outbox = openSqliteOutbox(dir);
     const references = Array.from({ length: 300 }, (_, index) => `CRS-MANY-${String(index).padStart(4, "0")}`);
     const results = await Promise.all(references.map((reference) => outbox.add(record(reference))));
     expect(results.every((result) => result.created)).toBe(true);
     forgetProcessState();
-    expect((await new SqliteOutbox(dir).read()).records.map((stored) => stored.reference)).toEqual(references);
-  });
-
-  it("leaves nothing of an erased person in the database's files, its WAL included", async () => {
-    const outbox = new SqliteOutbox(dir);
-    const person = (reference: string): OutboxRecord => ({
-      ...record(reference),
-      replyTo: { address: "erase.me@example.gov" },
-      fields: [{ name: "fullName", label: "Full name", value: "Quillon Erasable" }],
-      idempotencyKey: `key-${reference}`,
-    });
-    for (let index = 0; index < 40; index += 1) await outbox.add(record(`CRS-KEEP-${String(index).padStart(4, "0")}`));
-    await outbox.add(person("CRS-ERAS-0001"));
-    await outbox.add({ ...person("CRS-ERAS-0002"), replyTo: { address: "Erase.Me@example.gov" } });
-    await outbox.recordAttempt({ reference: "CRS-ERAS-0001", transport: "email", ok: true, at: "t1" });
-    const files = () => readdirSync(dir).map((name) => readFileSync(path.join(dir, name)));
-    const traces = () => files().filter((bytes) => bytes.includes("erase.me@") || bytes.includes("Quillon")).length;
-    // Written where the test can see it: in the WAL, or the database after a checkpoint.
-    expect(traces()).toBeGreaterThan(0);
-
-    const found = await outbox.inquiriesFrom("ERASE.ME@example.gov");
-    expect(found.map((inquiry) => [inquiry.record.reference, inquiry.attempts.length])).toEqual([
-      ["CRS-ERAS-0001", 1],
-      ["CRS-ERAS-0002", 0],
-    ]);
-    expect(await outbox.erase(found.map((inquiry) => inquiry.record.reference))).toEqual([
-      "CRS-ERAS-0001",
-      "CRS-ERAS-0002",
-    ]);
-    expect(await outbox.inquiriesFrom("erase.me@example.gov")).toEqual([]);
-    expect(traces()).toBe(0);
-    expect(statSync(path.join(dir, `${DATABASE_FILE}-wal`)).size).toBe(0);
-    // The rest is untouched, and the idempotency key is free again.
-    expect((await outbox.read()).records).toHaveLength(40);
-    expect(await outbox.add(person("CRS-ERAS-0003"))).toEqual({ reference: "CRS-ERAS-0003", created: true });
-  });
-
-  /** Runs `work` on the database file through a connection of its own, as another program would. */
-  const onDatabase = <T>(work: (db: DatabaseSync) => T): T => {
-    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
-    try {
-      return work(db);
-    } finally {
-      db.close();
-    }
-  };
-  const versionOnDisk = () =>
-    onDatabase((db) => (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version);
-
-  it("records its layout version in a new database", async () => {
-    await new SqliteOutbox(dir).add(record("CRS-VERS-0001"));
-    expect(SQLITE_LAYOUT_VERSION).toBe(2);
-    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
-  });
-
-  it("reads a database written before the version was recorded as the current layout, and records it", async () => {
-    await new SqliteOutbox(dir).add(record("CRS-VERS-0002"));
-    await new SqliteOutbox(dir).recordAttempt({ reference: "CRS-VERS-0002", transport: "email", ok: true, at: "t1" });
-    forgetProcessState();
-    onDatabase((db) => db.exec("PRAGMA user_version = 0"));
-    const { entries } = await new SqliteOutbox(dir).entries(8);
-    expect(entries.map((entry) => [entry.record.reference, entry.state])).toEqual([["CRS-VERS-0002", "delivered"]]);
-    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION);
-  });
-
-  it("brings a version 1 database to version 2, filing again as held an inquiry judged automated while no transport was configured", async () => {
-    const outbox = new SqliteOutbox(dir);
-    await outbox.add({ ...record("CRS-7K4M-2Q9D"), transports: [], quarantine: { reason: "honeypot filled" } });
-    await outbox.add({ ...record("CRS-8P3R-5T6V"), quarantine: { reason: "sent too fast" } });
-    await outbox.add(record("CRS-1A2B-3C4D"));
-    forgetProcessState();
-    // The database as version 1 left it: no digests, and the first inquiry filed as open (its judgement came second).
-    onDatabase((db) => {
-      db.exec(`
-        DROP INDEX inquiries_held_undigested;
-        ALTER TABLE inquiries DROP COLUMN digest;
-        DROP TABLE digests; DROP TABLE digest_attempts; DROP TABLE digest_day;
-        UPDATE inquiries SET phase = 'open', due_at = received_at WHERE reference = 'CRS-7K4M-2Q9D';
-        PRAGMA user_version = 1;
-      `);
-    });
-    expect(onDatabase((db) => db.prepare("SELECT count FROM phase_counts WHERE phase = 'held'").get())).toEqual({
-      count: 1,
-    });
-    const reopened = new SqliteOutbox(dir);
-    expect(await reopened.heldSummary()).toEqual({ count: 2, oldestReceivedAt: START });
-    expect(versionOnDisk()).toBe(2);
-    const open = await reopened.entries(8, "open");
-    expect([open.entries.map((entry) => entry.record.reference), open.heldUnread]).toEqual([["CRS-1A2B-3C4D"], 2]);
-    // Neither was listed in a digest before: the first digest lists both.
-    const digest = await reopened.takeDigest(DAY, new Date(at({ hours: 2 })), ["email"]);
-    expect(digest?.references).toEqual(["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"]);
-  });
-
-  it("refuses a database of a layout version it does not know, naming both versions, and leaves it untouched", async () => {
-    onDatabase((db) => db.exec(`PRAGMA user_version = ${SQLITE_LAYOUT_VERSION + 1}`));
-    const refused = new SqliteOutbox(dir).add(record("CRS-VERS-0003"));
-    await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
-    await expect(refused).rejects.toThrow(
-      `${path.join(dir, DATABASE_FILE)} records layout version ${SQLITE_LAYOUT_VERSION + 1}, and this release of the site reads version ${SQLITE_LAYOUT_VERSION}`,
-    );
-    await expect(new SqliteOutbox(dir).read()).rejects.toThrow(/Deploy that later release/);
-    expect(versionOnDisk()).toBe(SQLITE_LAYOUT_VERSION + 1);
-    expect(onDatabase((db) => db.prepare("SELECT name FROM sqlite_schema").all())).toEqual([]);
+    expect((await openSqliteOutbox(dir).read()).records.map((stored) => stored.reference)).toEqual(references);
   });
 
   it("refuses to store when its folder cannot be made, and stores once it can", async () => {
     const blocked = path.join(dir, "not-a-folder");
     writeFileSync(blocked, "");
-    await expect(new SqliteOutbox(blocked).add(record("CRS-XXXX-0001"))).rejects.toThrow();
-    await expect(new SqliteOutbox(blocked).probe()).rejects.toThrow();
+    await expect(openSqliteOutbox(blocked).add(record("CRS-XXXX-0001"))).rejects.toThrow();
+    await expect(openSqliteOutbox(blocked).probe()).rejects.toThrow();
     rmSync(blocked);
-    await new SqliteOutbox(blocked).add(record("CRS-XXXX-0001"));
-    await new SqliteOutbox(blocked).probe();
+    await openSqliteOutbox(blocked).add(record("CRS-XXXX-0001"));
+    await openSqliteOutbox(blocked).probe();
   });
 });
 

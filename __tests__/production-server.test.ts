@@ -18,7 +18,7 @@ import { resultPagePolicy } from "../server/inquiries/result-page";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { referencePattern } from "../server/inquiries/reference";
-import { DATABASE_FILE } from "../server/inquiries/sqlite-outbox";
+import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { logInto } from "./support/server-log";
 import { injectFetch, makePublicDir } from "./support/inquiry-app";
 import { postJson, validInquiry, type Send } from "./support/inquiry-posts";

@@ -72,7 +72,7 @@ describe("the catalogue of settings", () => {
 
   it("refuses a word it does not know, and a secret by its length, never its text", () => {
     expect(() => readSetting("INQUIRY_OUTBOX", { INQUIRY_OUTBOX: "file" })).toThrow(
-      new Error("INQUIRY_OUTBOX must be sqlite or blobs, not file"),
+      new Error("INQUIRY_OUTBOX must be sqlite, postgres or blobs, not file"),
     );
     expect(readSetting("INQUIRY_OUTBOX", { INQUIRY_OUTBOX: "Blobs" })).toBe("blobs");
     expect(() => readSetting("INQUIRY_RELEASE_SECRET", { INQUIRY_RELEASE_SECRET: "hunter2" })).toThrow(

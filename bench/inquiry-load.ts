@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { processUsage, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { readBudgets } from "./budgets";
 import type { InquiryLoadFigures } from "./report";
 
@@ -78,7 +78,7 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
     while (hook.received.length + mail.received.length < 2 * CONCURRENT && Date.now() < deadline) await sleep(50);
     const allDeliveredSeconds = (performance.now() - started) / 1000;
     const latencies = results.map((result) => result.ms).sort((a, b) => a - b);
-    const { records, damagedLines } = await new SqliteOutbox(site.dataDir).read();
+    const { records, damagedLines } = await openSqliteOutbox(site.dataDir).read();
     const delivered = records.filter((record) => !record.quarantine);
     const counts = new Map<string, number>();
     for (const record of delivered) counts.set(record.values.message, (counts.get(record.values.message) ?? 0) + 1);
@@ -204,7 +204,7 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
       cpuMsPerRequest: Number(((during.cpuMs - cpuBefore) / firstRoundRequests).toFixed(2)),
       homeDuringBurstP50Ms: Number(percentile(sortedHome, 0.5).toFixed(1)),
       homeDuringBurstSamples: homeTimes.length,
-      recordsStored: (await new SqliteOutbox(site.dataDir).read()).records.length,
+      recordsStored: (await openSqliteOutbox(site.dataDir).read()).records.length,
     };
   } finally {
     await site.stop();
@@ -235,7 +235,7 @@ const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
       accepted: results.filter((result) => result.status === 201).length,
       refused: refused.length,
       retryAfterSeconds: Number(refused[0]?.retryAfter ?? 0),
-      recordsStored: (await new SqliteOutbox(site.dataDir).read()).records.length,
+      recordsStored: (await openSqliteOutbox(site.dataDir).read()).records.length,
     };
   } finally {
     await site.stop();

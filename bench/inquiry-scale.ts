@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { processUsage, startSite } from "../testing/site-server";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { emptyInquiry } from "../src/inquiry/values";
 import { memoryLimit } from "../testing/memory-limit";
 import { p95AllowanceMs } from "./budgets";
@@ -74,7 +74,7 @@ const storedInquiry = (index: number, daysAgo: number, quarantined: boolean): Ou
 
 /** A data folder whose database holds the history, written as the server would have (through the outbox). */
 const seed = async (dir: string): Promise<void> => {
-  const outbox = new SqliteOutbox(dir);
+  const outbox = openSqliteOutbox(dir);
   for (let start = 0; start < DELIVERED; start += SEED_BATCH) {
     const records = Array.from({ length: Math.min(SEED_BATCH, DELIVERED - start) }, (_, offset) =>
       // Spread over the last 23 months: nothing is past its retention, so the server keeps all of it.

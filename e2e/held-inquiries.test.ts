@@ -14,7 +14,7 @@ import path from "node:path";
 import { atWidth, expect, expectHydrated, test } from "./support/fixtures";
 import { healthDetailsHeaders, readContent, startSite, type RunningSite } from "../testing/site-server";
 import { mailParts, startMailServer } from "../testing/loopback-servers";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { honeypotField } from "../src/inquiry/protocol";
 import { quarantineEndsAt, releaseUrl } from "../server/inquiries/release-link";
 import { resultPagePolicy } from "../server/inquiries/result-page";
@@ -112,7 +112,7 @@ test("a held inquiry reaches the sales desk in the digest, and its link releases
     await expect(page.locator("main")).toContainText(reference);
     expect(await page.locator("script").count()).toBe(0);
     await page.reload();
-    const outbox = () => new SqliteOutbox(dataDir);
+    const outbox = () => openSqliteOutbox(dataDir);
     expect((await outbox().entry(reference, 8))?.state).toBe("quarantined");
     expect(mail.received).toHaveLength(1);
 

@@ -14,7 +14,7 @@ import type { Page } from "@playwright/test";
 import { atWidth, expect, expectHydrated, test as base } from "./support/fixtures";
 import { readContent, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
-import { SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import type { InquiryFieldName } from "../src/inquiry/values";
 
 const run = promisify(execFile);
@@ -146,12 +146,12 @@ test.describe("an inquiry sent from the contact page", () => {
       expect(payload.values.compliance).toEqual(["berry"]);
 
       await expect
-        .poll(async () => (await new SqliteOutbox(site.dataDir).read()).attempts.length, {
+        .poll(async () => (await openSqliteOutbox(site.dataDir).read()).attempts.length, {
           ...delivery,
           message: "both attempts are recorded",
         })
         .toBe(2);
-      const { records, attempts } = await new SqliteOutbox(site.dataDir).read();
+      const { records, attempts } = await openSqliteOutbox(site.dataDir).read();
       expect(records[0]?.reference).toBe(reference);
       expect(attempts.map((attempt) => [attempt.transport, attempt.ok]).sort()).toEqual([
         ["email", true],
@@ -213,7 +213,7 @@ test.describe("an inquiry that arrives while the mail server is down", () => {
     const { reference } = (await response.json()) as { reference: string };
     // The worker tries at once, fails, and schedules the next attempt after the backoff.
     await expect
-      .poll(async () => (await new SqliteOutbox(site.dataDir).read()).attempts.length, {
+      .poll(async () => (await openSqliteOutbox(site.dataDir).read()).attempts.length, {
         ...delivery,
         message: "the first attempt failed",
       })

@@ -8,7 +8,7 @@ import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { deliverEntries, retentionLine } from "../server/inquiries/delivery-worker";
 import { digestPass } from "../server/inquiries/digest";
 import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
-import { openOutbox } from "../server/inquiries/open-outbox";
+import { openOutbox, openSqlOutbox } from "../server/inquiries/open-outbox";
 import {
   isDigesting,
   isRetaining,
@@ -17,14 +17,16 @@ import {
   type OutboxEntry,
   type StoredInquiry,
 } from "../server/inquiries/outbox";
-import { DATABASE_FILE, SqliteOutbox } from "../server/inquiries/sqlite-outbox";
+import { copyFromBlobs } from "../server/inquiries/store/copy-from-blobs";
+import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
 import { isSet, runtimeEnvironment } from "../server/settings/catalog";
 
 const INTRO = `
 inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
-(INQUIRY_DATA_DIR, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
+(INQUIRY_DATA_DIR or INQUIRY_DATABASE_URL, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
 as \`sudo cardinal-site inquiries ...\` (docs/deploy-server.md); in a checkout, \`npm run --silent inquiries -- ...\`.
 The Netlify deploy's outbox is a Blobs store: give the site's ID and a personal access token, as flags or as
 NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN): --site <site ID> --token <token> [--store inquiries].
@@ -57,6 +59,7 @@ const OPTIONS = {
   limit: { type: "string" },
   after: { type: "string" },
   retention: { type: "boolean", default: false },
+  "copy-from-blobs": { type: "boolean", default: false },
 } as const;
 
 type Options = ReturnType<typeof readCommandLine<typeof OPTIONS>>;
@@ -162,7 +165,7 @@ const removeExpired = async ({ outbox, config }: Context): Promise<number> => {
 };
 
 /** A person's data: kept from retention, exported, erased; and the single server's backup. */
-const personalData = async ({ options, outbox }: Context): Promise<number> => {
+const personalData = async ({ options, outbox, config }: Context): Promise<number> => {
   if (!isRetaining(outbox)) {
     console.error(
       `--keep, --export-email, --erase-email, --erase and --backup are not available for ${outbox.location}.`,
@@ -170,8 +173,8 @@ const personalData = async ({ options, outbox }: Context): Promise<number> => {
     return 1;
   }
   if (options.backup) {
-    if (!(outbox instanceof SqliteOutbox)) {
-      console.error(`--backup copies the single server's database; ${outbox.location} is not one.`);
+    if (!(outbox instanceof SqlOutbox) || config.outbox !== "sqlite") {
+      console.error(`--backup copies the single server's SQLite database; ${outbox.location} is not one.`);
       return 1;
     }
     const pages = await outbox.backup(path.resolve(options.backup));
@@ -320,8 +323,41 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
   return failed > 0 || untried > 0 || digestsFailed > 0 ? 1 : 0;
 };
 
+/**
+ * The Blobs store (the context's outbox) copied into the database the environment names without the command's
+ * Blobs options: SQLite in INQUIRY_DATA_DIR, or Postgres at INQUIRY_DATABASE_URL (or Netlify Database's).
+ */
+const copyBlobs = async ({ outbox, content }: Context): Promise<number> => {
+  const target = readInquiryConfig(content.form.delivery, runtimeEnvironment());
+  if (!isRetaining(outbox) || target.outbox === "blobs") {
+    console.error(
+      "--copy-from-blobs copies into the database: set INQUIRY_DATABASE_URL, or INQUIRY_DATA_DIR for SQLite.",
+    );
+    return 1;
+  }
+  const database = openSqlOutbox(target);
+  try {
+    const { found, copied } = await copyFromBlobs(outbox, database);
+    console.log(
+      `Copied ${copied.inquiries} inquiries and ${copied.attempts} attempts from ${outbox.location} into ` +
+        `${database.location} (it holds ${found.inquiries} inquiries, ${found.attempts} attempts, ${found.damaged} damaged).`,
+    );
+    return found.damaged > 0 ? 1 : 0;
+  } finally {
+    await database.close();
+  }
+};
+
 /** The commands, the first whose options were given chosen; listing when none was. */
 const COMMANDS: readonly Command[] = [
+  {
+    help: [
+      ["--copy-from-blobs", "copy the Blobs store (--site, --token, --store) into the database the environment names,"],
+      ["", "SQLite or Postgres: what it lacks only, so running it again adds nothing"],
+    ],
+    chosen: (options) => options["copy-from-blobs"],
+    run: copyBlobs,
+  },
   {
     help: [["--show CRS-XXXX-XXXX", "one inquiry in full"]],
     chosen: (options) => options.show !== undefined,
@@ -386,10 +422,12 @@ const openStore = async (): Promise<Context | number> => {
   // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
   const content = readInquiryContent(path.join(projectRoot(), "content"));
   // A site named on the command line means its Blobs store, whatever the environment says.
-  const blobs = options.site ?? options.token ?? options.store;
+  const blobs =
+    options.site ?? options.token ?? options.store ?? (options["copy-from-blobs"] ? "copied from" : undefined);
   const config = readInquiryConfig(content.form.delivery, {
     ...runtimeEnvironment(),
-    ...(blobs ? { INQUIRY_OUTBOX: "blobs" } : {}),
+    // The Blobs store is read instead of the database the environment may name (which a copy writes to).
+    ...(blobs ? { INQUIRY_OUTBOX: "blobs", INQUIRY_DATABASE_URL: undefined } : {}),
     ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
     ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
     ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
@@ -426,7 +464,12 @@ const main = async (): Promise<number> => {
   const context = await openStore();
   if (typeof context === "number") return context;
   const command = COMMANDS.find((candidate) => candidate.chosen(options));
-  return command ? command.run(context) : 0;
+  try {
+    return command ? await command.run(context) : 0;
+  } finally {
+    // A Postgres pool left open would keep the command running after its work is done.
+    if (context.outbox instanceof SqlOutbox) await context.outbox.close();
+  }
 };
 
 main().then(

@@ -4,7 +4,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
 import type { OutboxRecord } from "../../server/inquiries/outbox";
-import { DATABASE_FILE } from "../../server/inquiries/sqlite-outbox";
+import { DATABASE_FILE } from "../../server/inquiries/store/sqlite";
 import { emptyInquiry } from "../../src/inquiry/values";
 
 /** An accepted inquiry as the outbox stores it, for tests that put one there directly. */

@@ -30,8 +30,8 @@ export interface DeliveryPolicy {
   readonly maxDelayMs: number;
 }
 
-/** Where inquiries are kept: a SQLite database in `dataDir`, or a Netlify Blobs store (the CDN deploy). */
-type OutboxKind = "sqlite" | "blobs";
+/** Where inquiries are kept: SQLite in `dataDir`, Postgres, or a Netlify Blobs store (the CDN deploy). */
+type OutboxKind = "sqlite" | "postgres" | "blobs";
 
 export interface BlobsSettings {
   readonly store: string;
@@ -82,6 +82,8 @@ interface ReleaseLinkSettings {
 export interface InquiryConfig {
   readonly outbox: OutboxKind;
   readonly dataDir: string;
+  /** With `postgres`: the database's connection string; null for Netlify Database's, which its package finds. */
+  readonly databaseUrl: string | null;
   readonly blobs: BlobsSettings;
   /** False where the outbox does not survive the request (a serverless function's /tmp). */
   readonly durableOutbox: boolean;
@@ -208,18 +210,27 @@ export const readInquiryConfig = (
 ): InquiryConfig => {
   // Another name is refused by the catalogue rather than defaulted: a typo must not send inquiries to a folder that
   // vanishes with the instance.
-  const outbox: OutboxKind = readSetting("INQUIRY_OUTBOX", env);
+  const databaseUrl = readSetting("INQUIRY_DATABASE_URL", env);
+  const outbox: OutboxKind =
+    databaseUrl !== null && !isSet("INQUIRY_OUTBOX", env) ? "postgres" : readSetting("INQUIRY_OUTBOX", env);
+  // A database named but not used would leave an operator who moved to Postgres writing to SQLite unawares.
+  if (databaseUrl !== null && outbox !== "postgres") {
+    throw new Error(
+      `INQUIRY_DATABASE_URL is set but INQUIRY_OUTBOX is ${outbox}: set INQUIRY_OUTBOX=postgres or unset it`,
+    );
+  }
   return {
     outbox,
     dataDir: path.resolve(cwd, readSetting("INQUIRY_DATA_DIR", env)),
+    databaseUrl,
     blobs: {
       store: readSetting("INQUIRY_BLOBS_STORE", env),
       siteID: readSetting("NETLIFY_SITE_ID", env),
       token: readSetting("NETLIFY_BLOBS_TOKEN", env) ?? readSetting("NETLIFY_AUTH_TOKEN", env),
       serverURL: readSetting("INQUIRY_BLOBS_SERVER_URL", env),
     },
-    // A Blobs store outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
-    durableOutbox: outbox === "blobs" || !readSetting("INQUIRY_OUTBOX_EPHEMERAL", env),
+    // A Blobs store or a Postgres outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
+    durableOutbox: outbox !== "sqlite" || !readSetting("INQUIRY_OUTBOX_EPHEMERAL", env),
     ...transportsOf(env),
     ...operationsOf(env),
     minFillSeconds: readSetting("INQUIRY_MIN_FILL_SECONDS", env) ?? delivery.minFillSeconds,

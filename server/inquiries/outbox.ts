@@ -240,8 +240,8 @@ export interface OutboxPage {
 }
 
 /**
- * A store of inquiries and what became of them, whichever medium holds it: SqliteOutbox (a database file
- * on one server's disk) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
+ * A store of inquiries and what became of them, whichever medium holds it: SqlOutbox (SQLite on one
+ * server's disk, or Postgres) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
  */
 export interface InquiryOutbox {
   /** Where it is, in words for an operator: a database file, or a store of a site. */

@@ -25,12 +25,12 @@ export interface ScheduledDeliveryOptions {
 
 /** What one scheduled run reports: its pass, or why it made none. */
 export type ScheduledOutcome =
-  ({ readonly ran: true } & PassOutcome) | { readonly ran: false; readonly reason: "not-blobs" | "locked" };
+  ({ readonly ran: true } & PassOutcome) | { readonly ran: false; readonly reason: "not-shared" | "locked" };
 
 /**
  * One run of the scheduled delivery on the CDN deploy (netlify/functions/deliver-inquiries.mts): the
  * same pass as the single server's worker (deliveryPass: the same backoff, attempt limit and dead
- * letters, and the daily digest of held inquiries), over the Blobs outbox, under its lease. A run starts
+ * letters, and the daily digest of held inquiries), over Netlify Database (or the Blobs outbox), under its lease. A run starts
  * deliveries only while each can still end within the platform's time limit; what it leaves, the next run
  * takes up.
  */
@@ -42,10 +42,10 @@ export const runScheduledDelivery = async (
   const config = (options.config ?? (() => readInquiryConfig(delivery)))();
   const log = options.log ?? ((line: string) => console.info(`[deliver-inquiries] ${line}`));
   const now = options.now ?? (() => new Date());
-  if (config.outbox !== "blobs") {
+  if (config.outbox === "sqlite") {
     // A function's own folder holds nothing another invocation wrote.
-    log("INQUIRY_OUTBOX is not blobs: there is no shared outbox to deliver from");
-    return { ran: false, reason: "not-blobs" };
+    log("INQUIRY_OUTBOX is sqlite: there is no shared store to deliver from");
+    return { ran: false, reason: "not-shared" };
   }
   const lastStart =
     startedAt + (options.runLimitMs ?? SCHEDULED_RUN_LIMIT_MS) - config.delivery.attemptTimeoutMs - END_MARGIN_MS;

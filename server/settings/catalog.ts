@@ -252,11 +252,23 @@ const outboxSettings = {
     meaning:
       "the folder of the inquiry database, `inquiries.sqlite`. `npm run inquiries` stops rather than list an empty folder when it is unset and `./.data` holds no database",
   }),
-  INQUIRY_OUTBOX: oneOf(["sqlite", "blobs"], "sqlite", {
+  INQUIRY_OUTBOX: oneOf(["sqlite", "postgres", "blobs"], "sqlite", {
     applies: SERVER_AND_FUNCTIONS,
+    defaultText: "`sqlite`, or `postgres` where `INQUIRY_DATABASE_URL` is set",
     meaning:
-      "where inquiries are kept: `sqlite`, the database in `INQUIRY_DATA_DIR`; `blobs`, a Netlify Blobs store ([inquiries.md](inquiries.md#on-netlify-blobs))",
+      "where inquiries are kept: `sqlite`, the database in `INQUIRY_DATA_DIR`; `postgres`, the Postgres at `INQUIRY_DATABASE_URL`, or without it Netlify Database's (`NETLIFY_DB_URL`, which Netlify sets); `blobs`, a Netlify Blobs store ([inquiries.md](inquiries.md#on-netlify-blobs))",
   }),
+  INQUIRY_DATABASE_URL: {
+    ...text(null, {
+      applies: SERVER_AND_FUNCTIONS,
+      allowed: "a postgres:// or postgresql:// URL",
+      check: (value) => isUrl(value, ["postgres:", "postgresql:"]),
+      meaning:
+        "any Postgres to keep inquiries in instead of SQLite (`postgres://user:password@host:5432/db`): the store creates and migrates its tables there itself, so moving a server to Postgres is this setting and no code ([inquiries.md](inquiries.md#the-store))",
+    }),
+    // A connection string carries its password: a refusal names its length, never its text.
+    secret: true,
+  },
   INQUIRY_BLOBS_STORE: text("inquiries", {
     applies: ["Netlify function", "scheduled function", "command line"],
     allowed: "at most 64 bytes, without a slash",

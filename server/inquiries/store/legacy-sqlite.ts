@@ -1,0 +1,90 @@
+import { sql } from "kysely";
+import { OPEN, refreshJob, type Query } from "./jobs";
+import { MIGRATIONS, STATE } from "./schema";
+
+/**
+ * The layout versions the earlier SQLite outbox (sqlite-outbox.ts) wrote into `PRAGMA user_version`: 1 (0 before it recorded one) and
+ * 2 (the digest of held inquiries). This store's versions go on from there, so a release that reads only
+ * those refuses the new layout rather than misreading it.
+ */
+export const LEGACY_VERSIONS = 2;
+
+/** The tables of that layout that hold nothing the new one needs once copied. */
+const LEGACY_TABLES = ["legacy_inquiries", "legacy_attempts", "phase_counts", "leases", "health"];
+const LEGACY_DIGEST_TABLES = ["digests", "digest_attempts", "digest_day"];
+
+export interface LegacyLayout {
+  /** Version 2: digests, their attempts, the last digest day, and the digest that listed each inquiry. */
+  readonly digests: boolean;
+  /** Renames the tables whose names the new layout takes, before its migrations run. */
+  setAside(trx: Query): Promise<void>;
+}
+
+const tablesOf = async (trx: Query): Promise<Set<string>> =>
+  new Set(
+    (await sql<{ name: string }>`SELECT name FROM sqlite_schema WHERE type = 'table'`.execute(trx)).rows.map(
+      (row) => row.name,
+    ),
+  );
+
+/**
+ * The layout the earlier outbox left in this file, or null for a new file or one of this store's; refuses
+ * (through `refuse`) a version later than this code writes.
+ */
+export const legacySqliteLayout = async (
+  trx: Query,
+  refuse: (found: number) => Error,
+): Promise<LegacyLayout | null> => {
+  const { rows } = await sql<{ user_version: number }>`PRAGMA user_version`.execute(trx);
+  const version = rows[0]?.user_version ?? 0;
+  if (version > LEGACY_VERSIONS + MIGRATIONS.length) throw refuse(version);
+  const tables = await tablesOf(trx);
+  if (version > LEGACY_VERSIONS || !tables.has("phase_counts")) return null;
+  return {
+    digests: tables.has("digests"),
+    setAside: async (q) => {
+      await sql`ALTER TABLE inquiries RENAME TO legacy_inquiries`.execute(q);
+      await sql`ALTER TABLE attempts RENAME TO legacy_attempts`.execute(q);
+    },
+  };
+};
+
+/**
+ * Copies everything the earlier outbox stored into the new tables, inside the migration's transaction:
+ * each inquiry at its old position (so paging goes on where it was), with its release, its mark to keep,
+ * its digest, and every attempt in order; each digest with its attempts; the last digest day. Then files
+ * every open job again from its attempts (which also files as held an inquiry version 1 judged automated
+ * while no transport was configured), and drops the old tables, whose bytes secure_delete overwrites.
+ */
+export const fromLegacySqlite = async (trx: Query, { digests }: LegacyLayout): Promise<void> => {
+  const listedIn = digests ? sql.raw("digest") : sql.raw("NULL");
+  const statements = [
+    sql`INSERT INTO inquiries (position, reference, received_at, email, idempotency_key, record, released_at, kept, listed_in)
+      SELECT rowid, reference, received_at, email, idempotency_key, record, released_at, kept, ${listedIn}
+      FROM legacy_inquiries ORDER BY rowid`,
+    sql`INSERT INTO jobs (kind, subject, state, created_at, due_at)
+      SELECT 'inquiry', reference, phase, received_at, due_at FROM legacy_inquiries ORDER BY rowid`,
+    sql`INSERT INTO attempts (job, transport, ok, at, detail, retry_at)
+      SELECT jobs.id, old.transport, old.ok, old.at, old.detail, old.retry_at
+      FROM legacy_attempts AS old JOIN jobs ON jobs.kind = 'inquiry' AND jobs.subject = old.reference
+      ORDER BY old.rowid`,
+    ...(digests
+      ? [
+          sql`INSERT INTO jobs (kind, subject, state, created_at, payload)
+            SELECT 'digest', id, phase, created_at, digest FROM digests ORDER BY id`,
+          sql`INSERT INTO attempts (job, transport, ok, at, detail, retry_at)
+            SELECT jobs.id, old.transport, old.ok, old.at, old.detail, old.retry_at
+            FROM digest_attempts AS old JOIN jobs ON jobs.kind = 'digest' AND jobs.subject = old.digest
+            ORDER BY old.rowid`,
+          sql`INSERT INTO store_state (name, value) SELECT ${STATE.digestDay}, day FROM digest_day`,
+        ]
+      : []),
+  ];
+  for (const statement of statements) await statement.execute(trx);
+  for (const { id } of await trx.selectFrom("jobs").select("id").where("state", "=", OPEN).execute()) {
+    await refreshJob(trx, id);
+  }
+  for (const table of [...LEGACY_TABLES, ...(digests ? LEGACY_DIGEST_TABLES : [])]) {
+    await sql`DROP TABLE ${sql.table(table)}`.execute(trx);
+  }
+};

@@ -1,0 +1,31 @@
+import { getDatabase } from "@netlify/database";
+import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
+import { StoreDatabase } from "./database";
+import type { Tables } from "./schema";
+
+/** A connection string's host and database, for messages: never its user or password. */
+const placeOf = (connectionString: string): string => {
+  try {
+    const url = new URL(connectionString);
+    const host = url.host !== "" ? url.host : (url.searchParams.get("host") ?? "localhost");
+    return `Postgres database ${url.pathname.slice(1)} on ${host}`;
+  } catch {
+    return "Postgres database";
+  }
+};
+
+/**
+ * The store in Postgres. Without a connection string it is Netlify Database's, which @netlify/database
+ * finds in the deploy's environment (and which Netlify migrates on deploy from netlify/database/migrations/,
+ * so `migrate` is false there); with one, any Postgres, which the store's own runner migrates.
+ */
+export const openPostgresStore = ({
+  connectionString,
+  migrate = connectionString !== undefined,
+}: { readonly connectionString?: string; readonly migrate?: boolean } = {}): StoreDatabase => {
+  const connection = getDatabase(connectionString === undefined ? {} : { connectionString });
+  // pg's Pool, or on Netlify's serverless driver Neon's, which speaks the same interface.
+  const pool = connection.pool as PostgresPool;
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return new StoreDatabase("postgres", placeOf(connection.connectionString), db, { migrate });
+};

@@ -1,0 +1,622 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, openSync, statSync } from "node:fs";
+import path from "node:path";
+import { sql } from "kysely";
+import type { RetentionPolicy, TransportName } from "../config";
+import {
+  DuplicateReferenceError,
+  retentionCutoffs,
+  senderAddressKey,
+  UnknownReferenceError,
+  type AddResult,
+  type DeliveryAttempt,
+  type DeliveryLease,
+  type DigestAttempt,
+  type DigestEntry,
+  type DigestingOutbox,
+  type EntryScope,
+  type HeldDigest,
+  type HeldSummary,
+  type InquiryOutbox,
+  type OutboxContents,
+  type OutboxEntries,
+  type OutboxEntry,
+  type OutboxPage,
+  type OutboxRecord,
+  type PageRequest,
+  type RemovedCounts,
+  type RetainingOutbox,
+  type RetentionRecord,
+  type StoredInquiry,
+} from "../outbox";
+import type { StoreDatabase } from "./database";
+import { whileHoldingPassLock, type PassLockOptions } from "./pass-lock";
+import {
+  attemptRow,
+  chunksOf,
+  entriesOf,
+  jobStateOf,
+  jobRows,
+  newInquiryJob,
+  refreshJob,
+  HELD,
+  OPEN,
+  type JobEntry,
+  type JobRows,
+  type Outcome,
+  type Query,
+} from "./jobs";
+import { STATE, type JobKind } from "./schema";
+
+/** Inquiries removed per transaction by retention, so that a large removal never holds the writer long. */
+const REMOVAL_BATCH = 500;
+/**
+ * What a health probe writes: more than an inquiry takes, which touches a page of each of its table's and its job's
+ * indexes (about ten), so that a store with room for the probe has room for an inquiry.
+ */
+const PROBE_BYTES = 65_536;
+
+/** What a delivery run asks of the queue: the jobs due at `now`, for it alone until its lease ends. */
+export interface ClaimRequest {
+  /** The run: the same for each of its claims, and no other run's. */
+  readonly holder: string;
+  readonly now: Date;
+  /** Longer than the run takes to deliver a job through all its transports (the attempt deadline bounds it). */
+  readonly leaseMs: number;
+  readonly limit: number;
+  readonly maxAttempts: number;
+  /** Whether inquiries stored while no transport was configured are due: one is now. */
+  readonly storedToo: boolean;
+}
+
+/** Inquiries with what became of them, as another store holds them (a copy) or a bench makes them up. */
+export interface AbsorbedInquiries {
+  readonly records: readonly OutboxRecord[];
+  readonly attempts?: readonly DeliveryAttempt[];
+  readonly releases?: readonly { readonly reference: string; readonly at: string }[];
+  /** The references an operator marked as kept. */
+  readonly kept?: readonly string[];
+}
+
+interface PendingAdd {
+  readonly record: OutboxRecord;
+  readonly resolve: (result: AddResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type InquiryJob = Extract<JobEntry, { kind: "inquiry" }>;
+
+/** An inquiry with everything stored about it, from its job's entry. */
+const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
+  record: entry.record,
+  attempts: attempts.map((outcome) => ({ reference: row.subject, ...outcome })),
+  releasedAt: row.released_at,
+  kept: row.kept === 1,
+});
+
+/**
+ * The inquiry store in SQL, the same on SQLite and Postgres: inquiries, and one queue of jobs (a delivery
+ * per inquiry, a digest per day of held ones) with their attempts. Its rules are the earlier outboxes'; what
+ * differs between the engines is in schema.ts and StoreDatabase.
+ */
+export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord, DigestingOutbox {
+  private pending: PendingAdd[] = [];
+
+  constructor(
+    private readonly database: StoreDatabase,
+    private readonly options: PassLockOptions = {},
+  ) {}
+
+  get location(): string {
+    return this.database.location;
+  }
+
+  private async query<T>(work: (q: Query) => Promise<T>): Promise<T> {
+    await this.database.ready();
+    return work(this.database.db);
+  }
+
+  /** Runs `work` in one write transaction: all of it happens, or none. */
+  private async write<T>(work: (q: Query) => Promise<T>): Promise<T> {
+    await this.database.ready();
+    return this.database.db.transaction().execute(work);
+  }
+
+  /** A message's job, locked until the transaction ends, so that its writers take turns. */
+  private lockJob(q: Query, kind: JobKind, subject: string) {
+    const job = q.selectFrom("jobs").select(["id", "state"]).where("kind", "=", kind).where("subject", "=", subject);
+    return this.database.locking(job).executeTakeFirst();
+  }
+
+  /**
+   * Stores the inquiry once it is committed. Those that arrive while a commit is under way go in the next
+   * one together, in the order they arrived: a burst waits for a few commits, not one each.
+   */
+  add(record: OutboxRecord): Promise<AddResult> {
+    return new Promise<AddResult>((resolve, reject) => {
+      this.pending.push({ record, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending.splice(0);
+    try {
+      const outcomes = await this.write(async (q) => {
+        const results: (AddResult | DuplicateReferenceError)[] = [];
+        for (const { record } of batch) results.push(await SqlOutbox.insert(q, record));
+        return results;
+      });
+      batch.forEach(({ resolve, reject }, index) => {
+        const outcome = outcomes[index];
+        if (outcome === undefined || outcome instanceof DuplicateReferenceError) reject(outcome);
+        else resolve(outcome);
+      });
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+    }
+  }
+
+  /** One inquiry and its job, in the caller's transaction: a known idempotency key gives back its inquiry's reference. */
+  private static async insert(q: Query, record: OutboxRecord): Promise<AddResult | DuplicateReferenceError> {
+    const key = record.idempotencyKey ?? null;
+    const inserted = await q
+      .insertInto("inquiries")
+      .values({
+        reference: record.reference,
+        received_at: record.receivedAt,
+        email: senderAddressKey(record.replyTo.address),
+        idempotency_key: key,
+        record: JSON.stringify(record),
+      })
+      .onConflict((conflict) => conflict.doNothing())
+      .returning("reference")
+      .executeTakeFirst();
+    if (inserted) {
+      await q.insertInto("jobs").values(newInquiryJob(record)).execute();
+      return { reference: record.reference, created: true };
+    }
+    const earlier = await q
+      .selectFrom("inquiries")
+      .select("reference")
+      .where("idempotency_key", "=", key)
+      .executeTakeFirst();
+    return earlier ? { reference: earlier.reference, created: false } : new DuplicateReferenceError(record.reference);
+  }
+
+  /** The attempt, and its job filed again; one of a message no longer stored (erased meanwhile) is dropped. */
+  private recordOutcome(kind: JobKind, subject: string, outcome: Outcome): Promise<void> {
+    return this.write(async (q) => {
+      const job = await this.lockJob(q, kind, subject);
+      if (!job) return;
+      await q
+        .insertInto("attempts")
+        .values(attemptRow(job.id, outcome))
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+      await refreshJob(q, job.id);
+    });
+  }
+
+  recordAttempt({ reference, ...outcome }: DeliveryAttempt): Promise<void> {
+    return this.recordOutcome("inquiry", reference, outcome);
+  }
+
+  recordDigestAttempt({ digest, ...outcome }: DigestAttempt): Promise<void> {
+    return this.recordOutcome("digest", digest, outcome);
+  }
+
+  /** Only a held one, once: of two releases at once, the second finds it no longer held. */
+  release(reference: string, at: Date = new Date()): Promise<boolean> {
+    return this.write(async (q) => {
+      const job = await this.lockJob(q, "inquiry", reference);
+      if (job?.state !== "held") return false;
+      const released = await q
+        .updateTable("inquiries")
+        .set({ released_at: at.toISOString() })
+        .where("reference", "=", reference)
+        .where("released_at", "is", null)
+        .executeTakeFirst();
+      if (released.numUpdatedRows === 0n) return false;
+      await refreshJob(q, job.id);
+      return true;
+    });
+  }
+
+  /** The inquiries `where` picks with where each stands, in arrival order unless it orders them. */
+  private static async inquiries(
+    q: Query,
+    maxAttempts: number,
+    where: (rows: JobRows) => JobRows,
+  ): Promise<InquiryJob[]> {
+    const rows = await where(jobRows(q).where("jobs.kind", "=", "inquiry"))
+      .orderBy("inquiries.position")
+      .execute();
+    return (await entriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "inquiry" ? [found] : []));
+  }
+
+  read(): Promise<OutboxContents> {
+    return this.query(async (q) => {
+      const found = await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) => rows);
+      const releasesOf = ({ row }: InquiryJob) =>
+        row.released_at === null ? [] : [{ reference: row.subject, at: row.released_at }];
+      return {
+        records: found.map(({ entry }) => entry.record),
+        attempts: found.flatMap((job) => storedOf(job).attempts),
+        releases: found.flatMap(releasesOf),
+        damagedLines: 0,
+      };
+    });
+  }
+
+  /** The held inquiries counted through their jobs' partial index: never a read of what they hold. */
+  private static async held(q: Query): Promise<HeldSummary> {
+    const row = await q
+      .selectFrom("jobs")
+      .where("state", "=", HELD)
+      .select([
+        sql<number>`CAST(count(*) AS INTEGER)`.as("count"),
+        (eb) => eb.fn.min<string | null>("created_at").as("oldest"),
+      ])
+      .executeTakeFirstOrThrow();
+    return { count: row.count, oldestReceivedAt: row.oldest };
+  }
+
+  /** With scope "open", only the inquiries not yet delivered, through their jobs' index; held ones are counted. */
+  async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
+    return this.query(async (q) => {
+      const open = scope === "open";
+      const found = await SqlOutbox.inquiries(q, maxAttempts, (rows) =>
+        open ? rows.where("jobs.state", "=", OPEN) : rows,
+      );
+      const entries = found.map(({ entry }) => entry);
+      return { entries, damagedLines: 0, ...(open ? { heldUnread: (await SqlOutbox.held(q)).count } : {}) };
+    });
+  }
+
+  /** Through the arrival order's key, a page of rows at a time: never the whole table. */
+  page({ after, limit, maxAttempts, state }: PageRequest): Promise<OutboxPage> {
+    return this.query(async (q) => {
+      const start =
+        after === null
+          ? undefined
+          : await q.selectFrom("inquiries").select("position").where("reference", "=", after).executeTakeFirst();
+      if (after !== null && !start) throw new UnknownReferenceError(after);
+      let position = start?.position ?? 0;
+      const jobState = state === undefined ? null : jobStateOf(state);
+      const rowsAfter = (from: number, count: number) =>
+        SqlOutbox.inquiries(q, maxAttempts, (rows) =>
+          rows
+            .where("inquiries.position", ">", from)
+            .$if(jobState !== null, (narrowed) => narrowed.where("jobs.state", "=", jobState ?? "open"))
+            .limit(count),
+        );
+      const entries: OutboxEntry[] = [];
+      for (;;) {
+        const found = await rowsAfter(position, limit);
+        if (found.length === 0) return { entries, next: null, damagedLines: 0 };
+        for (const { entry, row } of found) {
+          position = row.position ?? position;
+          if (state === undefined || entry.state === state) entries.push(entry);
+          if (entries.length === limit) {
+            const more = (await rowsAfter(position, 1)).length > 0;
+            return { entries, next: more ? entry.record.reference : null, damagedLines: 0 };
+          }
+        }
+      }
+    });
+  }
+
+  entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
+    return this.query(async (q) => {
+      const [found] = await SqlOutbox.inquiries(q, maxAttempts, (rows) => rows.where("jobs.subject", "=", reference));
+      return found?.entry ?? null;
+    });
+  }
+
+  /**
+   * Claims the jobs due at `now`, inquiries and digests alike, for `holder` until its lease ends: on Postgres
+   * with FOR UPDATE SKIP LOCKED, so that runs at once take different jobs and none waits; on SQLite in the
+   * write transaction, which runs alone. A job another run holds a lease on is not due. A row's due time
+   * is kept without the attempt limit: one whose earliest transport is dead under the limit is given its
+   * true due time here instead.
+   */
+  claim({ holder, now, leaseMs, limit, maxAttempts, storedToo }: ClaimRequest): Promise<JobEntry[]> {
+    const at = now.toISOString();
+    return this.write(async (q) => {
+      const candidates = q
+        .selectFrom("jobs")
+        .select("id")
+        .where("state", "=", OPEN)
+        .where("tries", "<", maxAttempts)
+        .where((eb) => eb.or([eb("due_at", "<=", at), ...(storedToo ? [eb("due_at", "is", null)] : [])]))
+        .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", at)]))
+        .orderBy("due_at")
+        .limit(limit);
+      const ids = (await this.database.locking(candidates, true).execute()).map((row) => row.id);
+      const rows =
+        ids.length === 0 ? [] : await jobRows(q).where("jobs.id", "in", ids).orderBy("jobs.due_at").execute();
+      const found = await entriesOf(q, rows, maxAttempts);
+      const due = ({ entry }: JobEntry) =>
+        (entry.state === "pending" && entry.dueAt !== null && entry.dueAt <= at) ||
+        (entry.state === "stored" && storedToo);
+      for (const later of found.filter((job) => !due(job) && job.entry.dueAt !== null)) {
+        await q.updateTable("jobs").set({ due_at: later.entry.dueAt }).where("id", "=", later.id).execute();
+      }
+      const claimed = found.filter(due);
+      const until = new Date(now.getTime() + leaseMs).toISOString();
+      for (const chunk of chunksOf(claimed.map((job) => job.id))) {
+        await q
+          .updateTable("jobs")
+          .set({ claimed_by: holder, claimed_until: until })
+          .where("id", "in", chunk)
+          .execute();
+      }
+      return claimed;
+    });
+  }
+
+  /** Lets go of `holder`'s claims on `ids` once it is done with them (their attempts recorded). */
+  unclaim(holder: string, ids: readonly number[]): Promise<void> {
+    return this.write(async (q) => {
+      for (const chunk of chunksOf(ids)) {
+        const claims = { claimed_by: null, claimed_until: null };
+        await q.updateTable("jobs").set(claims).where("id", "in", chunk).where("claimed_by", "=", holder).execute();
+      }
+    });
+  }
+
+  keep(reference: string): Promise<boolean> {
+    return this.write(async (q) => {
+      const kept = await q
+        .updateTable("inquiries")
+        .set({ kept: 1 })
+        .where("reference", "=", reference)
+        .executeTakeFirst();
+      return kept.numUpdatedRows > 0n;
+    });
+  }
+
+  private storedWhere(where: (rows: JobRows) => JobRows): Promise<StoredInquiry[]> {
+    return this.query(async (q) => (await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, where)).map(storedOf));
+  }
+
+  inquiriesFrom(address: string): Promise<StoredInquiry[]> {
+    return this.storedWhere((rows) =>
+      rows.where("inquiries.email", "=", senderAddressKey(address)).orderBy("inquiries.received_at"),
+    );
+  }
+
+  async stored(reference: string): Promise<StoredInquiry | null> {
+    return (await this.storedWhere((rows) => rows.where("jobs.subject", "=", reference)))[0] ?? null;
+  }
+
+  /** The inquiries, their jobs and (through the foreign key) their attempts, in one transaction. */
+  private remove(references: readonly string[]): Promise<string[]> {
+    return this.write(async (q) => {
+      const removed = new Set<string>();
+      for (const chunk of chunksOf(references)) {
+        await q.deleteFrom("jobs").where("kind", "=", "inquiry").where("subject", "in", chunk).execute();
+        const rows = await q.deleteFrom("inquiries").where("reference", "in", chunk).returning("reference").execute();
+        for (const row of rows) removed.add(row.reference);
+      }
+      return references.filter((reference) => removed.has(reference));
+    });
+  }
+
+  async erase(references: readonly string[]): Promise<string[]> {
+    const removed = await this.remove(references);
+    await this.database.afterRemoval();
+    return removed;
+  }
+
+  /**
+   * A batch at a time (each its own transaction), through the indexes. An inquiry goes the months after
+   * its sender's last one, unreleased suspected spam after its days, a kept one never.
+   */
+  async removeExpired(now: Date, retention: RetentionPolicy, stopping = () => false): Promise<RemovedCounts> {
+    const cutoffs = retentionCutoffs(now, retention);
+    const expired = (held: boolean, cutoff: string) =>
+      this.query((q) =>
+        jobRows(q)
+          .where("jobs.kind", "=", "inquiry")
+          .where("jobs.state", held ? "=" : "<>", HELD)
+          .where("inquiries.received_at", "<", cutoff)
+          .where("inquiries.kept", "=", 0)
+          .$if(!held, (rows) =>
+            rows.where((eb) =>
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom("inquiries as later")
+                    .select("later.position")
+                    .whereRef("later.email", "=", "inquiries.email")
+                    .where("later.received_at", ">=", cutoff),
+                ),
+              ),
+            ),
+          )
+          .limit(REMOVAL_BATCH)
+          .execute(),
+      );
+    const counts = { inquiries: 0, quarantined: 0, complete: true };
+    for (const [held, cutoff, kind] of [
+      [false, cutoffs.delivered, "inquiries"],
+      [true, cutoffs.quarantined, "quarantined"],
+    ] as const) {
+      for (
+        let batch = await expired(held, cutoff);
+        batch.length > 0 && counts.complete;
+        batch = await expired(held, cutoff)
+      ) {
+        counts.complete = !stopping();
+        if (counts.complete) counts[kind] += (await this.remove(batch.map((row) => row.subject))).length;
+      }
+    }
+    // A digest lists only references; once the inquiries it listed are past their quarantine, it is of no use.
+    if (!stopping()) {
+      await this.write((q) =>
+        q.deleteFrom("jobs").where("kind", "=", "digest").where("created_at", "<", cutoffs.quarantined).execute(),
+      );
+    }
+    if (counts.inquiries + counts.quarantined > 0) await this.database.afterRemoval();
+    return counts;
+  }
+
+  private async stateValue(name: string): Promise<string | null> {
+    const row = await this.query((q) =>
+      q.selectFrom("store_state").select("value").where("name", "=", name).executeTakeFirst(),
+    );
+    return row?.value ?? null;
+  }
+
+  private async setState(name: string, value: string): Promise<void> {
+    await this.write((q) =>
+      q
+        .insertInto("store_state")
+        .values({ name, value, until: null })
+        .onConflict((conflict) => conflict.column("name").doUpdateSet({ value }))
+        .execute(),
+    );
+  }
+
+  async lastRetentionAt(): Promise<Date | null> {
+    const value = await this.stateValue(STATE.retention);
+    return value === null ? null : new Date(value);
+  }
+
+  recordRetention(at: Date): Promise<void> {
+    return this.setState(STATE.retention, at.toISOString());
+  }
+
+  /** Random, so that no engine compresses it away. */
+  probe(): Promise<void> {
+    return this.setState(STATE.probe, randomBytes((PROBE_BYTES * 3) / 4).toString("base64"));
+  }
+
+  heldSummary(): Promise<HeldSummary> {
+    return this.query((q) => SqlOutbox.held(q));
+  }
+
+  lastDigestDay(): Promise<string | null> {
+    return this.stateValue(STATE.digestDay);
+  }
+
+  /**
+   * The day, the digest's job and the inquiries it lists in one transaction. The day is taken by an upsert
+   * that only moves it on: of two runs at once, one makes the digest and the other finds the day taken.
+   */
+  async takeDigest(day: string, at: Date, transports: readonly TransportName[]): Promise<HeldDigest | null> {
+    if (transports.length === 0) return null;
+    return this.write(async (q) => {
+      const taken = await q
+        .insertInto("store_state")
+        .values({ name: STATE.digestDay, value: day, until: null })
+        .onConflict((conflict) =>
+          conflict.column("name").doUpdateSet({ value: day }).where("store_state.value", "<", day),
+        )
+        .returning("name")
+        .executeTakeFirst();
+      if (!taken) return null;
+      const held = await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) =>
+        rows.where("jobs.state", "=", HELD).where("inquiries.listed_in", "is", null).orderBy("inquiries.received_at"),
+      );
+      const references = held.map(({ entry }) => entry.record.reference);
+      if (references.length === 0) return null;
+      const digest: HeldDigest = { id: day, createdAt: at.toISOString(), references, transports: [...transports] };
+      const payload = JSON.stringify({ references, transports: digest.transports });
+      const job = { kind: "digest" as const, subject: day, state: "open" as const, created_at: digest.createdAt };
+      await q
+        .insertInto("jobs")
+        .values({ ...job, due_at: digest.createdAt, payload })
+        .execute();
+      for (const chunk of chunksOf(references)) {
+        await q.updateTable("inquiries").set({ listed_in: day }).where("reference", "in", chunk).execute();
+      }
+      return digest;
+    });
+  }
+
+  /** The digests not yet delivered through every transport (pending or dead), oldest first. */
+  openDigests(maxAttempts: number): Promise<DigestEntry[]> {
+    return this.query(async (q) => {
+      // Sorted here: ordered in SQL by day, the planner would walk every job's day to spare sorting a few.
+      const rows = await jobRows(q).where("jobs.kind", "=", "digest").where("jobs.state", "=", OPEN).execute();
+      const digests = (await entriesOf(q, rows, maxAttempts)).flatMap((found) =>
+        found.kind === "digest" ? [found.entry] : [],
+      );
+      return digests.sort((a, b) => a.digest.id.localeCompare(b.digest.id));
+    });
+  }
+
+  /**
+   * Takes in inquiries from elsewhere in one transaction, each with its attempts, release and mark to keep:
+   * one already here gains only what it lacks, so taking in the same ones again changes nothing. Says how
+   * many inquiries and attempts were new.
+   */
+  absorb({ records, attempts = [], releases = [], kept = [] }: AbsorbedInquiries) {
+    return this.write(async (q) => {
+      const counts = { inquiries: 0, attempts: 0 };
+      const attemptsOf = new Map<string, DeliveryAttempt[]>();
+      for (const attempt of attempts)
+        attemptsOf.set(attempt.reference, [...(attemptsOf.get(attempt.reference) ?? []), attempt]);
+      const releasedAt = new Map(releases.map((release) => [release.reference, release.at]));
+      for (const record of records) {
+        const { reference } = record;
+        const added = await SqlOutbox.insert(q, record);
+        if (!(added instanceof DuplicateReferenceError) && added.created) counts.inquiries += 1;
+        const job = await this.lockJob(q, "inquiry", reference);
+        if (!job) continue;
+        for (const attempt of attemptsOf.get(reference) ?? []) {
+          const inserted = await q
+            .insertInto("attempts")
+            .values(attemptRow(job.id, attempt))
+            .onConflict((conflict) => conflict.doNothing())
+            .executeTakeFirst();
+          counts.attempts += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
+        }
+        const released = releasedAt.get(reference);
+        if (released !== undefined)
+          await q
+            .updateTable("inquiries")
+            .set({ released_at: released })
+            .where("reference", "=", reference)
+            .where("released_at", "is", null)
+            .execute();
+        if (kept.includes(reference))
+          await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
+        await refreshJob(q, job.id);
+      }
+      return counts;
+    });
+  }
+
+  /**
+   * A consistent copy of the SQLite database at `destination` while the server goes on writing, readable by
+   * this user only; resolves to its pages. Postgres has pg_dump for this.
+   */
+  async backup(destination: string): Promise<number> {
+    if (this.database.engine !== "sqlite") throw new Error(`${this.location} is backed up with pg_dump, not here`);
+    if (path.resolve(destination) === path.resolve(this.location))
+      throw new Error("a backup cannot replace the database itself");
+    await this.database.ready();
+    // VACUUM INTO writes only into an empty file, and keeps the mode of the one made here.
+    closeSync(openSync(destination, "w", 0o600));
+    await sql`VACUUM INTO ${destination}`.execute(this.database.db);
+    const { rows } = await sql<{ page_size: number }>`PRAGMA page_size`.execute(this.database.db);
+    return Math.ceil(statSync(destination).size / (rows[0]?.page_size ?? 4096));
+  }
+
+  /** Closes its connections: a command's end, where an open Postgres pool would keep the process alive. */
+  close(): Promise<void> {
+    return this.database.close();
+  }
+
+  whileDelivering<T>(
+    work: (lease: DeliveryLease) => Promise<T>,
+    waitMs = 0,
+    onLost: (error: Error) => void = () => undefined,
+  ): Promise<{ value: T } | null> {
+    return whileHoldingPassLock(this.database, this.options, work, waitMs, onLost);
+  }
+}
