@@ -122,12 +122,12 @@ const standingOf = (entry: Pick<OutboxEntry, "deliveries" | "attemptsByTransport
   return { state, due_at: entry.dueAt, tries: needed.length > 0 ? Math.min(...needed) : 0 };
 };
 
-/** The row of a new inquiry's job. */
-export const newInquiryJob = (record: OutboxRecord) => ({
+/** The row of a new inquiry's job, with the attempts and release it arrives with (from another store). */
+export const newInquiryJob = (record: OutboxRecord, tried: readonly DeliveryAttempt[] = [], released = false) => ({
   kind: "inquiry" as const,
   subject: record.reference,
   created_at: record.receivedAt,
-  ...standingOf(entryOf(record, [], false, Number.POSITIVE_INFINITY)),
+  ...standingOf(entryOf(record, tried, released, Number.POSITIVE_INFINITY)),
 });
 
 /** Files a job again from its message and every attempt: after an attempt, a release, or a migration. */

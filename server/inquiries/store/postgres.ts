@@ -1,4 +1,3 @@
-import { getDatabase } from "@netlify/database";
 import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import { StoreDatabase } from "./database";
 import type { Tables } from "./schema";
@@ -14,18 +13,25 @@ const placeOf = (connectionString: string): string => {
   }
 };
 
+/** Where @netlify/database finds Netlify Database's connection string in a deploy's environment. */
+const NETLIFY_DATABASE_URL = "NETLIFY_DB_URL";
+
 /**
  * The store in Postgres. Without a connection string it is Netlify Database's, which @netlify/database
  * finds in the deploy's environment (and which Netlify migrates on deploy from netlify/database/migrations/,
- * so `migrate` is false there); with one, any Postgres, which the store's own runner migrates.
+ * so `migrate` is false there); with one, any Postgres, which the store's own runner migrates. The driver
+ * is loaded at the first query, so that a server on SQLite never loads it.
  */
 export const openPostgresStore = ({
   connectionString,
   migrate = connectionString !== undefined,
 }: { readonly connectionString?: string; readonly migrate?: boolean } = {}): StoreDatabase => {
-  const connection = getDatabase(connectionString === undefined ? {} : { connectionString });
-  // pg's Pool, or on Netlify's serverless driver Neon's, which speaks the same interface.
-  const pool = connection.pool as PostgresPool;
+  const pool = async (): Promise<PostgresPool> => {
+    const { getDatabase } = await import("@netlify/database");
+    // pg's Pool, or on Netlify's serverless driver Neon's, which speaks the same interface.
+    return getDatabase(connectionString === undefined ? {} : { connectionString }).pool as PostgresPool;
+  };
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return new StoreDatabase("postgres", placeOf(connection.connectionString), db, { migrate });
+  const location = placeOf(connectionString ?? process.env[NETLIFY_DATABASE_URL] ?? "");
+  return new StoreDatabase("postgres", location, db, { migrate });
 };

@@ -14,6 +14,22 @@ const WORDS: Readonly<Record<Engine, { readonly id: string; readonly text: strin
   postgres: { id: "INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY", text: 'TEXT COLLATE "C"', end: "" },
 };
 
+/**
+ * The triggers that keep `held_count` equal to the number of held jobs, in each engine's words: a count
+ * read on every delivery pass and health check must not cost more as quarantined inquiries pile up.
+ * Each statement is on one line, as statementsOf reads a semicolon that ends a line as the end of one.
+ */
+const HELD_COUNT_TRIGGERS: Readonly<Record<Engine, string>> = {
+  sqlite: `CREATE TRIGGER held_counted_insert AFTER INSERT ON jobs WHEN NEW.state = 'held' BEGIN UPDATE held_count SET count = count + 1; END;
+CREATE TRIGGER held_counted_delete AFTER DELETE ON jobs WHEN OLD.state = 'held' BEGIN UPDATE held_count SET count = count - 1; END;
+CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs WHEN (OLD.state = 'held') <> (NEW.state = 'held') BEGIN UPDATE held_count SET count = count + (NEW.state = 'held') - (OLD.state = 'held'); END;
+`,
+  postgres: `CREATE FUNCTION count_held_jobs() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP <> 'DELETE' THEN IF NEW.state = 'held' THEN UPDATE held_count SET count = count + 1; END IF; END IF; IF TG_OP <> 'INSERT' THEN IF OLD.state = 'held' THEN UPDATE held_count SET count = count - 1; END IF; END IF; RETURN NULL; END $$;
+CREATE TRIGGER held_counted AFTER INSERT OR DELETE ON jobs FOR EACH ROW EXECUTE FUNCTION count_held_jobs();
+CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION count_held_jobs();
+`,
+};
+
 /*
  * One row per inquiry in `inquiries`, its record as the JSON it arrived as; `email` is the sender's address
  * lower-cased (export and erasure on request, retention by last contact); `listed_in` names the digest that
@@ -26,6 +42,8 @@ const WORDS: Readonly<Record<Engine, { readonly id: string; readonly text: strin
  * dead once that reaches the attempt limit, which the operator may change, so that is decided when read.
  * A run claims a job by writing itself and the end of its lease into `claimed_by` and `claimed_until`.
  * A digest's references and transports are its `payload`.
+ *
+ * `held_count` has one row, the number of held jobs, which triggers keep.
  *
  * `attempts` holds every delivery attempt of a job, never rewritten. `store_state` holds the few single
  * values: the last digest day, the last retention run, the delivery run's lock, the health probe.
@@ -60,7 +78,12 @@ CREATE TABLE jobs (
 )${end};
 CREATE INDEX jobs_open_by_due ON jobs (due_at) WHERE state = 'open';
 CREATE INDEX jobs_held_by_age ON jobs (created_at) WHERE state = 'held';
-CREATE TABLE attempts (
+CREATE TABLE held_count (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  count INTEGER NOT NULL
+)${end};
+INSERT INTO held_count (id, count) VALUES (1, 0);
+${HELD_COUNT_TRIGGERS[engine]}CREATE TABLE attempts (
   id ${id},
   job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
   transport ${text} NOT NULL,
@@ -151,6 +174,11 @@ export interface AttemptRow {
   retry_at: string | null;
 }
 
+interface HeldCountRow {
+  id: number;
+  count: number;
+}
+
 interface StateRow {
   name: string;
   value: string;
@@ -163,5 +191,6 @@ export interface Tables {
   jobs: JobRow;
   attempts: AttemptRow;
   store_state: StateRow;
+  held_count: HeldCountRow;
   store_migrations: { name: string; applied_at: string };
 }

@@ -86,6 +86,15 @@ interface PendingAdd {
 
 type InquiryJob = Extract<JobEntry, { kind: "inquiry" }>;
 
+/** What an inquiry taken in from another store arrives with. */
+interface ArrivingHistory {
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly releasedAt: string | null;
+  readonly kept: boolean;
+}
+
+const NO_HISTORY: ArrivingHistory = { attempts: [], releasedAt: null, kept: false };
+
 /** An inquiry with everything stored about it, from its job's entry. */
 const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
   record: entry.record,
@@ -150,15 +159,22 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       batch.forEach(({ resolve, reject }, index) => {
         const outcome = outcomes[index];
         if (outcome === undefined || outcome instanceof DuplicateReferenceError) reject(outcome);
-        else resolve(outcome);
+        else resolve({ reference: outcome.reference, created: outcome.created });
       });
     } catch (error) {
       for (const { reject } of batch) reject(error);
     }
   }
 
-  /** One inquiry and its job, in the caller's transaction: a known idempotency key gives back its inquiry's reference. */
-  private static async insert(q: Query, record: OutboxRecord): Promise<AddResult | DuplicateReferenceError> {
+  /**
+   * One inquiry and its job, in the caller's transaction, with what it arrives with from another store
+   * (attempts, a release, a mark to keep): a known idempotency key gives back its inquiry's reference.
+   */
+  private static async insert(
+    q: Query,
+    record: OutboxRecord,
+    history: ArrivingHistory = NO_HISTORY,
+  ): Promise<(AddResult & { readonly attempts: number }) | DuplicateReferenceError> {
     const key = record.idempotencyKey ?? null;
     const inserted = await q
       .insertInto("inquiries")
@@ -168,20 +184,36 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
         email: senderAddressKey(record.replyTo.address),
         idempotency_key: key,
         record: JSON.stringify(record),
+        released_at: history.releasedAt,
+        kept: history.kept ? 1 : 0,
       })
       .onConflict((conflict) => conflict.doNothing())
       .returning("reference")
       .executeTakeFirst();
     if (inserted) {
-      await q.insertInto("jobs").values(newInquiryJob(record)).execute();
-      return { reference: record.reference, created: true };
+      const job = await q
+        .insertInto("jobs")
+        .values(newInquiryJob(record, history.attempts, history.releasedAt !== null))
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const added =
+        history.attempts.length === 0
+          ? null
+          : await q
+              .insertInto("attempts")
+              .values(history.attempts.map((attempt) => attemptRow(job.id, attempt)))
+              .onConflict((conflict) => conflict.doNothing())
+              .executeTakeFirst();
+      return { reference: record.reference, created: true, attempts: Number(added?.numInsertedOrUpdatedRows ?? 0n) };
     }
     const earlier = await q
       .selectFrom("inquiries")
       .select("reference")
       .where("idempotency_key", "=", key)
       .executeTakeFirst();
-    return earlier ? { reference: earlier.reference, created: false } : new DuplicateReferenceError(record.reference);
+    return earlier
+      ? { reference: earlier.reference, created: false, attempts: 0 }
+      : new DuplicateReferenceError(record.reference);
   }
 
   /** The attempt, and its job filed again; one of a message no longer stored (erased meanwhile) is dropped. */
@@ -249,17 +281,17 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     });
   }
 
-  /** The held inquiries counted through their jobs' partial index: never a read of what they hold. */
+  /** The held inquiries' count, which triggers keep, and the oldest of them through their jobs' partial index. */
   private static async held(q: Query): Promise<HeldSummary> {
-    const row = await q
+    const { count } = await q.selectFrom("held_count").select("count").executeTakeFirstOrThrow();
+    const oldest = await q
       .selectFrom("jobs")
+      .select("created_at")
       .where("state", "=", HELD)
-      .select([
-        sql<number>`CAST(count(*) AS INTEGER)`.as("count"),
-        (eb) => eb.fn.min<string | null>("created_at").as("oldest"),
-      ])
-      .executeTakeFirstOrThrow();
-    return { count: row.count, oldestReceivedAt: row.oldest };
+      .orderBy("created_at")
+      .limit(1)
+      .executeTakeFirst();
+    return { count: Number(count), oldestReceivedAt: oldest?.created_at ?? null };
   }
 
   /** With scope "open", only the inquiries not yet delivered, through their jobs' index; held ones are counted. */
@@ -421,6 +453,8 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
         jobRows(q)
           .where("jobs.kind", "=", "inquiry")
           .where("jobs.state", held ? "=" : "<>", HELD)
+          // A held inquiry's job was made when it arrived: its partial index finds the old ones alone.
+          .$if(held, (rows) => rows.where("jobs.created_at", "<", cutoff))
           .where("inquiries.received_at", "<", cutoff)
           .where("inquiries.kept", "=", 0)
           .$if(!held, (rows) =>
@@ -563,11 +597,21 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       const releasedAt = new Map(releases.map((release) => [release.reference, release.at]));
       for (const record of records) {
         const { reference } = record;
-        const added = await SqlOutbox.insert(q, record);
-        if (!(added instanceof DuplicateReferenceError) && added.created) counts.inquiries += 1;
+        const history = {
+          attempts: attemptsOf.get(reference) ?? [],
+          releasedAt: releasedAt.get(reference) ?? null,
+          kept: kept.includes(reference),
+        };
+        // A new one is written whole at once; one already here gains only what it lacks.
+        const added = await SqlOutbox.insert(q, record, history);
+        if (!(added instanceof DuplicateReferenceError) && added.created) {
+          counts.inquiries += 1;
+          counts.attempts += added.attempts;
+          continue;
+        }
         const job = await this.lockJob(q, "inquiry", reference);
         if (!job) continue;
-        for (const attempt of attemptsOf.get(reference) ?? []) {
+        for (const attempt of history.attempts) {
           const inserted = await q
             .insertInto("attempts")
             .values(attemptRow(job.id, attempt))
@@ -575,16 +619,14 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
             .executeTakeFirst();
           counts.attempts += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
         }
-        const released = releasedAt.get(reference);
-        if (released !== undefined)
+        if (history.releasedAt !== null)
           await q
             .updateTable("inquiries")
-            .set({ released_at: released })
+            .set({ released_at: history.releasedAt })
             .where("reference", "=", reference)
             .where("released_at", "is", null)
             .execute();
-        if (kept.includes(reference))
-          await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
+        if (history.kept) await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
         await refreshJob(q, job.id);
       }
       return counts;

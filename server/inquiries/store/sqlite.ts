@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import {
   CompiledQuery,
   Kysely,
@@ -26,20 +26,40 @@ export const DATABASE_FILE = "inquiries.sqlite";
  * share the file) before it fails: a write holds the database for a few milliseconds.
  */
 const BUSY_TIMEOUT_MS = 5_000;
-/** node:sqlite's connection in the shape Kysely's SqliteDialect drives: a statement that returns columns is a reader. */
-const kyselyDatabase = (db: DatabaseSync): SqliteDatabase => ({
-  close: () => db.close(),
-  prepare: (text) => {
-    const statement = db.prepare(text);
-    const values = (parameters: readonly unknown[]) => parameters as SQLInputValue[];
-    return {
-      reader: statement.columns().length > 0,
-      all: (parameters) => statement.all(...values(parameters)),
-      run: (parameters) => statement.run(...values(parameters)),
-      iterate: (parameters) => statement.iterate(...values(parameters)),
-    };
-  },
-});
+/** How many prepared statements a connection keeps: the store's queries are a few dozen texts. */
+const STATEMENT_CACHE = 256;
+
+/**
+ * node:sqlite's connection in the shape Kysely's SqliteDialect drives: a statement that returns columns is a
+ * reader. Each text is prepared once and kept (the least recently used go first), as SQLite's compiling of
+ * a statement costs more than running most of the store's.
+ */
+const kyselyDatabase = (db: DatabaseSync): SqliteDatabase => {
+  const prepared = new Map<string, { statement: StatementSync; reader: boolean }>();
+  const statementOf = (text: string) => {
+    const cached = prepared.get(text);
+    if (cached) prepared.delete(text);
+    const entry = cached ?? { statement: db.prepare(text), reader: false };
+    if (!cached) entry.reader = entry.statement.columns().length > 0;
+    prepared.set(text, entry);
+    const oldest = prepared.keys().next().value;
+    if (prepared.size > STATEMENT_CACHE && oldest !== undefined) prepared.delete(oldest);
+    return entry;
+  };
+  const values = (parameters: readonly unknown[]) => parameters as SQLInputValue[];
+  return {
+    close: () => db.close(),
+    prepare: (text) => {
+      const { statement, reader } = statementOf(text);
+      return {
+        reader,
+        all: (parameters) => statement.all(...values(parameters)),
+        run: (parameters) => statement.run(...values(parameters)),
+        iterate: (parameters) => statement.iterate(...values(parameters)),
+      };
+    },
+  };
+};
 
 /**
  * Kysely's SQLite dialect with every transaction immediate: each of the store's transactions writes, and
