@@ -13,9 +13,6 @@ const placeOf = (connectionString: string): string => {
   }
 };
 
-/** Where @netlify/database finds Netlify Database's connection string in a deploy's environment. */
-const NETLIFY_DATABASE_URL = "NETLIFY_DB_URL";
-
 /**
  * The store in Postgres. Without a connection string it is Netlify Database's, which @netlify/database
  * finds in the deploy's environment (and which Netlify migrates on deploy from netlify/database/migrations/,
@@ -32,6 +29,6 @@ export const openPostgresStore = ({
     return getDatabase(connectionString === undefined ? {} : { connectionString }).pool as PostgresPool;
   };
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  const location = placeOf(connectionString ?? process.env[NETLIFY_DATABASE_URL] ?? "");
+  const location = connectionString === undefined ? "Netlify Database" : placeOf(connectionString);
   return new StoreDatabase("postgres", location, db, { migrate });
 };

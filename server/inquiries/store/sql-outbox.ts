@@ -291,7 +291,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       .orderBy("created_at")
       .limit(1)
       .executeTakeFirst();
-    return { count: Number(count), oldestReceivedAt: oldest?.created_at ?? null };
+    return { count, oldestReceivedAt: oldest?.created_at ?? null };
   }
 
   /** With scope "open", only the inquiries not yet delivered, through their jobs' index; held ones are counted. */
