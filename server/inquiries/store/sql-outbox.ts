@@ -95,6 +95,17 @@ interface ArrivingHistory {
 
 const NO_HISTORY: ArrivingHistory = { attempts: [], releasedAt: null, kept: false };
 
+/** An inquiry's row, with the release and mark to keep it arrives with. */
+const inquiryRow = (record: OutboxRecord, { releasedAt, kept }: ArrivingHistory) => ({
+  reference: record.reference,
+  received_at: record.receivedAt,
+  email: senderAddressKey(record.replyTo.address),
+  idempotency_key: record.idempotencyKey ?? null,
+  record: JSON.stringify(record),
+  released_at: releasedAt,
+  kept: kept ? 1 : 0,
+});
+
 /** An inquiry with everything stored about it, from its job's entry. */
 const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
   record: entry.record,
@@ -159,61 +170,31 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       batch.forEach(({ resolve, reject }, index) => {
         const outcome = outcomes[index];
         if (outcome === undefined || outcome instanceof DuplicateReferenceError) reject(outcome);
-        else resolve({ reference: outcome.reference, created: outcome.created });
+        else resolve(outcome);
       });
     } catch (error) {
       for (const { reject } of batch) reject(error);
     }
   }
 
-  /**
-   * One inquiry and its job, in the caller's transaction, with what it arrives with from another store
-   * (attempts, a release, a mark to keep): a known idempotency key gives back its inquiry's reference.
-   */
-  private static async insert(
-    q: Query,
-    record: OutboxRecord,
-    history: ArrivingHistory = NO_HISTORY,
-  ): Promise<(AddResult & { readonly attempts: number }) | DuplicateReferenceError> {
-    const key = record.idempotencyKey ?? null;
+  /** One inquiry and its job, in the caller's transaction: a known idempotency key gives back its inquiry's reference. */
+  private static async insert(q: Query, record: OutboxRecord): Promise<AddResult | DuplicateReferenceError> {
     const inserted = await q
       .insertInto("inquiries")
-      .values({
-        reference: record.reference,
-        received_at: record.receivedAt,
-        email: senderAddressKey(record.replyTo.address),
-        idempotency_key: key,
-        record: JSON.stringify(record),
-        released_at: history.releasedAt,
-        kept: history.kept ? 1 : 0,
-      })
+      .values(inquiryRow(record, NO_HISTORY))
       .onConflict((conflict) => conflict.doNothing())
       .returning("reference")
       .executeTakeFirst();
     if (inserted) {
-      const job = await q
-        .insertInto("jobs")
-        .values(newInquiryJob(record, history.attempts, history.releasedAt !== null))
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const added =
-        history.attempts.length === 0
-          ? null
-          : await q
-              .insertInto("attempts")
-              .values(history.attempts.map((attempt) => attemptRow(job.id, attempt)))
-              .onConflict((conflict) => conflict.doNothing())
-              .executeTakeFirst();
-      return { reference: record.reference, created: true, attempts: Number(added?.numInsertedOrUpdatedRows ?? 0n) };
+      await q.insertInto("jobs").values(newInquiryJob(record)).execute();
+      return { reference: record.reference, created: true };
     }
     const earlier = await q
       .selectFrom("inquiries")
       .select("reference")
-      .where("idempotency_key", "=", key)
+      .where("idempotency_key", "=", record.idempotencyKey ?? null)
       .executeTakeFirst();
-    return earlier
-      ? { reference: earlier.reference, created: false, attempts: 0 }
-      : new DuplicateReferenceError(record.reference);
+    return earlier ? { reference: earlier.reference, created: false } : new DuplicateReferenceError(record.reference);
   }
 
   /** The attempt, and its job filed again; one of a message no longer stored (erased meanwhile) is dropped. */
@@ -595,42 +576,83 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       for (const attempt of attempts)
         attemptsOf.set(attempt.reference, [...(attemptsOf.get(attempt.reference) ?? []), attempt]);
       const releasedAt = new Map(releases.map((release) => [release.reference, release.at]));
-      for (const record of records) {
-        const { reference } = record;
-        const history = {
-          attempts: attemptsOf.get(reference) ?? [],
-          releasedAt: releasedAt.get(reference) ?? null,
-          kept: kept.includes(reference),
-        };
-        // A new one is written whole at once; one already here gains only what it lacks.
-        const added = await SqlOutbox.insert(q, record, history);
-        if (!(added instanceof DuplicateReferenceError) && added.created) {
-          counts.inquiries += 1;
-          counts.attempts += added.attempts;
-          continue;
+      const keptOnes = new Set(kept);
+      const historyOf = (reference: string): ArrivingHistory => ({
+        attempts: attemptsOf.get(reference) ?? [],
+        releasedAt: releasedAt.get(reference) ?? null,
+        kept: keptOnes.has(reference),
+      });
+      for (const chunk of chunksOf(records)) {
+        // The new ones are written whole, a chunk at a time: their inquiries, jobs and attempts.
+        const inserted = await q
+          .insertInto("inquiries")
+          .values(chunk.map((record) => inquiryRow(record, historyOf(record.reference))))
+          .onConflict((conflict) => conflict.doNothing())
+          .returning("reference")
+          .execute();
+        const firstOf = new Map<string, OutboxRecord>();
+        for (const record of chunk) if (!firstOf.has(record.reference)) firstOf.set(record.reference, record);
+        const fresh = new Map<string, OutboxRecord>();
+        for (const { reference } of inserted) {
+          const record = firstOf.get(reference);
+          if (record) fresh.set(reference, record);
         }
-        const job = await this.lockJob(q, "inquiry", reference);
-        if (!job) continue;
-        for (const attempt of history.attempts) {
-          const inserted = await q
+        const jobs =
+          fresh.size === 0
+            ? []
+            : await q
+                .insertInto("jobs")
+                .values(
+                  [...fresh.values()].map((record) => {
+                    const { attempts: tried, releasedAt: released } = historyOf(record.reference);
+                    return newInquiryJob(record, tried, released !== null);
+                  }),
+                )
+                .returning(["id", "subject"])
+                .execute();
+        const attemptRows = jobs.flatMap((job) =>
+          historyOf(job.subject).attempts.map((tried) => attemptRow(job.id, tried)),
+        );
+        for (const rows of chunksOf(attemptRows)) {
+          const added = await q
             .insertInto("attempts")
-            .values(attemptRow(job.id, attempt))
+            .values(rows)
             .onConflict((conflict) => conflict.doNothing())
             .executeTakeFirst();
-          counts.attempts += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
+          counts.attempts += Number(added.numInsertedOrUpdatedRows ?? 0n);
         }
-        if (history.releasedAt !== null)
-          await q
-            .updateTable("inquiries")
-            .set({ released_at: history.releasedAt })
-            .where("reference", "=", reference)
-            .where("released_at", "is", null)
-            .execute();
-        if (history.kept) await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
-        await refreshJob(q, job.id);
+        counts.inquiries += fresh.size;
+        // One already here (or named twice) gains only what it lacks.
+        for (const record of chunk.filter((candidate) => fresh.get(candidate.reference) !== candidate))
+          counts.attempts += await this.addHistory(q, record.reference, historyOf(record.reference));
       }
       return counts;
     });
+  }
+
+  /** What a stored inquiry lacks of `history`, in the caller's transaction; how many attempts were new. */
+  private async addHistory(q: Query, reference: string, history: ArrivingHistory): Promise<number> {
+    const job = await this.lockJob(q, "inquiry", reference);
+    if (!job) return 0;
+    let added = 0;
+    for (const attempt of history.attempts) {
+      const inserted = await q
+        .insertInto("attempts")
+        .values(attemptRow(job.id, attempt))
+        .onConflict((conflict) => conflict.doNothing())
+        .executeTakeFirst();
+      added += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
+    }
+    if (history.releasedAt !== null)
+      await q
+        .updateTable("inquiries")
+        .set({ released_at: history.releasedAt })
+        .where("reference", "=", reference)
+        .where("released_at", "is", null)
+        .execute();
+    if (history.kept) await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
+    await refreshJob(q, job.id);
+    return added;
   }
 
   /**
