@@ -18,7 +18,7 @@ import { Client } from "pg";
 import { statementsOf } from "../server/inquiries/store/schema";
 import { validInquiry } from "./support/inquiry-posts";
 import { forgetProcessState } from "./support/outbox-restart";
-import { startPostgres } from "./support/postgres";
+import { startPostgres } from "../testing/postgres";
 
 const content = readInquiryContent(path.resolve("content"));
 

@@ -1,9 +1,11 @@
 // The single server with years of inquiries stored: the production server (server/main.ts, as
-// `npm start` runs it) over an empty outbox and over one holding SCALE_DELIVERED delivered and
-// SCALE_QUARANTINED quarantined inquiries (100,000 each by default), in the same run. For each: how long the
+// `npm start` runs it) over an empty store and over one holding SCALE_DELIVERED delivered and
+// SCALE_QUARANTINED quarantined inquiries (100,000 each by default), in the same run, on each engine the
+// store runs on: SQLite in the data folder, and a local Postgres by INQUIRY_DATABASE_URL (Debian's, started
+// for the run as the tests start it; `-- --engine sqlite` or `postgres` runs one alone). For each: how long the
 // server takes to answer its first request, then 20 inquiries arriving 100 ms apart while a visitor
 // requests GET / every 20 ms, until the worker has delivered all 20 to a webhook; GET /'s p95 meanwhile and
-// the server's memory after. Each server runs under docs/deploy-server.md's unit's memory limit (512 MB, in a memory
+// the server's memory after; then 200 sent at once, and how many a second it stores and delivers. Each server runs under docs/deploy-server.md's unit's memory limit (512 MB, in a memory
 // cgroup of its own where the machine allows: testing/memory-limit.ts), and must answer all 20 with 201,
 // deliver them, have nothing killed for memory and still answer after. `npm run bench:scale` runs it against
 // the existing build and judges the figures by budgets.json's inquiryScale.
@@ -12,15 +14,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "pg";
 import { processUsage, startSite } from "../testing/site-server";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
-import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
+import { openPostgresStore } from "../server/inquiries/store/postgres";
+import type { Engine } from "../server/inquiries/store/schema";
+import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { DATABASE_FILE, openSqliteOutbox } from "../server/inquiries/store/sqlite";
+import { startPostgres } from "../testing/postgres";
 import { emptyInquiry } from "../src/inquiry/values";
 import { memoryLimit } from "../testing/memory-limit";
 import { p95AllowanceMs } from "./budgets";
 
 export interface ScaleFigures {
+  readonly engine: Engine;
   readonly stored: number;
   readonly databaseMb: number;
   /** From starting the process until it answered GET / (tsx compiling the server included). */
@@ -29,6 +37,8 @@ export interface ScaleFigures {
   readonly homeSamples: number;
   readonly rssMb: number;
   readonly deliveredSeconds: number;
+  /** THROUGHPUT_BATCH inquiries sent at once, over the seconds from sending them until the webhook had them all. */
+  readonly deliveriesPerSecond: number;
   /** The memory limit it ran under (MEMORY_LIMIT_MB, docs/deploy-server.md's unit's 512 by default), and how it was held. */
   readonly memoryLimit: string;
   /** The most memory its cgroup was charged (null where the limit is not a cgroup's). */
@@ -43,6 +53,8 @@ const DELIVERED = readSetting("SCALE_DELIVERED");
 const QUARANTINED = readSetting("SCALE_QUARANTINED");
 const BURST = 20;
 const BURST_GAP_MS = 100;
+/** Inquiries sent at once after the burst, to read how many the server stores and delivers a second. */
+const THROUGHPUT_BATCH = 200;
 const HOME_EVERY_MS = 20;
 const SEED_BATCH = 5_000;
 /** docs/deploy-server.md's systemd unit gives the server MemoryMax=512M. */
@@ -72,9 +84,8 @@ const storedInquiry = (index: number, daysAgo: number, quarantined: boolean): Ou
   };
 };
 
-/** A data folder whose database holds the history, written as the server would have (through the outbox). */
-const seed = async (dir: string): Promise<void> => {
-  const outbox = openSqliteOutbox(dir);
+/** The store holds the history, written as the server would have (through the outbox). */
+const seed = async (outbox: SqlOutbox): Promise<void> => {
   for (let start = 0; start < DELIVERED; start += SEED_BATCH) {
     const records = Array.from({ length: Math.min(SEED_BATCH, DELIVERED - start) }, (_, offset) =>
       // Spread over the last 23 months: nothing is past its retention, so the server keeps all of it.
@@ -97,12 +108,85 @@ const seed = async (dir: string): Promise<void> => {
   }
 };
 
-const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
+/** A store of the engine under test: the server's settings for it, an outbox on it, and its size. */
+interface StoreUnderTest {
+  readonly env: Record<string, string>;
+  readonly outbox: SqlOutbox;
+  readonly sizeMb: () => Promise<number>;
+  /** After the seeding: brings the store to the state its history would have left it in. */
+  readonly settle: () => Promise<void>;
+}
+
+/** How the bench makes empty stores on an engine, and puts away what it started for them. */
+interface EngineUnderTest {
+  readonly store: (name: string) => Promise<StoreUnderTest>;
+  readonly stop: () => Promise<void>;
+}
+
+const sqliteEngine = (root: string): EngineUnderTest => ({
+  store: (name) => {
+    const dir = path.join(root, name);
+    const sizeMb = () =>
+      Promise.resolve(
+        fs
+          .readdirSync(dir)
+          .filter((file) => file.startsWith(DATABASE_FILE))
+          .reduce((sum, file) => sum + fs.statSync(path.join(dir, file)).size, 0) /
+          1024 /
+          1024,
+      );
+    return Promise.resolve({
+      env: { INQUIRY_DATA_DIR: dir },
+      outbox: openSqliteOutbox(dir),
+      sizeMb,
+      settle: () => Promise.resolve(),
+    });
+  },
+  stop: () => Promise.resolve(),
+});
+
+const postgresEngine = async (root: string): Promise<EngineUnderTest> => {
+  // At the priority a database server of its own would have: the bench measures it.
+  const server = await startPostgres({ niced: false });
+  return {
+    store: async (name) => {
+      const url = await server.database();
+      const outbox = new SqlOutbox(openPostgresStore({ connectionString: url }));
+      const onDatabase = async <T extends object>(text: string): Promise<T[]> => {
+        const client = new Client({ connectionString: url });
+        await client.connect();
+        try {
+          return (await client.query<T>(text)).rows;
+        } finally {
+          await client.end();
+        }
+      };
+      const sizeMb = async () => {
+        const [size] = await onDatabase<{ bytes: string }>("SELECT pg_database_size(current_database()) AS bytes");
+        return Number(size?.bytes ?? 0) / 1024 / 1024;
+      };
+      // A store with years of history was vacuumed and analysed by autovacuum long before; one loaded a
+      // moment ago was not, and autovacuum would do it in the middle of the measurement.
+      const settle = async () => {
+        await onDatabase("VACUUM ANALYZE");
+      };
+      return {
+        env: { INQUIRY_DATA_DIR: path.join(root, name), INQUIRY_OUTBOX: "postgres", INQUIRY_DATABASE_URL: url },
+        outbox,
+        sizeMb,
+        settle,
+      };
+    },
+    stop: () => server.stop(),
+  };
+};
+
+const measure = async (engine: Engine, store: StoreUnderTest, stored: number): Promise<ScaleFigures> => {
   const hook = await startWebhookReceiver(204);
-  const limit = memoryLimit(MEMORY_LIMIT_MB, stored === 0 ? "inquiry-scale-empty" : "inquiry-scale-full");
+  const limit = memoryLimit(MEMORY_LIMIT_MB, `inquiry-scale-${engine}-${stored === 0 ? "empty" : "full"}`);
   const started = performance.now();
   const site = await startSite({
-    env: { INQUIRY_DATA_DIR: dir, INQUIRY_WEBHOOK_URL: hook.url, ...limit.env },
+    env: { ...store.env, INQUIRY_WEBHOOK_URL: hook.url, ...limit.env },
     launcher: limit.launcher,
   }).catch((error: unknown) => {
     limit.remove();
@@ -123,32 +207,44 @@ const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
         await sleep(Math.max(0, HOME_EVERY_MS - (performance.now() - sent)));
       }
     })();
+    const send = (index: number) =>
+      fetch(site.url("/api/inquiry"), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          fullName: `Scale Buyer ${index}`,
+          email: `scale${index}@bench.example.gov`,
+          inquiryType: "general",
+          message: `Scale bench inquiry ${index}, arriving while years of others are stored.`,
+          fill_ms: 20_000,
+        }),
+      });
+    const deliveredUpTo = async (count: number) => {
+      const deadline = Date.now() + 60_000;
+      while (hook.received.length < count && Date.now() < deadline) await sleep(20);
+      if (hook.received.length !== count)
+        throw new Error(`${hook.received.length} of ${count} inquiries were delivered`);
+    };
     const burstStarted = performance.now();
     const posts: Promise<Response>[] = [];
     for (let index = 0; index < BURST; index += 1) {
-      posts.push(
-        fetch(site.url("/api/inquiry"), {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({
-            fullName: `Scale Buyer ${index}`,
-            email: `scale${index}@bench.example.gov`,
-            inquiryType: "general",
-            message: `Scale bench inquiry ${index}, arriving while years of others are stored.`,
-            fill_ms: 20_000,
-          }),
-        }),
-      );
+      posts.push(send(index));
       await sleep(BURST_GAP_MS);
     }
     const statuses = await Promise.all(posts.map(async (post) => (await post).status));
     if (statuses.some((status) => status !== 201)) throw new Error(`the burst was answered ${statuses.join(", ")}`);
-    const deadline = Date.now() + 60_000;
-    while (hook.received.length < BURST && Date.now() < deadline) await sleep(20);
-    if (hook.received.length !== BURST) throw new Error(`${hook.received.length} of ${BURST} inquiries were delivered`);
+    await deliveredUpTo(BURST);
     const deliveredSeconds = (performance.now() - burstStarted) / 1000;
     visiting.on = false;
     await visitor;
+    // Then as many as THROUGHPUT_BATCH at once, with nothing else asked of the server.
+    const batchSent = performance.now();
+    const batch = await Promise.all(
+      Array.from({ length: THROUGHPUT_BATCH }, async (_, index) => (await send(BURST + index)).status),
+    );
+    if (batch.some((status) => status !== 201)) throw new Error(`the batch was answered ${batch.join(", ")}`);
+    await deliveredUpTo(BURST + THROUGHPUT_BATCH);
+    const deliveriesPerSecond = THROUGHPUT_BATCH / ((performance.now() - batchSent) / 1000);
     const aliveAfter = await fetch(site.url("/")).then(
       async (answer) => {
         await answer.arrayBuffer();
@@ -157,18 +253,16 @@ const measure = async (dir: string, stored: number): Promise<ScaleFigures> => {
       () => false,
     );
     const sorted = [...latencies].sort((a, b) => a - b);
-    const databaseBytes = fs
-      .readdirSync(dir)
-      .filter((name) => name.startsWith("inquiries.sqlite"))
-      .reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0);
     return {
+      engine,
       stored,
-      databaseMb: databaseBytes / 1024 / 1024,
+      databaseMb: await store.sizeMb(),
       startupSeconds,
       homeP95Ms: percentile(sorted, 0.95),
       homeSamples: sorted.length,
       rssMb: processUsage(site.pid).rssMb,
       deliveredSeconds,
+      deliveriesPerSecond,
       memoryLimit: `${MEMORY_LIMIT_MB} MB, ${limit.how}`,
       peakMemoryMb: limit.peakMb(),
       oomKills: limit.oomKills(),
@@ -194,7 +288,7 @@ export interface ScaleBudget {
 /** What breaks the budget, in words; empty when nothing does. */
 export const overBudget = (empty: ScaleFigures, full: ScaleFigures, budget: ScaleBudget): string[] => {
   const allowedP95 = p95AllowanceMs(empty.homeP95Ms, budget.homeP95Ratio, budget.homeP95FloorMs);
-  return [
+  const problems = [
     // Under the memory limit: no process killed for memory, the server still answering, and (where only
     // V8's heap is limited) its RSS within the limit.
     ...[empty, full].flatMap((figures) => [
@@ -218,38 +312,67 @@ export const overBudget = (empty: ScaleFigures, full: ScaleFigures, budget: Scal
         ]
       : []),
   ];
+  return problems.map((problem) => `${full.engine}: ${problem}`);
 };
 
 const row = (figures: ScaleFigures) =>
-  `${figures.stored.toLocaleString("en")} stored (${figures.databaseMb.toFixed(0)} MB): start-up ${figures.startupSeconds.toFixed(2)} s, ` +
+  `${figures.engine} ${figures.stored === 0 ? "empty" : "full "}: ${figures.stored.toLocaleString("en")} stored (${figures.databaseMb.toFixed(0)} MB): start-up ${figures.startupSeconds.toFixed(2)} s, ` +
   `GET / p95 ${figures.homeP95Ms.toFixed(1)} ms (${figures.homeSamples} requests), RSS ${figures.rssMb.toFixed(0)} MB, ` +
-  `20 delivered in ${figures.deliveredSeconds.toFixed(2)} s; under ${figures.memoryLimit}: ` +
+  `20 delivered in ${figures.deliveredSeconds.toFixed(2)} s, ${THROUGHPUT_BATCH} at once at ${figures.deliveriesPerSecond.toFixed(0)} a second; under ${figures.memoryLimit}: ` +
   `peak ${figures.peakMemoryMb === null ? "not read" : `${figures.peakMemoryMb.toFixed(0)} MB`}, ` +
   `${figures.oomKills ?? "no count of"} killed for memory, ${figures.aliveAfter ? "answering after" : "NOT answering after"}`;
+
+/** The engines `--engine <name>` names, or both. */
+const enginesAsked = (args: readonly string[]): Engine[] => {
+  const at = args.indexOf("--engine");
+  if (at < 0) return ["sqlite", "postgres"];
+  const named = args[at + 1];
+  if (named !== "sqlite" && named !== "postgres") throw new Error("--engine takes sqlite or postgres");
+  return [named];
+};
+
+/** Both stores of one engine measured, the full one seeded first; empty and full alternate in the same run. */
+const measureEngine = async (engine: Engine, root: string): Promise<{ empty: ScaleFigures; full: ScaleFigures }> => {
+  const opened =
+    engine === "sqlite" ? sqliteEngine(path.join(root, engine)) : await postgresEngine(path.join(root, engine));
+  try {
+    const emptyStore = await opened.store("empty");
+    const fullStore = await opened.store("full");
+    const seeding = performance.now();
+    await seed(fullStore.outbox);
+    // The server opens the stores itself; the bench's own connections would only be in its way.
+    await Promise.all([emptyStore.outbox.close(), fullStore.outbox.close()]);
+    await fullStore.settle();
+    console.log(
+      `${engine}: seeded ${DELIVERED + QUARANTINED} inquiries in ${((performance.now() - seeding) / 1000).toFixed(1)} s.`,
+    );
+    const empty = await measure(engine, emptyStore, 0);
+    const full = await measure(engine, fullStore, DELIVERED + QUARANTINED);
+    console.log(row(empty));
+    console.log(row(full));
+    return { empty, full };
+  } finally {
+    await opened.stop();
+  }
+};
 
 const main = async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "inquiry-scale-"));
   try {
-    const emptyDir = path.join(root, "empty");
-    const fullDir = path.join(root, "full");
-    const seeding = performance.now();
-    await seed(fullDir);
-    console.log(
-      `Seeded ${DELIVERED + QUARANTINED} inquiries in ${((performance.now() - seeding) / 1000).toFixed(1)} s.`,
-    );
-    // Alternated, so that a slow spell of the machine falls on both.
-    const empty = await measure(emptyDir, 0);
-    const full = await measure(fullDir, DELIVERED + QUARANTINED);
-    console.log(`empty: ${row(empty)}`);
-    console.log(`full:  ${row(full)}`);
     const budgets = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../budgets.json"), "utf8")) as {
       inquiryScale: ScaleBudget;
     };
-    const problems = overBudget(empty, full, budgets.inquiryScale);
+    const report: Partial<Record<Engine, { empty: ScaleFigures; full: ScaleFigures }>> = {};
+    const problems: string[] = [];
+    for (const engine of enginesAsked(process.argv.slice(2))) {
+      const { empty, full } = await measureEngine(engine, root);
+      report[engine] = { empty, full };
+      problems.push(...overBudget(empty, full, budgets.inquiryScale));
+    }
     fs.mkdirSync(path.resolve(__dirname, "../reports"), { recursive: true });
     fs.writeFileSync(
       path.resolve(__dirname, "../reports/inquiry-scale.json"),
-      `${JSON.stringify({ empty, full, problems }, null, 2)}\n`,
+      `${JSON.stringify({ ...report, problems }, null, 2)}\n`,
     );
     for (const problem of problems) console.error(`Over budget: ${problem}`);
     process.exitCode = problems.length > 0 ? 1 : 0;

@@ -27,18 +27,24 @@ const freePort = () =>
   });
 
 /**
- * Debian's Postgres in a folder of its own on a free port, at the lowest priority (another run may be
- * measuring on this machine) and without syncs (a test's database need not survive a power loss). Postgres
- * refuses to run as root, so a root test run starts it as the `postgres` user, in a folder that user owns
- * beside the run's own temporary folder (which only root may enter).
+ * Debian's Postgres in a folder of its own on a free port, for tests at the lowest priority (another run
+ * may be measuring on this machine), and without syncs (a test's or bench's database need not survive a
+ * power loss). Postgres refuses to run as root, so a root run starts it as the `postgres` user, in a folder
+ * that user owns beside the run's own temporary folder (which only root may enter).
  */
-const startLocal = async (): Promise<{ url: string; stop: () => Promise<void> }> => {
+const startLocal = async (niced: boolean): Promise<{ url: string; stop: () => Promise<void> }> => {
   const root = process.getuid?.() === 0;
   const base = process.env.RUN_TEMP_ROOT ? path.dirname(process.env.RUN_TEMP_ROOT) : tmpdir();
   const dir = mkdtempSync(path.join(base, "site-postgres-"));
   const user = root ? "postgres" : userInfo().username;
   const as = async (program: string, args: readonly string[]) => {
-    const command = ["-n", "19", ...(root ? ["runuser", "-u", user, "--"] : []), path.join(BIN, program), ...args];
+    const command = [
+      "-n",
+      niced ? "19" : "0",
+      ...(root ? ["runuser", "-u", user, "--"] : []),
+      path.join(BIN, program),
+      ...args,
+    ];
     await run("nice", command, { cwd: dir });
   };
   if (root) {
@@ -75,10 +81,11 @@ const startLocal = async (): Promise<{ url: string; stop: () => Promise<void> }>
 /**
  * TEST_DATABASE_URL's server when it is set (its databases made by the tests are dropped at the end), or
  * a local one started for the tests and removed at the end. No mock: the store runs against the real thing.
+ * A bench that measures it asks for it `niced: false`, at the priority a server of its own would have.
  */
-export const startPostgres = async (): Promise<TestPostgres> => {
+export const startPostgres = async ({ niced = true }: { readonly niced?: boolean } = {}): Promise<TestPostgres> => {
   const given = process.env.TEST_DATABASE_URL;
-  const server = given ? { url: given, stop: () => Promise.resolve() } : await startLocal();
+  const server = given ? { url: given, stop: () => Promise.resolve() } : await startLocal(niced);
   const made: string[] = [];
   const admin = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
     const client = new Client({ connectionString: server.url });

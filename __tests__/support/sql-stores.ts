@@ -3,7 +3,7 @@ import { openPostgresStore } from "../../server/inquiries/store/postgres";
 import type { PassLockOptions } from "../../server/inquiries/store/pass-lock";
 import { SqlOutbox } from "../../server/inquiries/store/sql-outbox";
 import { openSqliteStore } from "../../server/inquiries/store/sqlite";
-import { startPostgres, type TestPostgres } from "./postgres";
+import { startPostgres, type TestPostgres } from "../../testing/postgres";
 
 /** The SQL store's engines, by the names the suites give their kinds. */
 export const SQL_SQLITE = "SQL on SQLite";
