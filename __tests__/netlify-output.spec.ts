@@ -35,6 +35,9 @@ import { storedRecordsIn } from "./support/outbox-fixtures";
 import { RELEASE_PATH } from "../server/inquiries/release-link";
 import { resultPagePolicy } from "../server/inquiries/result-page";
 import { startWebhookReceiver } from "../testing/loopback-servers";
+import { startPostgres, type TestPostgres } from "../testing/postgres";
+import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
+import { Client } from "pg";
 
 const root = path.resolve(__dirname, "..");
 const publicDir = path.join(root, "public");
@@ -798,143 +801,191 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
   });
 });
 
-describe("a held inquiry on the Netlify build: the scheduled digest and /api/inquiry-release", () => {
-  /**
-   * The chain as Netlify runs it, over one Blobs store kept in a folder between the commands: the inquiry
-   * function (the built one) holds a post that filled the hidden field; the scheduled function
-   * (netlify/functions/deliver-inquiries.mts, which Netlify bundles itself, run by its default export as Netlify
-   * calls it) sends the day's digest to a webhook here; the release function (the built one) opens the digest's
-   * link, changes nothing, releases with the button and delivers once, and refuses the link used again or altered.
-   */
-  const SECRET = "0123456789abcdef".repeat(4);
-  const ORIGIN = "https://site.example";
-  let blobsDir: string;
-  let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-  beforeEach(async () => {
-    blobsDir = mkdtempSync(path.join(tmpdir(), "netlify-output-held-"));
-    hook = await startWebhookReceiver(204);
-  });
-  afterEach(async () => {
-    await hook.close();
-    rmSync(blobsDir, { recursive: true, force: true });
-  });
+/**
+ * Where the Netlify build keeps inquiries: a Blobs store in a folder, or Netlify Database, here a local
+ * Postgres migrated from netlify/database/migrations/ as Netlify's deploy migrates it (the functions run no
+ * migration there), reached through NETLIFY_DB_URL as Netlify gives it.
+ */
+const netlifyStores: readonly { readonly name: string; readonly env: () => Promise<NodeJS.ProcessEnv> }[] = [
+  {
+    name: "a Netlify Blobs store",
+    env: () => Promise.resolve({ INQUIRY_OUTBOX: "blobs", INQUIRY_BLOBS_STORE: "inquiries" }),
+  },
+  {
+    name: "Netlify Database (a local Postgres)",
+    env: async () => {
+      const url = await testPostgres().database();
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const { text } of netlifyMigrationFiles()) await client.query(text);
+      } finally {
+        await client.end();
+      }
+      return { INQUIRY_OUTBOX: "postgres", NETLIFY_DB_URL: url };
+    },
+  },
+];
 
-  /** What the functions have in their environment on Netlify (Functions scope): the store, a webhook, the links' key and origin. */
-  const functionEnv = (): NodeJS.ProcessEnv => ({
-    ...inquiryEnv(blobsDir),
-    INQUIRY_OUTBOX: "blobs",
-    INQUIRY_BLOBS_STORE: "inquiries",
-    INQUIRY_WEBHOOK_URL: hook.url,
-    INQUIRY_RELEASE_SECRET: SECRET,
-    INQUIRY_RELEASE_ORIGIN: ORIGIN,
-    // From midnight in the company's time zone: the first scheduled run of the day makes the digest, whenever this runs.
-    INQUIRY_DIGEST_HOUR: "0",
-  });
-  const invokeKept = async (from: string, events: readonly FunctionEvent[]) => {
-    const run = await runLocalAsync(["invoke", functionRoutedFrom(from), "--blobs-dir", blobsDir], {
-      input: JSON.stringify(events),
-      env: functionEnv(),
-    });
-    if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
-    return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
-  };
-  const scheduledRun = async () => {
-    const run = await runLocalAsync(["scheduled", "netlify/functions/deliver-inquiries.mts", "--blobs-dir", blobsDir], {
-      env: functionEnv(),
-    });
-    if (run.status !== 0) throw new Error(`The scheduled function failed:\n${run.stderr}`);
-    return { ...(JSON.parse(run.stdout) as ScheduledRun), log: run.stderr };
-  };
-  /** A request to the release route as Netlify gives it to the function: the visitor's path and query, HTTPS. */
-  const releaseEvent = (link: string, method = "GET", headers: Record<string, string> = {}): FunctionEvent => {
-    const url = new URL(link, ORIGIN);
-    const fields = method === "POST" ? url.searchParams.toString() : null;
-    const all = {
-      host: "site.example",
-      "x-forwarded-proto": "https",
-      "x-nf-client-connection-ip": "192.0.2.70",
-      "sec-fetch-site": "same-origin",
-      ...(fields === null
-        ? {}
-        : { "content-type": "application/x-www-form-urlencoded", "content-length": String(Buffer.byteLength(fields)) }),
-      ...headers,
-    };
-    const query = method === "POST" ? new URLSearchParams() : url.searchParams;
-    return {
-      path: method === "POST" ? RELEASE_PATH : url.pathname,
-      rawUrl: method === "POST" ? `https://site.example${RELEASE_PATH}` : url.href,
-      httpMethod: method,
-      headers: all,
-      multiValueHeaders: Object.fromEntries(Object.entries(all).map(([name, value]) => [name, [value]])),
-      queryStringParameters: Object.fromEntries(query),
-      multiValueQueryStringParameters: Object.fromEntries([...query.keys()].map((key) => [key, query.getAll(key)])),
-      body: fields,
-      isBase64Encoded: false,
-    };
-  };
-
-  it("sends the digest once from the scheduled function, whose link the release function opens and releases, delivered once", async () => {
-    const held = await invokeKept("/api/inquiry", [
-      eventOf({ client: "192.0.2.71", ...json({ ...validInquiry, [honeypotField]: "https://spam.example" }) }),
-    ]);
-    expect(held.answers[0]?.statusCode).toBe(201);
-    const reference = (JSON.parse(held.answers[0]?.body ?? "{}") as { reference: string }).reference;
-    // Held: the inquiry function delivered nothing.
-    expect(hook.received).toEqual([]);
-
-    const first = await scheduledRun();
-    expect(first).toMatchObject({
-      status: 200,
-      body: { ran: true, digests: { made: { references: [reference] }, delivered: 1 } },
-    });
-    expect(hook.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["held-digest"]);
-    const digest = JSON.parse(hook.received[0]?.body ?? "{}") as {
-      inquiries: { reference: string; held: { reason: string }; release: { url: string } | null }[];
-    };
-    expect(digest.inquiries.map((inquiry) => [inquiry.reference, inquiry.held.reason])).toEqual([
-      [reference, "honeypot filled"],
-    ]);
-    // The origin the functions are given, never content/company.json's siteUrl.
-    const released = new URL(digest.inquiries[0]?.release?.url ?? "");
-    expect(`${released.origin}${released.pathname}`).toBe(`${ORIGIN}${RELEASE_PATH}`);
-    const link = `${released.pathname}${released.search}`;
-    const altered = new URL(link, ORIGIN);
-    altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
-
-    const { answers, log } = await invokeKept(RELEASE_PATH, [
-      releaseEvent(link),
-      releaseEvent(link, "POST"),
-      releaseEvent(link, "POST"),
-      releaseEvent(`${altered.pathname}${altered.search}`),
-      releaseEvent(link, "POST", { "sec-fetch-site": "cross-site" }),
-      releaseEvent(`/.netlify/functions/${functionRoutedFrom(RELEASE_PATH)}${released.search}`),
-    ]);
-    const [page, release, replay, forged, crossSite, direct] = answers;
-    expect(page?.statusCode).toBe(200);
-    expect(page?.body).toContain(`<form method="post" action="${RELEASE_PATH}">`);
-    expect(page?.body).not.toContain("<script");
-    expect(page?.headers["content-security-policy"]).toBe(resultPagePolicy);
-    for (const [name, value] of Object.entries(commonHeaders).filter(([name]) => name !== "Referrer-Policy"))
-      expect([name, page?.headers[name.toLowerCase()]]).toEqual([name, value]);
-    expect([
-      release?.statusCode,
-      replay?.statusCode,
-      forged?.statusCode,
-      crossSite?.statusCode,
-      direct?.statusCode,
-    ]).toEqual([200, 409, 400, 403, 404]);
-    // Delivered by the release function before it answered, once.
-    expect(
-      hook.received.map((request) => request.headers["x-inquiry-reference"] ?? request.headers["x-inquiry-event"]),
-    ).toEqual(["held-digest", reference]);
-    expect(log).toContain(`${reference} released from quarantine through the digest's link`);
-
-    // The next scheduled run: no second digest, and the inquiry is not delivered again.
-    const second = await scheduledRun();
-    expect(second).toMatchObject({ status: 200, body: { ran: true, digests: { made: null } } });
-    expect(hook.received).toHaveLength(2);
-    for (const text of [validInquiry.fullName, validInquiry.email, validInquiry.message]) {
-      expect(`${held.log}${first.log}${log}${second.log}`).not.toContain(text);
-    }
-  }, 120_000);
+let postgres: TestPostgres | null = null;
+const testPostgres = (): TestPostgres => {
+  if (!postgres) throw new Error("Postgres is started in beforeAll");
+  return postgres;
+};
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await postgres?.stop();
 });
+
+describe.each(netlifyStores)(
+  "a held inquiry on the Netlify build, in $name: the scheduled digest and /api/inquiry-release",
+  (store) => {
+    /**
+     * The chain as Netlify runs it, over one store kept between the commands: the inquiry
+     * function (the built one) holds a post that filled the hidden field; the scheduled function
+     * (netlify/functions/deliver-inquiries.mts, which Netlify bundles itself, run by its default export as Netlify
+     * calls it) sends the day's digest to a webhook here; the release function (the built one) opens the digest's
+     * link, changes nothing, releases with the button and delivers once, and refuses the link used again or altered.
+     */
+    const SECRET = "0123456789abcdef".repeat(4);
+    const ORIGIN = "https://site.example";
+    let blobsDir: string;
+    let storeEnv: NodeJS.ProcessEnv;
+    let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+    beforeEach(async () => {
+      blobsDir = mkdtempSync(path.join(tmpdir(), "netlify-output-held-"));
+      storeEnv = await store.env();
+      hook = await startWebhookReceiver(204);
+    });
+    afterEach(async () => {
+      await hook.close();
+      rmSync(blobsDir, { recursive: true, force: true });
+    });
+
+    /** What the functions have in their environment on Netlify (Functions scope): the store, a webhook, the links' key and origin. */
+    const functionEnv = (): NodeJS.ProcessEnv => ({
+      ...inquiryEnv(blobsDir),
+      ...storeEnv,
+      INQUIRY_WEBHOOK_URL: hook.url,
+      INQUIRY_RELEASE_SECRET: SECRET,
+      INQUIRY_RELEASE_ORIGIN: ORIGIN,
+      // From midnight in the company's time zone: the first scheduled run of the day makes the digest, whenever this runs.
+      INQUIRY_DIGEST_HOUR: "0",
+    });
+    const invokeKept = async (from: string, events: readonly FunctionEvent[]) => {
+      const run = await runLocalAsync(["invoke", functionRoutedFrom(from), "--blobs-dir", blobsDir], {
+        input: JSON.stringify(events),
+        env: functionEnv(),
+      });
+      if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
+      return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
+    };
+    const scheduledRun = async () => {
+      const run = await runLocalAsync(
+        ["scheduled", "netlify/functions/deliver-inquiries.mts", "--blobs-dir", blobsDir],
+        {
+          env: functionEnv(),
+        },
+      );
+      if (run.status !== 0) throw new Error(`The scheduled function failed:\n${run.stderr}`);
+      return { ...(JSON.parse(run.stdout) as ScheduledRun), log: run.stderr };
+    };
+    /** A request to the release route as Netlify gives it to the function: the visitor's path and query, HTTPS. */
+    const releaseEvent = (link: string, method = "GET", headers: Record<string, string> = {}): FunctionEvent => {
+      const url = new URL(link, ORIGIN);
+      const fields = method === "POST" ? url.searchParams.toString() : null;
+      const all = {
+        host: "site.example",
+        "x-forwarded-proto": "https",
+        "x-nf-client-connection-ip": "192.0.2.70",
+        "sec-fetch-site": "same-origin",
+        ...(fields === null
+          ? {}
+          : {
+              "content-type": "application/x-www-form-urlencoded",
+              "content-length": String(Buffer.byteLength(fields)),
+            }),
+        ...headers,
+      };
+      const query = method === "POST" ? new URLSearchParams() : url.searchParams;
+      return {
+        path: method === "POST" ? RELEASE_PATH : url.pathname,
+        rawUrl: method === "POST" ? `https://site.example${RELEASE_PATH}` : url.href,
+        httpMethod: method,
+        headers: all,
+        multiValueHeaders: Object.fromEntries(Object.entries(all).map(([name, value]) => [name, [value]])),
+        queryStringParameters: Object.fromEntries(query),
+        multiValueQueryStringParameters: Object.fromEntries([...query.keys()].map((key) => [key, query.getAll(key)])),
+        body: fields,
+        isBase64Encoded: false,
+      };
+    };
+
+    it("sends the digest once from the scheduled function, whose link the release function opens and releases, delivered once", async () => {
+      const held = await invokeKept("/api/inquiry", [
+        eventOf({ client: "192.0.2.71", ...json({ ...validInquiry, [honeypotField]: "https://spam.example" }) }),
+      ]);
+      expect(held.answers[0]?.statusCode).toBe(201);
+      const reference = (JSON.parse(held.answers[0]?.body ?? "{}") as { reference: string }).reference;
+      // Held: the inquiry function delivered nothing.
+      expect(hook.received).toEqual([]);
+
+      const first = await scheduledRun();
+      expect(first).toMatchObject({
+        status: 200,
+        body: { ran: true, digests: { made: { references: [reference] }, delivered: 1 } },
+      });
+      expect(hook.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["held-digest"]);
+      const digest = JSON.parse(hook.received[0]?.body ?? "{}") as {
+        inquiries: { reference: string; held: { reason: string }; release: { url: string } | null }[];
+      };
+      expect(digest.inquiries.map((inquiry) => [inquiry.reference, inquiry.held.reason])).toEqual([
+        [reference, "honeypot filled"],
+      ]);
+      // The origin the functions are given, never content/company.json's siteUrl.
+      const released = new URL(digest.inquiries[0]?.release?.url ?? "");
+      expect(`${released.origin}${released.pathname}`).toBe(`${ORIGIN}${RELEASE_PATH}`);
+      const link = `${released.pathname}${released.search}`;
+      const altered = new URL(link, ORIGIN);
+      altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
+
+      const { answers, log } = await invokeKept(RELEASE_PATH, [
+        releaseEvent(link),
+        releaseEvent(link, "POST"),
+        releaseEvent(link, "POST"),
+        releaseEvent(`${altered.pathname}${altered.search}`),
+        releaseEvent(link, "POST", { "sec-fetch-site": "cross-site" }),
+        releaseEvent(`/.netlify/functions/${functionRoutedFrom(RELEASE_PATH)}${released.search}`),
+      ]);
+      const [page, release, replay, forged, crossSite, direct] = answers;
+      expect(page?.statusCode).toBe(200);
+      expect(page?.body).toContain(`<form method="post" action="${RELEASE_PATH}">`);
+      expect(page?.body).not.toContain("<script");
+      expect(page?.headers["content-security-policy"]).toBe(resultPagePolicy);
+      for (const [name, value] of Object.entries(commonHeaders).filter(([name]) => name !== "Referrer-Policy"))
+        expect([name, page?.headers[name.toLowerCase()]]).toEqual([name, value]);
+      expect([
+        release?.statusCode,
+        replay?.statusCode,
+        forged?.statusCode,
+        crossSite?.statusCode,
+        direct?.statusCode,
+      ]).toEqual([200, 409, 400, 403, 404]);
+      // Delivered by the release function before it answered, once.
+      expect(
+        hook.received.map((request) => request.headers["x-inquiry-reference"] ?? request.headers["x-inquiry-event"]),
+      ).toEqual(["held-digest", reference]);
+      expect(log).toContain(`${reference} released from quarantine through the digest's link`);
+
+      // The next scheduled run: no second digest, and the inquiry is not delivered again.
+      const second = await scheduledRun();
+      expect(second).toMatchObject({ status: 200, body: { ran: true, digests: { made: null } } });
+      expect(hook.received).toHaveLength(2);
+      for (const text of [validInquiry.fullName, validInquiry.email, validInquiry.message]) {
+        expect(`${held.log}${first.log}${log}${second.log}`).not.toContain(text);
+      }
+    }, 120_000);
+  },
+);

@@ -219,7 +219,9 @@ const main = async () => {
 };
 
 main().then(
-  (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
+  // Netlify freezes a function's process once it has answered; so does this, by ending it, rather than
+  // waiting for the database pool a function keeps open for its next invocation to go idle.
+  (result) => process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit()),
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;
