@@ -35,7 +35,7 @@ import { storedRecordsIn } from "./support/outbox-fixtures";
 import { RELEASE_PATH } from "../server/inquiries/release-link";
 import { resultPagePolicy } from "../server/inquiries/result-page";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import { startPostgres, type TestPostgres } from "../testing/postgres";
+import { startPostgres } from "../testing/postgres";
 import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
 import { Client } from "pg";
 
@@ -801,43 +801,56 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
   });
 });
 
+/** A store the Netlify build keeps inquiries in, for one describe block: each test's settings, and what it holds. */
+interface NetlifyStore {
+  /** The functions' settings for a new, empty store. */
+  readonly env: () => Promise<NodeJS.ProcessEnv>;
+  /** The references the last store holds, read straight from it; null where the chain's own reads are the check. */
+  readonly references: () => Promise<string[] | null>;
+  readonly stop: () => Promise<void>;
+}
+
 /**
- * Where the Netlify build keeps inquiries: a Blobs store in a folder, or Netlify Database, here a local
- * Postgres migrated from netlify/database/migrations/ as Netlify's deploy migrates it (the functions run no
- * migration there), reached through NETLIFY_DB_URL as Netlify gives it.
+ * Netlify Database, here a local Postgres: each test's database migrated from netlify/database/migrations/
+ * as Netlify's deploy migrates it (the functions run no migration there), and reached through
+ * NETLIFY_DB_URL as Netlify gives it.
  */
-const netlifyStores: readonly { readonly name: string; readonly env: () => Promise<NodeJS.ProcessEnv> }[] = [
-  {
-    name: "a Netlify Blobs store",
-    env: () => Promise.resolve({ INQUIRY_OUTBOX: "blobs", INQUIRY_BLOBS_STORE: "inquiries" }),
-  },
-  {
-    name: "Netlify Database (a local Postgres)",
+const netlifyDatabase = async (): Promise<NetlifyStore> => {
+  const server = await startPostgres();
+  let url = "";
+  const onDatabase = async <T extends object>(text: string): Promise<T[]> => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<T>(text)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  return {
     env: async () => {
-      const url = await testPostgres().database();
-      const client = new Client({ connectionString: url });
-      await client.connect();
-      try {
-        for (const { text } of netlifyMigrationFiles()) await client.query(text);
-      } finally {
-        await client.end();
-      }
+      url = await server.database();
+      for (const { text } of netlifyMigrationFiles()) await onDatabase(text);
       return { INQUIRY_OUTBOX: "postgres", NETLIFY_DB_URL: url };
     },
-  },
-];
-
-let postgres: TestPostgres | null = null;
-const testPostgres = (): TestPostgres => {
-  if (!postgres) throw new Error("Postgres is started in beforeAll");
-  return postgres;
+    references: async () =>
+      (await onDatabase<{ reference: string }>("SELECT reference FROM inquiries")).map((row) => row.reference),
+    stop: () => server.stop(),
+  };
 };
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
+
+const netlifyStores: readonly { readonly name: string; readonly start: () => Promise<NetlifyStore> }[] = [
+  {
+    name: "a Netlify Blobs store",
+    start: () =>
+      Promise.resolve({
+        env: () => Promise.resolve({ INQUIRY_OUTBOX: "blobs", INQUIRY_BLOBS_STORE: "inquiries" }),
+        references: () => Promise.resolve(null),
+        stop: () => Promise.resolve(),
+      }),
+  },
+  { name: "Netlify Database (a local Postgres)", start: netlifyDatabase },
+];
 
 describe.each(netlifyStores)(
   "a held inquiry on the Netlify build, in $name: the scheduled digest and /api/inquiry-release",
@@ -852,11 +865,18 @@ describe.each(netlifyStores)(
     const SECRET = "0123456789abcdef".repeat(4);
     const ORIGIN = "https://site.example";
     let blobsDir: string;
+    let netlifyStore: NetlifyStore;
     let storeEnv: NodeJS.ProcessEnv;
+    beforeAll(async () => {
+      netlifyStore = await store.start();
+    }, 120_000);
+    afterAll(async () => {
+      await netlifyStore.stop();
+    });
     let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
     beforeEach(async () => {
       blobsDir = mkdtempSync(path.join(tmpdir(), "netlify-output-held-"));
-      storeEnv = await store.env();
+      storeEnv = await netlifyStore.env();
       hook = await startWebhookReceiver(204);
     });
     afterEach(async () => {
@@ -983,6 +1003,9 @@ describe.each(netlifyStores)(
       const second = await scheduledRun();
       expect(second).toMatchObject({ status: 200, body: { ran: true, digests: { made: null } } });
       expect(hook.received).toHaveLength(2);
+      // In the store the functions were given.
+      const references = await netlifyStore.references();
+      if (references !== null) expect(references).toEqual([reference]);
       for (const text of [validInquiry.fullName, validInquiry.email, validInquiry.message]) {
         expect(`${held.log}${first.log}${log}${second.log}`).not.toContain(text);
       }

@@ -86,6 +86,7 @@ const storedInquiry = (index: number, daysAgo: number, quarantined: boolean): Ou
 
 /** The store holds the history, written as the server would have (through the outbox). */
 const seed = async (outbox: SqlOutbox): Promise<void> => {
+  let taken = 0;
   for (let start = 0; start < DELIVERED; start += SEED_BATCH) {
     const records = Array.from({ length: Math.min(SEED_BATCH, DELIVERED - start) }, (_, offset) =>
       // Spread over the last 23 months: nothing is past its retention, so the server keeps all of it.
@@ -97,15 +98,17 @@ const seed = async (outbox: SqlOutbox): Promise<void> => {
       ok: true,
       at: record.receivedAt,
     }));
-    await outbox.absorb({ records, attempts });
+    taken += (await outbox.absorb({ records, attempts })).inquiries;
   }
   for (let start = 0; start < QUARANTINED; start += SEED_BATCH) {
     const records = Array.from({ length: Math.min(SEED_BATCH, QUARANTINED - start) }, (_, offset) =>
       // Within the last 29 days: unreleased spam is kept 30.
       storedInquiry(start + offset, ((start + offset) % 29) + 0.5, true),
     );
-    await outbox.absorb({ records });
+    taken += (await outbox.absorb({ records })).inquiries;
   }
+  if (taken !== DELIVERED + QUARANTINED)
+    throw new Error(`the store took ${taken} of ${DELIVERED + QUARANTINED} inquiries`);
 };
 
 /** A store of the engine under test: the server's settings for it, an outbox on it, and its size. */

@@ -223,7 +223,8 @@ main().then(
   // waiting for the database pool a function keeps open for its next invocation to go idle.
   (result) => process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit()),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`, () =>
+      process.exit(1),
+    );
   },
 );

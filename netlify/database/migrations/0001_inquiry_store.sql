@@ -27,14 +27,7 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_open_by_due ON jobs (due_at) WHERE state = 'open';
 CREATE INDEX jobs_held_by_age ON jobs (created_at) WHERE state = 'held';
-CREATE TABLE held_count (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  count INTEGER NOT NULL
-);
-INSERT INTO held_count (id, count) VALUES (1, 0);
-CREATE FUNCTION count_held_jobs() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP <> 'DELETE' THEN IF NEW.state = 'held' THEN UPDATE held_count SET count = count + 1; END IF; END IF; IF TG_OP <> 'INSERT' THEN IF OLD.state = 'held' THEN UPDATE held_count SET count = count - 1; END IF; END IF; RETURN NULL; END $$;
-CREATE TRIGGER held_counted AFTER INSERT OR DELETE ON jobs FOR EACH ROW EXECUTE FUNCTION count_held_jobs();
-CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION count_held_jobs();
+CREATE VIEW held_count AS SELECT 1 AS id, CAST(count(*) AS INTEGER) AS count FROM jobs WHERE state = 'held';
 CREATE TABLE attempts (
   id INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,

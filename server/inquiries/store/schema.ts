@@ -15,18 +15,24 @@ const WORDS: Readonly<Record<Engine, { readonly id: string; readonly text: strin
 };
 
 /**
- * The triggers that keep `held_count` equal to the number of held jobs, in each engine's words: a count
- * read on every delivery pass and health check must not cost more as quarantined inquiries pile up.
- * Each statement is on one line, as statementsOf reads a semicolon that ends a line as the end of one.
+ * `held_count`, the number of held jobs, read on every delivery pass and health check. On SQLite, whose
+ * queries run on the server's event loop, a row that triggers keep, so that the read does not cost more as
+ * quarantined inquiries pile up (SQLite's writers take turns anyway). On Postgres, whose queries run on the
+ * database server, a view counting them through their partial index: a counter row there would make every
+ * held arrival, release and removal wait for one another, and could deadlock them. Each trigger is on one
+ * line, as statementsOf reads a semicolon that ends a line as the end of a statement.
  */
-const HELD_COUNT_TRIGGERS: Readonly<Record<Engine, string>> = {
-  sqlite: `CREATE TRIGGER held_counted_insert AFTER INSERT ON jobs WHEN NEW.state = 'held' BEGIN UPDATE held_count SET count = count + 1; END;
+const HELD_COUNT: Readonly<Record<Engine, string>> = {
+  sqlite: `CREATE TABLE held_count (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  count INTEGER NOT NULL
+) STRICT;
+INSERT INTO held_count (id, count) VALUES (1, 0);
+CREATE TRIGGER held_counted_insert AFTER INSERT ON jobs WHEN NEW.state = 'held' BEGIN UPDATE held_count SET count = count + 1; END;
 CREATE TRIGGER held_counted_delete AFTER DELETE ON jobs WHEN OLD.state = 'held' BEGIN UPDATE held_count SET count = count - 1; END;
 CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs WHEN (OLD.state = 'held') <> (NEW.state = 'held') BEGIN UPDATE held_count SET count = count + (NEW.state = 'held') - (OLD.state = 'held'); END;
 `,
-  postgres: `CREATE FUNCTION count_held_jobs() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP <> 'DELETE' THEN IF NEW.state = 'held' THEN UPDATE held_count SET count = count + 1; END IF; END IF; IF TG_OP <> 'INSERT' THEN IF OLD.state = 'held' THEN UPDATE held_count SET count = count - 1; END IF; END IF; RETURN NULL; END $$;
-CREATE TRIGGER held_counted AFTER INSERT OR DELETE ON jobs FOR EACH ROW EXECUTE FUNCTION count_held_jobs();
-CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION count_held_jobs();
+  postgres: `CREATE VIEW held_count AS SELECT 1 AS id, CAST(count(*) AS INTEGER) AS count FROM jobs WHERE state = 'held';
 `,
 };
 
@@ -43,7 +49,7 @@ CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs FOR EACH ROW WH
  * A run claims a job by writing itself and the end of its lease into `claimed_by` and `claimed_until`.
  * A digest's references and transports are its `payload`.
  *
- * `held_count` has one row, the number of held jobs, which triggers keep.
+ * `held_count` has one row, the number of held jobs (see HELD_COUNT).
  *
  * `attempts` holds every delivery attempt of a job, never rewritten. `store_state` holds the few single
  * values: the last digest day, the last retention run, the delivery run's lock, the health probe.
@@ -78,12 +84,7 @@ CREATE TABLE jobs (
 )${end};
 CREATE INDEX jobs_open_by_due ON jobs (due_at) WHERE state = 'open';
 CREATE INDEX jobs_held_by_age ON jobs (created_at) WHERE state = 'held';
-CREATE TABLE held_count (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  count INTEGER NOT NULL
-)${end};
-INSERT INTO held_count (id, count) VALUES (1, 0);
-${HELD_COUNT_TRIGGERS[engine]}CREATE TABLE attempts (
+${HELD_COUNT[engine]}CREATE TABLE attempts (
   id ${id},
   job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
   transport ${text} NOT NULL,

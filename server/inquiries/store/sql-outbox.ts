@@ -262,7 +262,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     });
   }
 
-  /** The held inquiries' count, which triggers keep, and the oldest of them through their jobs' partial index. */
+  /** The held inquiries' count (schema.ts's HELD_COUNT), and the oldest of them through their jobs' partial index. */
   private static async held(q: Query): Promise<HeldSummary> {
     const { count } = await q.selectFrom("held_count").select("count").executeTakeFirstOrThrow();
     const oldest = await q

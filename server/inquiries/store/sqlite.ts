@@ -55,7 +55,8 @@ const kyselyDatabase = (db: DatabaseSync): SqliteDatabase => {
         reader,
         all: (parameters) => statement.all(...values(parameters)),
         run: (parameters) => statement.run(...values(parameters)),
-        iterate: (parameters) => statement.iterate(...values(parameters)),
+        // A statement of its own: an iteration left open must not be reset by the same text run meanwhile.
+        iterate: (parameters) => db.prepare(text).iterate(...values(parameters)),
       };
     },
   };
