@@ -17,6 +17,7 @@ import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } f
 import { RELEASE_LINKS_ENV } from "./support/held-inquiries";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 import { shifted, type Offset } from "./support/test-clock";
+import { lineLog } from "../server/inquiries/operational-log";
 
 const content = readInquiryContent(path.resolve("content"));
 const { delivery } = content.form;
@@ -131,7 +132,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       await outbox().add(record("CRS-RTRY-0001"));
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
       const pass = () =>
-        runScheduledDelivery(delivery, { config, log: (line) => logs.push(line), now: () => clock.now });
+        runScheduledDelivery(delivery, { config, log: lineLog((line) => logs.push(line)), now: () => clock.now });
 
       expect(await pass()).toMatchObject({ ran: true, due: 1, delivered: 0, failed: 1, pending: 1 });
       const failed = await outbox().entry("CRS-RTRY-0001", 8);
@@ -163,7 +164,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       await outbox().add(record("CRS-DEAD-0001"));
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_MAX_ATTEMPTS: "3" });
       for (let hour = 0; hour < 5; hour += 1) {
-        await runScheduledDelivery(delivery, { config, log: (line) => logs.push(line), now: () => clock.now });
+        await runScheduledDelivery(delivery, { config, log: lineLog((line) => logs.push(line)), now: () => clock.now });
         clock.now = new Date(clock.now.getTime() + 3_600_000);
       }
       expect(receiver.received).toHaveLength(3);
@@ -198,7 +199,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       await retainingOutbox().keep("CRS-RETN-0002");
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
       const pass = () =>
-        runScheduledDelivery(delivery, { config, log: (line) => logs.push(line), now: () => clock.now });
+        runScheduledDelivery(delivery, { config, log: lineLog((line) => logs.push(line)), now: () => clock.now });
       const retentionLines = () => logs.filter((line) => line.startsWith("retention:"));
       expect(await pass()).toMatchObject({ ran: true, delivered: 3 });
       expect(retentionLines()).toEqual([
@@ -241,7 +242,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
         INQUIRY_TO: "sales@example.com",
         INQUIRY_FROM: "website@example.com",
       });
-      const handler = createScheduledDelivery(delivery, { config, log: (line) => logs.push(line) });
+      const handler = createScheduledDelivery(delivery, { config, log: lineLog((line) => logs.push(line)) });
       const response = await handler();
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ ran: true, due: 1, delivered: 1, quarantined: 1 });
@@ -305,7 +306,11 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       await outbox().add(record("CRS-LATE-0001"));
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
       // A limit shorter than one attempt plus the margin: there is never time to start one.
-      const outcome = await runScheduledDelivery(delivery, { config, log: () => undefined, runLimitMs: 1_000 });
+      const outcome = await runScheduledDelivery(delivery, {
+        config,
+        log: lineLog(() => undefined),
+        runLimitMs: 1_000,
+      });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 0, failed: 0, pending: 1 });
       expect(receiver.received).toEqual([]);
     } finally {
@@ -315,7 +320,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
 
   it("does nothing where INQUIRY_OUTBOX is sqlite, and answers 500 when the store cannot be reached", async () => {
     const fileConfig = readInquiryConfig(delivery, { INQUIRY_DATA_DIR: "/nonexistent/never-written" });
-    expect(await runScheduledDelivery(delivery, { config: () => fileConfig, log: () => undefined })).toEqual({
+    expect(await runScheduledDelivery(delivery, { config: () => fileConfig, log: lineLog(() => undefined) })).toEqual({
       ran: false,
       reason: "not-shared",
     });
@@ -323,7 +328,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
     const unreachable = readInquiryConfig(delivery, { INQUIRY_OUTBOX: "blobs" });
     const response = await createScheduledDelivery(delivery, {
       config: () => unreachable,
-      log: (line) => logs.push(line),
+      log: lineLog((line) => logs.push(line)),
     })();
     expect([response.status, await response.json()]).toEqual([500, { ran: false, reason: "failed" }]);
     expect(logs).toEqual([expect.stringMatching(/^run failed: MissingBlobsEnvironmentError/)]);
@@ -448,12 +453,12 @@ describe("npm run inquiries on the Blobs store", () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
-      const scheduled = await runScheduledDelivery(delivery, { config, log: () => undefined });
+      const scheduled = await runScheduledDelivery(delivery, { config, log: lineLog(() => undefined) });
       expect(scheduled).toEqual({ ran: false, reason: "locked" });
       expect((await retry).code).toBe(0);
       expect([...receiver.received].sort()).toEqual(references);
       // The next scheduled run finds nothing left to do.
-      expect(await runScheduledDelivery(delivery, { config, log: () => undefined })).toMatchObject({
+      expect(await runScheduledDelivery(delivery, { config, log: lineLog(() => undefined) })).toMatchObject({
         ran: true,
         due: 0,
       });

@@ -18,6 +18,7 @@ import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } f
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
+import { lineLog } from "../server/inquiries/operational-log";
 
 const content = readInquiryContent(path.resolve("content"));
 
@@ -132,7 +133,8 @@ const startWorker = (config: () => InquiryConfig, clock: { now: Date }, outbox: 
   worker = new DeliveryWorker({
     outbox,
     config,
-    log: (line) => logs.push(line),
+    // Each line with its level: `warn CRS-… webhook failed`.
+    log: lineLog((line, level) => logs.push(`${level} ${line}`)),
     now: () => clock.now,
   });
   worker.start();
@@ -189,6 +191,11 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
     seconds(clock, 3600);
     await pass(running);
     expect(receiver.received).toHaveLength(2);
+    // The failure, to be tried again, at warn; the delivery at info.
+    expect(logs.filter((line) => line.includes("CRS-RTRY-0001")).map((line) => line.replace(/ .*/, ""))).toEqual([
+      "warn",
+      "info",
+    ]);
   });
 
   it("sets an inquiry aside as dead after the last allowed attempt and does not try it again", async () => {
@@ -382,7 +389,7 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
       // Had the pass ended with the first failure, the second delivery would still be going on
       // outside the lock, where a --retry run could deliver the same inquiry at the same time.
       expect(current.state.inFlight).toBe(0);
-      expect(logs.join("\n")).toMatch(/delivery pass failed: ENOSPC/);
+      expect(logs.join("\n")).toMatch(/^error delivery pass failed: ENOSPC/m);
     } finally {
       recording.mockRestore();
     }
@@ -456,9 +463,9 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
       "CRS-SPAM-0002",
       "CRS-SPAM-0003",
     ]);
-    const retentionLines = () => logs.filter((line) => line.startsWith("retention:"));
+    const retentionLines = () => logs.filter((line) => line.startsWith("info retention:"));
     expect(retentionLines()).toEqual([
-      "retention: removed 1 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+      "info retention: removed 1 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
     ]);
     expect((await outbox.read()).attempts.map((attempt) => attempt.reference)).not.toContain("CRS-OLD0-0001");
 
@@ -471,7 +478,7 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
     await pass(running);
     expect(retentionLines()).toHaveLength(2);
     expect(retentionLines()[1]).toBe(
-      "retention: removed 0 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
+      "info retention: removed 0 inquiries past 24 months and 1 unreleased suspected spam past 30 days",
     );
     expect(await remaining()).not.toContain("CRS-SPAM-0002");
     expect(logs.join("\n")).not.toMatch(/example\.gov/);

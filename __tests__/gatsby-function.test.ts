@@ -19,6 +19,7 @@ import { statementsOf } from "../server/inquiries/store/schema";
 import { validInquiry } from "./support/inquiry-posts";
 import { forgetProcessState } from "./support/outbox-restart";
 import { startPostgres } from "../testing/postgres";
+import { lineLog } from "../server/inquiries/operational-log";
 
 const content = readInquiryContent(path.resolve("content"));
 
@@ -41,7 +42,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
           INQUIRY_WEBHOOK_URL: hook.url,
           INQUIRY_RATE_LIMIT_REQUESTS: "1000",
         }),
-      log: () => undefined,
+      log: lineLog(() => undefined),
     });
     try {
       const refused = await call(fn, validInquiry);
@@ -61,7 +62,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      log: () => undefined,
+      log: lineLog(() => undefined),
     });
     for (const url of ["/.netlify/functions/inquiry-js", "/.netlify/functions/inquiry-js/", "/.netlify/builders/x"]) {
       const answer = await call(fn, validInquiry, { url, remoteAddress: null, event: { path: url } });
@@ -88,7 +89,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      log: () => undefined,
+      log: lineLog(() => undefined),
     });
     const answer = await call(fn, { email: "nope" }, { contentType: "application/x-www-form-urlencoded" });
     expect(answer.status).toBe(422);
@@ -111,7 +112,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, env),
-      log: (line) => logs.push(line),
+      log: lineLog((line) => logs.push(line)),
     });
     try {
       const event = blobs.lambdaEvent();
@@ -142,7 +143,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
       const outcome = await runScheduledDelivery(content.form.delivery, {
         config: () => readInquiryConfig(content.form.delivery, env),
-        log: (line) => logs.push(line),
+        log: lineLog((line) => logs.push(line)),
         now: () => later,
       });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
@@ -182,7 +183,12 @@ describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
     const env = { INQUIRY_OUTBOX: "postgres", INQUIRY_WEBHOOK_URL: hook.url, INQUIRY_RATE_LIMIT_REQUESTS: "1000" };
     const config = () => readInquiryConfig(content.form.delivery, env);
     const logs: string[] = [];
-    const fn = createGatsbyFunction({ content, siteHeaders: commonHeaders, config, log: (line) => logs.push(line) });
+    const fn = createGatsbyFunction({
+      content,
+      siteHeaders: commonHeaders,
+      config,
+      log: lineLog((line) => logs.push(line)),
+    });
     const stored = openSqlOutbox(config());
     try {
       const first = await call(fn, { ...validInquiry, idempotency_key: "function-test-key-0002" });
@@ -195,7 +201,7 @@ describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
       const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
       const outcome = await runScheduledDelivery(content.form.delivery, {
         config,
-        log: (line) => logs.push(line),
+        log: lineLog((line) => logs.push(line)),
         now: () => later,
       });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
@@ -225,7 +231,7 @@ describe("/api/inquiry as a Gatsby Function, where the platform differs from a s
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir, ...env }),
-      log: (line) => logs.push(line),
+      log: lineLog((line) => logs.push(line)),
     });
   const event = { path: "/api/inquiry", httpMethod: "POST" };
   const post = (index: number) => ({ ...validInquiry, message: `Inquiry ${index} about forty duty shirts, please.` });
@@ -356,7 +362,7 @@ describe("/api/inquiry as a Gatsby Function, where the platform differs from a s
       content,
       siteHeaders: { ...commonHeaders, "Cache-Control": "public, max-age=600" },
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      log: () => undefined,
+      log: lineLog(() => undefined),
     });
     const refused = await call(cached, "hello", { contentType: "text/plain" });
     expect([refused.status, refused.headers["cache-control"], refused.headers["x-frame-options"]]).toEqual([

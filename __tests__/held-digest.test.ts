@@ -29,6 +29,7 @@ import { editedContentCopy } from "./support/content-copy";
 import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor } from "./support/held-inquiries";
 import { forgetProcessState } from "./support/outbox-restart";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
+import { lineLog } from "../server/inquiries/operational-log";
 
 /**
  * The daily digest of inquiries held as suspected spam (server/inquiries/digest.ts), on both stores: made
@@ -132,7 +133,7 @@ const passAt = (config: InquiryConfig, when: string, passContent: InquiryContent
   return deliveryPass(
     opened(config),
     config,
-    (line) => logs.push(line),
+    lineLog((line) => logs.push(line)),
     () => new Date(when),
     () => false,
     passContent,
@@ -474,7 +475,7 @@ describe("the digest on each deploy", () => {
       const worker = new DeliveryWorker({
         outbox: openOutbox(config),
         config: () => config,
-        log: (line) => logs.push(line),
+        log: lineLog((line) => logs.push(line)),
         now: () => new Date(when),
         content,
       });
@@ -507,7 +508,7 @@ describe("the digest on each deploy", () => {
         runScheduledDelivery(delivery, {
           config: () => config,
           content,
-          log: (line) => logs.push(line),
+          log: lineLog((line) => logs.push(line)),
           now: () => new Date(when),
         });
       expect(await run(at("12:03"))).toMatchObject({

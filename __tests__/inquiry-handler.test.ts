@@ -12,6 +12,7 @@ import { referencePattern } from "../server/inquiries/reference";
 import { parseFormBody } from "../server/inquiries/request-body";
 import { quoteInquiry as quote, validInquiry as valid, visitorsAnswers } from "./support/inquiry-posts";
 import { storedRecordsIn } from "./support/outbox-fixtures";
+import { lineLog } from "../server/inquiries/operational-log";
 
 /**
  * The inquiry handler's rules, run against the framework-free core that both deploys adapt (the single
@@ -23,9 +24,12 @@ const messages = content.form.formFields;
 
 let dataDir: string;
 let logs: string[] = [];
+/** Each line with its level: `warn refused: …`. */
+let leveled: string[] = [];
 beforeEach(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), "inquiry-handler-"));
   logs = [];
+  leveled = [];
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -38,7 +42,10 @@ const handlerWith = (env: NodeJS.ProcessEnv = {}) =>
         INQUIRY_RATE_LIMIT_REQUESTS: "1000",
         ...env,
       }),
-    log: (line) => logs.push(line),
+    log: lineLog((line, level) => {
+      logs.push(line);
+      leveled.push(`${level} ${line}`);
+    }),
   });
 
 const JSON_TYPE = "application/json";
@@ -108,6 +115,13 @@ describe("the inquiry handler: what it refuses before reading a body", () => {
     expect(retryAfter).toBeLessThanOrEqual(97);
     expect(json(refused)).toEqual({ retryAfterSeconds: retryAfter });
     expect(storedRecords()).toHaveLength(2);
+    // Stored ones at info; the refusal at warn, which an operator watching for abuse looks for.
+    expect(leveled.map((line) => line.replace(/\bCRS-\S+/, "<ref>"))).toEqual([
+      "info <ref> stored (general)",
+      "info <ref> stored (general)",
+      "warn refused: rate limit (2 per 97 s)",
+      "warn refused: rate limit (2 per 97 s)",
+    ]);
     // Another client has its own count.
     expect((await post(handler, valid, { clientAddress: "192.0.2.2" })).status).toBe(201);
   });
@@ -300,6 +314,6 @@ describe("the inquiry handler: accepted inquiries", () => {
     writeFileSync(blocked, "");
     const answer = await post(handlerWith({ INQUIRY_DATA_DIR: blocked }), valid);
     expect(answer.status).toBe(503);
-    expect(logs.join("\n")).toMatch(/not stored: E/);
+    expect(leveled.join("\n")).toMatch(/^error not stored: E/m);
   });
 });

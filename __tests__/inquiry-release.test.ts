@@ -17,6 +17,7 @@ import { callFunction } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import { startInquiryApp } from "./support/inquiry-app";
 import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor } from "./support/held-inquiries";
+import { lineLog } from "../server/inquiries/operational-log";
 
 /**
  * The release link of the digest of held inquiries (server/inquiries/release.ts): the page it opens changes
@@ -277,7 +278,7 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, with the inv
         content,
         siteHeaders: commonHeaders,
         config: () => config,
-        log: (line) => logs.push(line),
+        log: lineLog((line) => logs.push(line)),
       });
       const direct = openOutbox(readInquiryConfig(delivery, blobsServer.env(store)));
       const record = heldAnHourAgo("CRS-7K4M-2Q9D", "sent too fast");

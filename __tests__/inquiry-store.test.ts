@@ -294,9 +294,15 @@ describe("the SQL store on SQLite", () => {
     let selects: string[] = [];
     try {
       const outbox = open();
-      for (let index = 0; index < 20; index += 1) await outbox.add(record(`CRS-PLAN-${String(index).padStart(4, "0")}`));
+      for (let index = 0; index < 20; index += 1)
+        await outbox.add(record(`CRS-PLAN-${String(index).padStart(4, "0")}`));
       await outbox.add(held("CRS-PLAN-0100"));
-      await outbox.recordAttempt({ reference: "CRS-PLAN-0001", transport: "webhook", ok: true, at: at({ seconds: 1 }) });
+      await outbox.recordAttempt({
+        reference: "CRS-PLAN-0001",
+        transport: "webhook",
+        ok: true,
+        at: at({ seconds: 1 }),
+      });
       await outbox.entries(8, "open");
       await outbox.page({ after: "CRS-PLAN-0003", limit: 3, maxAttempts: 8 });
       await outbox.page({ after: null, limit: 3, maxAttempts: 8, state: "pending" });

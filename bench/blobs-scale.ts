@@ -24,6 +24,7 @@ import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { emptyInquiry } from "../src/inquiry/values";
 import { readBudgets } from "./budgets";
 import type { BlobsScaleFigures } from "./report";
+import { lineLog } from "../server/inquiries/operational-log";
 
 const root = path.resolve(__dirname, "..");
 const DAY_MS = 86_400_000;
@@ -133,7 +134,7 @@ export const measureBlobsScale = async (
       if (reached.at === null && hook.received.length > 0) reached.at = performance.now();
     }, 5);
     const scheduledRun = () =>
-      counted(() => runScheduledDelivery(delivery, { config: () => config, log: (line) => lines.push(line) }));
+      counted(() => runScheduledDelivery(delivery, { config: () => config, log: lineLog((line) => lines.push(line)) }));
     const started = performance.now();
     const run = await scheduledRun();
     const runSeconds = (performance.now() - started) / 1000;

@@ -23,6 +23,7 @@ import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
 import { isSet, runtimeEnvironment } from "../server/settings/catalog";
+import { lineLog } from "../server/inquiries/operational-log";
 
 const INTRO = `
 inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
@@ -298,7 +299,7 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
           entry.state === "dead" ||
           (entry.state === "stored" && configuredTransports(config).length > 0),
       );
-      const log = (line: string) => console.log(line);
+      const log = lineLog((line, level) => (level === "info" ? console.log(line) : console.error(line)));
       const now = () => new Date();
       const retrying = { retryDead: true, stopping: () => !lease.mayStart() };
       const summary = await deliverEntries(undelivered, outbox, config, log, now, retrying);

@@ -171,15 +171,16 @@ const createFastify = (
   });
 
 /**
- * The framework-free cores log lines, with fields where an event has them; each capability through a child
- * logger named for it, so an operator filters by `component`.
+ * Each capability logs through a child of Fastify's logger named for it, made once, so an operator filters
+ * by `component`. The inquiry cores take the child itself and choose each event's level; sign-in and
+ * deploys log lines, at `info`.
  */
-const componentLog =
-  (app: FastifyInstance) =>
-  (component: string) =>
-  (line: string, fields?: Readonly<Record<string, unknown>>): void => {
-    app.log.child({ component }).info(fields ?? {}, line);
+const componentLog = (app: FastifyInstance) => (component: string) => {
+  const child = app.log.child({ component });
+  return (line: string, fields?: Readonly<Record<string, unknown>>): void => {
+    child.info(fields ?? {}, line);
   };
+};
 
 /**
  * The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
@@ -233,13 +234,24 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
-  const handler = createInquiryHandler({ content, config: readConfig, log: logFor("inquiries"), now: options.now });
+  const handler = createInquiryHandler({
+    content,
+    config: readConfig,
+    log: app.log.child({ component: "inquiries" }),
+    now: options.now,
+  });
   const outbox = openOutbox(startConfig);
-  const worker = new DeliveryWorker({ outbox, config: readConfig, log: logFor("delivery"), now: options.now, content });
+  const worker = new DeliveryWorker({
+    outbox,
+    config: readConfig,
+    log: app.log.child({ component: "delivery" }),
+    now: options.now,
+    content,
+  });
   const releaseHandler = createReleaseHandler({
     content,
     config: readConfig,
-    log: logFor("held-inquiries"),
+    log: app.log.child({ component: "held-inquiries" }),
     now: options.now,
   });
 

@@ -94,10 +94,14 @@ export const deliverEntries = async (
     if (results.every((result) => result.ok)) delivered += 1;
     else failed += 1;
     if (results.some((result) => result.ok)) reached += 1;
-    log(`${entry.record.reference} ${resultsText(results)}`, {
+    const fields = {
       reference: entry.record.reference,
       deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
-    });
+    };
+    const line = `${entry.record.reference} ${resultsText(results)}`;
+    // A transport that failed is tried again later: a warning, not yet an error.
+    if (results.every((result) => result.ok)) log.info(fields, line);
+    else log.warn(fields, line);
   });
   return { delivered, failed, reached };
 };
@@ -179,7 +183,10 @@ export class DeliveryWorker {
       this.running = this.pass()
         .catch((error: unknown) => {
           // A pass that failed (the disk, say) is tried again later; the inquiries stay in the outbox.
-          this.options.log(`delivery pass failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+          this.options.log.error(
+            { err: error },
+            `delivery pass failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
+          );
           this.lastStatus = { ...this.lastStatus, lastPassAt: this.now().toISOString(), lastPassFailed: true };
           return LOCKED_RETRY_MS;
         })
@@ -207,7 +214,7 @@ export class DeliveryWorker {
     const { retention } = this.options.config();
     const removed = await outbox.removeExpired(now, retention);
     this.lastRetentionAt = now.getTime();
-    log(retentionLine(removed, retention), { removed });
+    log.info({ removed }, retentionLine(removed, retention));
   }
 
   /** One pass over the due inquiries; resolves to how long to sleep before the next one. */
@@ -287,7 +294,11 @@ export const deliveryPass = async (
       };
     },
     0,
-    (error) => log(`delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`),
+    (error) =>
+      log.error(
+        { err: error },
+        `delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`,
+      ),
   );
   return outcome ? outcome.value : null;
 };

@@ -227,12 +227,15 @@ const deliverDigest = async (
   if (records.length === 0) {
     const at = now().toISOString();
     await Promise.all(transports.map((transport) => record({ transport, ok: true, at })));
-    log(`digest ${digest.id}: every inquiry it listed is gone; nothing sent`);
+    log.info({ digest: digest.id }, `digest ${digest.id}: every inquiry it listed is gone; nothing sent`);
     return true;
   }
   const message = digestMessage(digest, records, content, config);
   const results = await sendThrough(message, transports, config, record, entry.attemptsByTransport, now);
-  log(`digest ${digest.id} of ${records.length} held inquiries ${resultsText(results)}`);
+  const line = `digest ${digest.id} of ${records.length} held inquiries ${resultsText(results)}`;
+  // A transport that failed is tried again later: a warning, not yet an error.
+  if (results.every((result) => result.ok)) log.info({ digest: digest.id }, line);
+  else log.warn({ digest: digest.id }, line);
   return results.every((result) => result.ok);
 };
 
@@ -258,10 +261,10 @@ export const digestPass = async (
       made = await outbox.takeDigest(day, now(), transports);
       // References only: they name an inquiry, never what its sender wrote.
       if (made)
-        log(`digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`, {
-          digest: made.id,
-          references: made.references,
-        });
+        log.info(
+          { digest: made.id, references: made.references },
+          `digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`,
+        );
     }
   }
   const { maxAttempts } = config.delivery;

@@ -8,6 +8,7 @@ import { deliverNow } from "./delivery-worker";
 import { createInquiryHandler, type InquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
 import { openOutbox } from "./open-outbox";
 import { parseInquiryBody } from "./request-body";
+import { functionLog, type OperationalLog } from "./operational-log";
 
 export interface GatsbyFunctionOptions {
   readonly content: InquiryContent;
@@ -17,7 +18,7 @@ export interface GatsbyFunctionOptions {
    */
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly config?: () => InquiryConfig;
-  readonly log?: (line: string) => void;
+  readonly log?: OperationalLog;
 }
 
 /**
@@ -157,7 +158,7 @@ const readInquiryBody = async (
  */
 export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
   const readConfig = options.config ?? (() => readInquiryConfig(options.content.form.delivery));
-  const log = options.log ?? ((line: string) => console.info(`[inquiry] ${line}`));
+  const log = options.log ?? functionLog("inquiry");
   const handler = createInquiryHandler({ content: options.content, config: readConfig, log });
 
   const send = replySender(options.siteHeaders);
@@ -196,7 +197,10 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
           delivered = await deliverNow(openOutbox(config, edge), config, stored.reference, log);
         } catch (error) {
           // Stored already: a durable outbox keeps it for the scheduled delivery.
-          log(`${stored.reference} not delivered now: ${(error as Error).name}`);
+          log.warn(
+            { err: error, reference: stored.reference },
+            `${stored.reference} not delivered now: ${(error as Error).name}`,
+          );
         }
         if (!config.durableOutbox && !delivered) {
           send(res, handler.undelivered(request));
@@ -205,7 +209,7 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
       }
       send(res, reply);
     } catch (error) {
-      log(`failed: ${(error as Error).name}`);
+      log.error({ err: error }, `failed: ${(error as Error).name}`);
       send(res, handler.failed(request));
     }
   });

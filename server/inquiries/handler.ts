@@ -1,4 +1,4 @@
-import type { OperationalLog } from "./operational-log";
+import { functionLog, type OperationalLog } from "./operational-log";
 import { configuredTransports, readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { outboxRecord } from "./message";
@@ -185,7 +185,8 @@ const readConfigOrLog = ({ readConfig, log }: HandlerContext): InquiryConfig | n
   try {
     return readConfig();
   } catch (error) {
-    log(`not accepted: ${(error as Error).message}`);
+    // The settings are the operator's to mend: every inquiry is refused until they are.
+    log.error({ err: error }, `not accepted: ${(error as Error).message}`);
     return null;
   }
 };
@@ -200,7 +201,7 @@ const screen = async (context: HandlerContext, request: InquiryRequest): Promise
   if (!config) return failure(content, request, 503, UNAVAILABLE);
   const limit = await takeRateLimit(config.rateLimit, request.clientAddress);
   if (!limit.allowed) {
-    log(`refused: rate limit (${config.rateLimit.requests} per ${config.rateLimit.windowSeconds} s)`);
+    log.warn(`refused: rate limit (${config.rateLimit.requests} per ${config.rateLimit.windowSeconds} s)`);
     const retryAfter = { "Retry-After": String(limit.retryAfterSeconds) };
     return answer(
       content,
@@ -213,7 +214,7 @@ const screen = async (context: HandlerContext, request: InquiryRequest): Promise
   }
   if (!bodyKind(request.contentType)) return unsupported(content, request);
   if (isCrossSite(request, config.allowedOrigins)) {
-    log("refused: posted from another site");
+    log.warn("refused: posted from another site");
     const error = "Inquiries are accepted only from this website's own pages.";
     return answer(content, request, 403, { error }, { kind: "crossSite" });
   }
@@ -236,11 +237,11 @@ const store = async (
   for (let attempt = 1; ; attempt += 1) {
     try {
       const { reference, created } = await openStore().add(record);
-      log(
+      log.info(
+        { reference, inquiryType: record.values.inquiryType, created, quarantined: automated ?? null },
         created
           ? `${reference} stored (${record.values.inquiryType})${automated ? `; quarantined: ${automated}` : ""}`
           : `${reference} sent again with the same idempotency key; not stored twice`,
-        { reference, inquiryType: record.values.inquiryType, created, quarantined: automated ?? null },
       );
       const stored = { reference, created, quarantined: created && automated !== undefined };
       return { reply: answer(content, request, 201, { reference }, { kind: "received", reference }), stored };
@@ -249,7 +250,7 @@ const store = async (
         record = { ...record, reference: newReference(content.form.delivery.referencePrefix) };
         continue;
       }
-      log(`not stored: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+      log.error({ err: error }, `not stored: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
       return { reply: failure(content, request, 503, "The inquiry could not be stored."), stored: null };
     }
   }
@@ -291,7 +292,7 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
     content,
     readConfig: options.config ?? (() => readInquiryConfig(content.form.delivery)),
     now: options.now ?? (() => new Date()),
-    log: options.log ?? ((line: string) => console.info(`[inquiry] ${line}`)),
+    log: options.log ?? functionLog("inquiry"),
   };
   const failing = (status: number, error: string) => (request: InquiryRequest) =>
     failure(content, request, status, error);

@@ -6,13 +6,14 @@ import { deliverNow } from "./delivery-worker";
 import { atApiPathOnly, invocationStoreAccess, readBodyText, readsOwnBody, replySender } from "./gatsby-function";
 import { openOutbox } from "./open-outbox";
 import { createReleaseHandler, MAX_RELEASE_BODY_BYTES } from "./release";
+import { functionLog, type OperationalLog } from "./operational-log";
 
 export interface ReleaseFunctionOptions {
   readonly content: DigestContent;
   /** The headers every answer of the site carries (server/site/common-headers.ts), which the platform adds to files only. */
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly config?: () => InquiryConfig;
-  readonly log?: (line: string) => void;
+  readonly log?: OperationalLog;
 }
 
 /** The query string: gatsby-adapter-netlify gives the event's path as the URL and its query apart, in `query`. */
@@ -38,7 +39,7 @@ const queryOf = (req: GatsbyFunctionRequest): string => {
  */
 export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
   const readConfig = options.config ?? (() => readInquiryConfig(options.content.form.delivery));
-  const log = options.log ?? ((line: string) => console.info(`[inquiry-release] ${line}`));
+  const log = options.log ?? functionLog("inquiry-release");
   const handler = createReleaseHandler({ content: options.content, config: readConfig, log });
 
   const send = replySender(options.siteHeaders);
@@ -48,7 +49,7 @@ export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
     try {
       config = readConfig();
     } catch (error) {
-      log(`not available: ${(error as Error).message}`);
+      log.error({ err: error }, `not available: ${(error as Error).message}`);
       send(res, handler.failed());
       return;
     }
@@ -85,12 +86,15 @@ export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
           await deliverNow(outbox, config, outcome.released, log);
         } catch (error) {
           // Released and recorded: the scheduled delivery takes it up.
-          log(`${outcome.released} not delivered now: ${(error as Error).name}`);
+          log.warn(
+            { err: error, reference: outcome.released },
+            `${outcome.released} not delivered now: ${(error as Error).name}`,
+          );
         }
       }
       send(res, outcome.reply);
     } catch (error) {
-      log(`failed: ${(error as Error).name}`);
+      log.error({ err: error }, `failed: ${(error as Error).name}`);
       send(res, handler.failed(500));
     }
   });

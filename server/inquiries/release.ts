@@ -138,7 +138,10 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
 
   /** What a link that is not usable gets: its page, with the status that says why. */
   const refusal = (check: Exclude<LinkCheck, { ok: true }>, method: string): ReleaseReply => {
-    log(`release link refused (${method}): ${check.why === "malformed" ? "not a release link" : check.why}`);
+    // An expired link is an ordinary visitor's; a forged or altered one is worth an operator's look.
+    const line = `release link refused (${method}): ${check.why === "malformed" ? "not a release link" : check.why}`;
+    if (check.why === "expired") log.info(line);
+    else log.warn(line);
     return check.why === "expired" ? answer(410, { kind: "expired" }) : answer(400, { kind: "forged" });
   };
 
@@ -153,7 +156,7 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
     }
     const posted = request.method === "POST";
     if (posted && isCrossSite(request)) {
-      log("release refused: posted from another site");
+      log.warn("release refused: posted from another site");
       return none(answer(403, { kind: "crossSite" }));
     }
     const fields = new URLSearchParams(
@@ -165,11 +168,14 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
     try {
       const entry = await outbox.entry(reference, config.delivery.maxAttempts);
       if (entry === null) {
-        log(`${reference} release refused: no such inquiry (removed after its quarantine, or erased)`);
+        log.info(
+          { reference },
+          `${reference} release refused: no such inquiry (removed after its quarantine, or erased)`,
+        );
         return none(answer(410, { kind: "gone", reference }));
       }
       if (entry.state !== "quarantined") {
-        log(`${reference} release refused (${request.method}): released already`);
+        log.info({ reference }, `${reference} release refused (${request.method}): released already`);
         return none(answer(409, { kind: "used", reference }));
       }
       if (!posted) {
@@ -184,13 +190,16 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
         );
       }
       if (!(await outbox.release(reference, now()))) {
-        log(`${reference} release refused (POST): released already`);
+        log.info({ reference }, `${reference} release refused (POST): released already`);
         return none(answer(409, { kind: "used", reference }));
       }
-      log(`${reference} released from quarantine through the digest's link`, { reference });
+      log.info({ reference }, `${reference} released from quarantine through the digest's link`);
       return { reply: answer(200, { kind: "released", reference }), released: reference };
     } catch (error) {
-      log(`${reference} release failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+      log.error(
+        { err: error, reference },
+        `${reference} release failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
+      );
       return none(answer(503, { kind: "failed" }));
     }
   };

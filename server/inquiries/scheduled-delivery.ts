@@ -1,4 +1,4 @@
-import type { OperationalLog } from "./operational-log";
+import { functionLog, type OperationalLog } from "./operational-log";
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
 import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "./delivery-worker";
@@ -15,7 +15,7 @@ export interface ScheduledDeliveryOptions {
   readonly config?: () => InquiryConfig;
   /** Opens the outbox; the configured one by default (tests give their own lease timings). */
   readonly outbox?: (config: InquiryConfig) => InquiryOutbox;
-  readonly log?: (line: string) => void;
+  readonly log?: OperationalLog;
   readonly now?: () => Date;
   /** How long one run may take in all; the platform's limit by default. */
   readonly runLimitMs?: number;
@@ -40,11 +40,11 @@ export const runScheduledDelivery = async (
 ): Promise<ScheduledOutcome> => {
   const startedAt = Date.now();
   const config = (options.config ?? (() => readInquiryConfig(delivery)))();
-  const log = options.log ?? ((line: string) => console.info(`[deliver-inquiries] ${line}`));
+  const log = options.log ?? functionLog("deliver-inquiries");
   const now = options.now ?? (() => new Date());
   if (config.outbox === "sqlite") {
-    // A function's own folder holds nothing another invocation wrote.
-    log("INQUIRY_OUTBOX is sqlite: there is no shared store to deliver from");
+    // A function's own folder holds nothing another invocation wrote: a setting for the operator to mend.
+    log.error("INQUIRY_OUTBOX is sqlite: there is no shared store to deliver from");
     return { ran: false, reason: "not-shared" };
   }
   const lastStart =
@@ -52,10 +52,10 @@ export const runScheduledDelivery = async (
   const outbox = (options.outbox ?? openOutbox)(config);
   const outcome = await deliveryPass(outbox, config, log, now, () => Date.now() > lastStart, options.content ?? null);
   if (!outcome) {
-    log("another delivery run holds the lease; this run delivers nothing");
+    log.info("another delivery run holds the lease; this run delivers nothing");
     return { ran: false, reason: "locked" };
   }
-  log(
+  log.info(
     `${outcome.due} due: ${outcome.delivered} delivered, ${outcome.failed} failed; ` +
       `${outcome.pending} pending, ${outcome.dead} dead, ${outcome.quarantined} quarantined`,
   );
@@ -83,7 +83,7 @@ const removeExpiredDaily = async (
     if (last !== null && at.getTime() - last.getTime() < RETENTION_EVERY_MS) return;
     const removed = await outbox.removeExpired(at, config.retention, stopping);
     if (removed.complete) await outbox.recordRetention(at);
-    log(retentionLine(removed, config.retention));
+    log.info({ removed }, retentionLine(removed, config.retention));
   });
 };
 
@@ -95,8 +95,8 @@ export const createScheduledDelivery =
       return Response.json(await runScheduledDelivery(delivery, options));
     } catch (error) {
       // Nothing is lost: the inquiries stay in the store for the next run.
-      const log = options.log ?? ((line: string) => console.error(`[deliver-inquiries] ${line}`));
-      log(`run failed: ${(error as Error).name}: ${(error as Error).message}`);
+      const log = options.log ?? functionLog("deliver-inquiries");
+      log.error({ err: error }, `run failed: ${(error as Error).name}: ${(error as Error).message}`);
       return Response.json({ ran: false, reason: "failed" }, { status: 500 });
     }
   };
