@@ -2,6 +2,7 @@ import { constants as zlibConstants } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import Fastify, {
   LogController,
+  type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -172,15 +173,16 @@ const createFastify = (
 
 /**
  * Each capability logs through a child of Fastify's logger named for it, made once, so an operator filters
- * by `component`. The inquiry cores take the child itself and choose each event's level; sign-in and
- * deploys log lines, at `info`.
+ * by `component`. The inquiry cores take the child itself and choose each event's level.
  */
-const componentLog = (app: FastifyInstance) => (component: string) => {
-  const child = app.log.child({ component });
-  return (line: string, fields?: Readonly<Record<string, unknown>>): void => {
-    child.info(fields ?? {}, line);
+const componentLog = (app: FastifyInstance) => (component: string) => app.log.child({ component });
+
+/** Sign-in and deploys log lines, at `info`. */
+const infoLines =
+  (log: FastifyBaseLogger) =>
+  (line: string, fields?: Readonly<Record<string, unknown>>): void => {
+    log.info(fields ?? {}, line);
   };
-};
 
 /**
  * The delivery worker lives and ends with the app: app.close() stops it. Its stop begins as the close does
@@ -234,26 +236,11 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
   const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
   const readConfig = options.inquiryConfig ?? (() => startConfig);
-  const handler = createInquiryHandler({
-    content,
-    config: readConfig,
-    log: app.log.child({ component: "inquiries" }),
-    now: options.now,
-  });
+  const core = { content, config: readConfig, now: options.now };
+  const handler = createInquiryHandler({ ...core, log: logFor("inquiries") });
   const outbox = openOutbox(startConfig);
-  const worker = new DeliveryWorker({
-    outbox,
-    config: readConfig,
-    log: app.log.child({ component: "delivery" }),
-    now: options.now,
-    content,
-  });
-  const releaseHandler = createReleaseHandler({
-    content,
-    config: readConfig,
-    log: app.log.child({ component: "held-inquiries" }),
-    now: options.now,
-  });
+  const worker = new DeliveryWorker({ ...core, outbox, log: logFor("delivery") });
+  const releaseHandler = createReleaseHandler({ ...core, log: logFor("held-inquiries") });
 
   // Shared by every route below: the site's headers and its 404.
   await app.register(siteAnswers, { site, hsts: options.hsts, lingerMs: timeouts.lingerMs });
@@ -287,14 +274,15 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
 
   await app.register(inquiries, { handler, worker });
   await app.register(inquiryRelease, { handler: releaseHandler, outbox, worker });
-  if (options.githubOAuth) await app.register(signIn, { settings: options.githubOAuth, log: logFor("sign-in") });
+  if (options.githubOAuth)
+    await app.register(signIn, { settings: options.githubOAuth, log: infoLines(logFor("sign-in")) });
   await app.register(health, healthOptions(options, readConfig, worker));
   if (releases?.webhookSecret) {
     await app.register(deployWebhook, {
       releases: releases.control,
       secret: releases.webhookSecret,
       branch: releases.branch,
-      log: logFor("deploy"),
+      log: infoLines(logFor("deploy")),
     });
   }
   await app.register(siteFiles, { site });
