@@ -6,9 +6,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
+import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
 import { openOutbox } from "../server/inquiries/open-outbox";
-import { isRetaining, type InquiryOutbox, type OutboxRecord, type RetainingOutbox } from "../server/inquiries/outbox";
-import { checkReleaseLink, quarantineEndsAt, releaseUrl } from "../server/inquiries/release-link";
+import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../server/inquiries/outbox";
+import { createReleaseHandler } from "../server/inquiries/release";
+import { quarantineEndsAt, releaseUrl } from "../server/inquiries/release-link";
+import pino from "pino";
 import { copyFromBlobs } from "../server/inquiries/store/copy-from-blobs";
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
@@ -21,7 +24,8 @@ import { shifted, type Offset } from "./support/test-clock";
  * works.
  */
 
-const { delivery } = readInquiryContent(path.resolve("content")).form;
+const content = readInquiryContent(path.resolve("content"));
+const { delivery } = content.form;
 const record = (reference: string, transports: OutboxRecord["transports"] = ["webhook"]) =>
   sampleRecord(reference, transports);
 const START = record("CRS-TIME-0000").receivedAt;
@@ -46,9 +50,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const sqlStores = useSqlStores();
 
 type Store = InquiryOutbox & RetainingOutbox;
-const blobsOutbox = (): Store => {
+const blobsOutbox = (): BlobsOutbox => {
   const outbox = openOutbox(readInquiryConfig(delivery, blobsServer.env(store)));
-  if (!isRetaining(outbox)) throw new Error("the Blobs outbox keeps no retention");
+  if (!(outbox instanceof BlobsOutbox)) throw new Error("the settings name no Blobs store");
   return outbox;
 };
 
@@ -129,12 +133,29 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("copying a Blobs store into the SQL st
     await copyFromBlobs(blobs, sql);
     const copied = await sql.stored("CRS-7K4M-2Q9D");
     expect(copied?.record).toEqual(heldRecord);
-    expect(checkReleaseLink(SECRET, link.searchParams, new Date(at({ days: 1 })))).toMatchObject({
-      ok: true,
-      reference: "CRS-7K4M-2Q9D",
-    });
     expect((await sql.entry("CRS-7K4M-2Q9D", 3))?.state).toBe("quarantined");
-    expect(await sql.release("CRS-7K4M-2Q9D")).toBe(true);
+    // The link made on Blobs, followed and confirmed on the database: it releases the copied inquiry.
+    const releases = createReleaseHandler({
+      content,
+      config: () =>
+        readInquiryConfig(delivery, { INQUIRY_RELEASE_SECRET: SECRET, INQUIRY_RELEASE_ORIGIN: link.origin }),
+      log: pino({ level: "silent" }),
+      now: () => new Date(at({ days: 1 })),
+    });
+    const confirmed = await releases.handle(
+      {
+        method: "POST",
+        query: "",
+        contentType: "application/x-www-form-urlencoded",
+        body: link.searchParams.toString(),
+        host: link.host,
+        origin: link.origin,
+        secFetchSite: "same-origin",
+      },
+      sql,
+    );
+    expect(confirmed?.released).toBe("CRS-7K4M-2Q9D");
+    expect((await sql.entry("CRS-7K4M-2Q9D", 3))?.state).not.toBe("quarantined");
   }, 30_000);
 });
 

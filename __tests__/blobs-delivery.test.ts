@@ -18,6 +18,7 @@ import { RELEASE_LINKS_ENV } from "./support/held-inquiries";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 import { shifted, type Offset } from "./support/test-clock";
 import { lineLog } from "../server/inquiries/operational-log";
+import pino from "pino";
 
 const content = readInquiryContent(path.resolve("content"));
 const { delivery } = content.form;
@@ -308,7 +309,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
       // A limit shorter than one attempt plus the margin: there is never time to start one.
       const outcome = await runScheduledDelivery(delivery, {
         config,
-        log: lineLog(() => undefined),
+        log: pino({ level: "silent" }),
         runLimitMs: 1_000,
       });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 0, failed: 0, pending: 1 });
@@ -320,7 +321,7 @@ describe("the scheduled delivery (netlify/functions/deliver-inquiries.mts)", () 
 
   it("does nothing where INQUIRY_OUTBOX is sqlite, and answers 500 when the store cannot be reached", async () => {
     const fileConfig = readInquiryConfig(delivery, { INQUIRY_DATA_DIR: "/nonexistent/never-written" });
-    expect(await runScheduledDelivery(delivery, { config: () => fileConfig, log: lineLog(() => undefined) })).toEqual({
+    expect(await runScheduledDelivery(delivery, { config: () => fileConfig, log: pino({ level: "silent" }) })).toEqual({
       ran: false,
       reason: "not-shared",
     });
@@ -453,12 +454,12 @@ describe("npm run inquiries on the Blobs store", () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const config = functionConfig({ INQUIRY_WEBHOOK_URL: receiver.url });
-      const scheduled = await runScheduledDelivery(delivery, { config, log: lineLog(() => undefined) });
+      const scheduled = await runScheduledDelivery(delivery, { config, log: pino({ level: "silent" }) });
       expect(scheduled).toEqual({ ran: false, reason: "locked" });
       expect((await retry).code).toBe(0);
       expect([...receiver.received].sort()).toEqual(references);
       // The next scheduled run finds nothing left to do.
-      expect(await runScheduledDelivery(delivery, { config, log: lineLog(() => undefined) })).toMatchObject({
+      expect(await runScheduledDelivery(delivery, { config, log: pino({ level: "silent" }) })).toMatchObject({
         ran: true,
         due: 0,
       });

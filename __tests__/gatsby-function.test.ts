@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -14,12 +14,11 @@ import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { startBlobsServer } from "../testing/blobs-server";
 import { callFunction as call } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import { Client } from "pg";
-import { statementsOf } from "../server/inquiries/store/schema";
 import { validInquiry } from "./support/inquiry-posts";
 import { forgetProcessState } from "./support/outbox-restart";
-import { startPostgres } from "../testing/postgres";
+import { migrateAsNetlifyDoes, onPostgres, startPostgres } from "../testing/postgres";
 import { lineLog } from "../server/inquiries/operational-log";
+import pino from "pino";
 
 const content = readInquiryContent(path.resolve("content"));
 
@@ -42,7 +41,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
           INQUIRY_WEBHOOK_URL: hook.url,
           INQUIRY_RATE_LIMIT_REQUESTS: "1000",
         }),
-      log: lineLog(() => undefined),
+      log: pino({ level: "silent" }),
     });
     try {
       const refused = await call(fn, validInquiry);
@@ -62,7 +61,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      log: lineLog(() => undefined),
+      log: pino({ level: "silent" }),
     });
     for (const url of ["/.netlify/functions/inquiry-js", "/.netlify/functions/inquiry-js/", "/.netlify/builders/x"]) {
       const answer = await call(fn, validInquiry, { url, remoteAddress: null, event: { path: url } });
@@ -89,7 +88,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      log: lineLog(() => undefined),
+      log: pino({ level: "silent" }),
     });
     const answer = await call(fn, { email: "nope" }, { contentType: "application/x-www-form-urlencoded" });
     expect(answer.status).toBe(422);
@@ -100,7 +99,6 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
   it("with the Blobs outbox, stores through the invocation's own store access and answers 201 though no transport took it; the scheduled delivery sends it", async () => {
     const blobs = await startBlobsServer();
     const hook = await startWebhookReceiver(500);
-    const logs: string[] = [];
     // No site ID or token: the store is reached with what the platform puts in each invocation's event.
     const env = {
       INQUIRY_OUTBOX: "blobs",
@@ -112,7 +110,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(content.form.delivery, env),
-      log: lineLog((line) => logs.push(line)),
+      log: pino({ level: "silent" }),
     });
     try {
       const event = blobs.lambdaEvent();
@@ -143,7 +141,7 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
       const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
       const outcome = await runScheduledDelivery(content.form.delivery, {
         config: () => readInquiryConfig(content.form.delivery, env),
-        log: lineLog((line) => logs.push(line)),
+        log: pino({ level: "silent" }),
         now: () => later,
       });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
@@ -158,36 +156,20 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
 });
 
 describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
-  /** The database as Netlify's deploy leaves it: the files of netlify/database/migrations/ applied in order. */
-  const migratedAsNetlifyDoes = async (url: string) => {
-    const folder = path.resolve("netlify/database/migrations");
-    const client = new Client({ connectionString: url });
-    await client.connect();
-    try {
-      for (const file of readdirSync(folder).sort()) {
-        for (const statement of statementsOf(readFileSync(path.join(folder, file), "utf8")))
-          await client.query(statement);
-      }
-    } finally {
-      await client.end();
-    }
-  };
-
   it("stores in the Postgres NETLIFY_DB_URL names and answers 201 though no transport took it; the scheduled delivery sends it", async () => {
     const postgres = await startPostgres();
     const hook = await startWebhookReceiver(500);
     const url = await postgres.database();
-    await migratedAsNetlifyDoes(url);
+    await migrateAsNetlifyDoes(url);
     // What Netlify gives a function of a site with a database; nothing of the site's own names it.
     process.env.NETLIFY_DB_URL = url;
     const env = { INQUIRY_OUTBOX: "postgres", INQUIRY_WEBHOOK_URL: hook.url, INQUIRY_RATE_LIMIT_REQUESTS: "1000" };
     const config = () => readInquiryConfig(content.form.delivery, env);
-    const logs: string[] = [];
     const fn = createGatsbyFunction({
       content,
       siteHeaders: commonHeaders,
       config,
-      log: lineLog((line) => logs.push(line)),
+      log: pino({ level: "silent" }),
     });
     const stored = openSqlOutbox(config());
     try {
@@ -201,19 +183,13 @@ describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
       const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
       const outcome = await runScheduledDelivery(content.form.delivery, {
         config,
-        log: lineLog((line) => logs.push(line)),
+        log: pino({ level: "silent" }),
         now: () => later,
       });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
       expect((await stored.entry(reference, 8))?.state).toBe("delivered");
       // Netlify's tracker owns the versions there: the store ran no migration of its own.
-      const check = new Client({ connectionString: url });
-      await check.connect();
-      try {
-        expect((await check.query("SELECT to_regclass('store_migrations') AS found")).rows).toEqual([{ found: null }]);
-      } finally {
-        await check.end();
-      }
+      expect(await onPostgres(url, "SELECT to_regclass('store_migrations') AS found")).toEqual([{ found: null }]);
     } finally {
       delete process.env.NETLIFY_DB_URL;
       await stored.close();
@@ -362,7 +338,7 @@ describe("/api/inquiry as a Gatsby Function, where the platform differs from a s
       content,
       siteHeaders: { ...commonHeaders, "Cache-Control": "public, max-age=600" },
       config: () => readInquiryConfig(content.form.delivery, { INQUIRY_DATA_DIR: dataDir }),
-      log: lineLog(() => undefined),
+      log: pino({ level: "silent" }),
     });
     const refused = await call(cached, "hello", { contentType: "text/plain" });
     expect([refused.status, refused.headers["cache-control"], refused.headers["x-frame-options"]]).toEqual([

@@ -7,7 +7,7 @@ import { operationSettings, readInquiryConfig, type InquiryConfig } from "../ser
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { createInquiryHandler, type InquiryRequest } from "../server/inquiries/handler";
 import { inquirySchema } from "../src/content-contract/schema";
-import { lineLog } from "../server/inquiries/operational-log";
+import pino from "pino";
 
 /**
  * The inquiry settings an operator gives in the environment: how fast inquiries are delivered, retried and
@@ -146,7 +146,7 @@ describe("the too-many message", () => {
     const handler = createInquiryHandler({
       content,
       config: () => configWith({ INQUIRY_RATE_LIMIT_REQUESTS: "1", INQUIRY_RATE_LIMIT_WINDOW_SECONDS: "900" }),
-      log: lineLog(() => undefined),
+      log: pino({ level: "silent" }),
     });
     expect(await handler.screen(request)).toBeNull();
     const page = await handler.screen(request);

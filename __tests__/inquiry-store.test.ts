@@ -9,12 +9,12 @@ import type net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Client } from "pg";
 import { UnknownLayoutError, type OutboxRecord } from "../server/inquiries/outbox";
-import { netlifyMigrationFiles, statementsOf } from "../server/inquiries/store/schema";
+import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
+import { migrateAsNetlifyDoes, onPostgres } from "../testing/postgres";
 import { sampleRecord } from "./support/outbox-fixtures";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
@@ -22,17 +22,19 @@ import { shifted, type Offset } from "./support/test-clock";
 /**
  * What the SQL store (server/inquiries/store/) does beyond the outbox contract the other suites run it
  * through: its migrations on both engines, its queue's claims, two delivery runs at once, and carrying an
- * SQLite file of sqlite-outbox.ts's layout over in place.
+ * SQLite file of layout version 1 or 2 (legacy-sqlite.ts) over in place.
  */
 
 const record = (reference: string, transports: OutboxRecord["transports"] = ["webhook"]) =>
   sampleRecord(reference, transports);
 const START = record("CRS-TIME-0000").receivedAt;
 const at = (offset: Offset) => shifted(START, offset);
+/** A time long past: the end of a lock that expired then. */
+const LONG_AGO = new Date(0).toISOString();
 const DAY = START.slice(0, 10);
 const held = (reference: string): OutboxRecord => ({ ...record(reference), quarantine: { reason: "sent too fast" } });
 
-/** Dumps of databases the previous release's sqlite-outbox.ts wrote. */
+/** Dumps of SQLite stores of layout versions 1 and 2: no code here writes those layouts, so they are kept as SQL. */
 const LEGACY_FIXTURES = path.join(__dirname, "fixtures/legacy-sqlite");
 
 const sqlStores = useSqlStores();
@@ -55,13 +57,7 @@ const onDatabase = async (kind: string, text: string, values: unknown[] = []): P
       db.close();
     }
   }
-  const client = new Client({ connectionString: sqlStores.postgresUrl });
-  await client.connect();
-  try {
-    return (await client.query<Record<string, unknown>>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
+  return onPostgres(sqlStores.postgresUrl, text, values);
 };
 
 it("writes Netlify's migration files from the schema, as they are in the project", () => {
@@ -167,7 +163,7 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
     expect(lost).toEqual(["the delivery lease was taken over by another run"]);
     // The lock that passed to the other run is left to it until it expires.
     expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toBeNull();
-    await onDatabase(kind, "UPDATE store_state SET until = '2000-01-01T00:00:00.000Z' WHERE name = 'delivery-run'");
+    await onDatabase(kind, `UPDATE store_state SET until = '${LONG_AGO}' WHERE name = 'delivery-run'`);
     expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toEqual({ value: "again" });
   });
 
@@ -238,9 +234,7 @@ describe("the SQL store on Postgres, migrated by Netlify", () => {
   sqlStores.databasePerTest(SQL_POSTGRES);
 
   it("works on a database that Netlify migrated from the project's files, running no migration of its own", async () => {
-    for (const { text } of netlifyMigrationFiles()) {
-      for (const statement of statementsOf(text)) await onDatabase(SQL_POSTGRES, statement);
-    }
+    await migrateAsNetlifyDoes(sqlStores.postgresUrl);
     const database = openPostgresStore({ connectionString: sqlStores.postgresUrl, migrate: false });
     try {
       const outbox = new SqlOutbox(database);
@@ -347,8 +341,7 @@ describe("the SQL store on SQLite", () => {
   });
 
   /**
-   * A database file as the previous release's sqlite-outbox.ts left it, from its dump in fixtures/legacy-sqlite/:
-   * that code is gone, so its layout and rows are kept as the SQL it wrote.
+   * A database file of layout version 1 or 2, from its dump in fixtures/legacy-sqlite/.
    */
   const legacyFile = (version: 1 | 2) => {
     const db = new DatabaseSync(file());
@@ -376,9 +369,9 @@ describe("the SQL store on SQLite", () => {
     };
   };
 
-  it("carries a store of sqlite-outbox.ts's layout over in place, in one step, with nothing lost", async () => {
+  it("carries a store of layout version 2 over in place, in one step, with nothing lost", async () => {
     // An inquiry in each state, a digest with a failed attempt, a release and a mark to keep, and what the
-    // previous release's outbox said of them all (version-2.json, written by it beside its dump).
+    // code that wrote it said of them all (version-2.json, recorded beside its dump).
     legacyFile(2);
     const before: unknown = JSON.parse(readFileSync(path.join(LEGACY_FIXTURES, "version-2.json"), "utf8"));
     const outbox = open();

@@ -35,9 +35,7 @@ import { storedRecordsIn } from "./support/outbox-fixtures";
 import { RELEASE_PATH } from "../server/inquiries/release-link";
 import { resultPagePolicy } from "../server/inquiries/result-page";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import { startPostgres } from "../testing/postgres";
-import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
-import { Client } from "pg";
+import { migrateAsNetlifyDoes, onPostgres, startPostgres } from "../testing/postgres";
 
 const root = path.resolve(__dirname, "..");
 const publicDir = path.join(root, "public");
@@ -818,23 +816,14 @@ interface NetlifyStore {
 const netlifyDatabase = async (): Promise<NetlifyStore> => {
   const server = await startPostgres();
   let url = "";
-  const onDatabase = async <T extends object>(text: string): Promise<T[]> => {
-    const client = new Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text)).rows;
-    } finally {
-      await client.end();
-    }
-  };
   return {
     env: async () => {
       url = await server.database();
-      for (const { text } of netlifyMigrationFiles()) await onDatabase(text);
+      await migrateAsNetlifyDoes(url);
       return { INQUIRY_OUTBOX: "postgres", NETLIFY_DB_URL: url };
     },
     references: async () =>
-      (await onDatabase<{ reference: string }>("SELECT reference FROM inquiries")).map((row) => row.reference),
+      (await onPostgres<{ reference: string }>(url, "SELECT reference FROM inquiries")).map((row) => row.reference),
     stop: () => server.stop(),
   };
 };

@@ -18,7 +18,7 @@ import { openOutbox } from "../server/inquiries/open-outbox";
 import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
 import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { addToReport, type BlobsLoadFigures } from "./report";
-import { lineLog } from "../server/inquiries/operational-log";
+import pino from "pino";
 
 const root = path.resolve(__dirname, "..");
 const percentile = (sorted: readonly number[], share: number) =>
@@ -62,7 +62,7 @@ export const measureBlobsLoad = async (invocations = 200, repeats = 20): Promise
       content,
       siteHeaders: commonHeaders,
       config: () => readInquiryConfig(delivery, functionEnv),
-      log: lineLog(() => undefined),
+      log: pino({ level: "silent" }),
     });
     const event = blobs.lambdaEvent();
     const sends = [
@@ -98,7 +98,7 @@ export const measureBlobsLoad = async (invocations = 200, repeats = 20): Promise
     const config = readInquiryConfig(delivery, operatorEnv);
     let scheduledRuns = 0;
     for (let pending = Infinity; pending > 0 && scheduledRuns < 10; scheduledRuns += 1) {
-      const outcome = await runScheduledDelivery(delivery, { config: () => config, log: lineLog(() => undefined) });
+      const outcome = await runScheduledDelivery(delivery, { config: () => config, log: pino({ level: "silent" }) });
       pending = outcome.ran ? outcome.pending : pending;
     }
 

@@ -14,7 +14,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "pg";
 import { processUsage, startSite } from "../testing/site-server";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
@@ -22,7 +21,7 @@ import { openPostgresStore } from "../server/inquiries/store/postgres";
 import type { Engine } from "../server/inquiries/store/schema";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE, openSqliteOutbox } from "../server/inquiries/store/sqlite";
-import { startPostgres } from "../testing/postgres";
+import { onPostgres, startPostgres } from "../testing/postgres";
 import { emptyInquiry } from "../src/inquiry/values";
 import { memoryLimit } from "../testing/memory-limit";
 import { p95AllowanceMs } from "./budgets";
@@ -155,23 +154,14 @@ const postgresEngine = async (root: string): Promise<EngineUnderTest> => {
     store: async (name) => {
       const url = await server.database();
       const outbox = new SqlOutbox(openPostgresStore({ connectionString: url }));
-      const onDatabase = async <T extends object>(text: string): Promise<T[]> => {
-        const client = new Client({ connectionString: url });
-        await client.connect();
-        try {
-          return (await client.query<T>(text)).rows;
-        } finally {
-          await client.end();
-        }
-      };
       const sizeMb = async () => {
-        const [size] = await onDatabase<{ bytes: string }>("SELECT pg_database_size(current_database()) AS bytes");
+        const [size] = await onPostgres<{ bytes: string }>(url, "SELECT pg_database_size(current_database()) AS bytes");
         return Number(size?.bytes ?? 0) / 1024 / 1024;
       };
       // A store with years of history was vacuumed and analysed by autovacuum long before; one loaded a
       // moment ago was not, and autovacuum would do it in the middle of the measurement.
       const settle = async () => {
-        await onDatabase("VACUUM ANALYZE");
+        await onPostgres(url, "VACUUM ANALYZE");
       };
       return {
         env: { INQUIRY_DATA_DIR: path.join(root, name), INQUIRY_OUTBOX: "postgres", INQUIRY_DATABASE_URL: url },

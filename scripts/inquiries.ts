@@ -330,7 +330,7 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
  */
 const copyBlobs = async ({ outbox, content }: Context): Promise<number> => {
   const target = readInquiryConfig(content.form.delivery, runtimeEnvironment());
-  if (!isRetaining(outbox) || target.outbox === "blobs") {
+  if (!(outbox instanceof BlobsOutbox) || target.outbox === "blobs") {
     console.error(
       "--copy-from-blobs copies into the database: set INQUIRY_DATABASE_URL, or INQUIRY_DATA_DIR for SQLite.",
     );
@@ -424,7 +424,10 @@ const openStore = async (): Promise<Context | number> => {
   const content = readInquiryContent(path.join(projectRoot(), "content"));
   // A site named on the command line means its Blobs store, whatever the environment says.
   const blobs =
-    options.site ?? options.token ?? options.store ?? (options["copy-from-blobs"] ? "copied from" : undefined);
+    options.site !== undefined ||
+    options.token !== undefined ||
+    options.store !== undefined ||
+    options["copy-from-blobs"];
   const config = readInquiryConfig(content.form.delivery, {
     ...runtimeEnvironment(),
     // The Blobs store is read instead of the database the environment may name (which a copy writes to).

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -9,6 +9,30 @@ import { Client } from "pg";
 const run = promisify(execFile);
 /** Debian's `postgresql-15` package. */
 const BIN = "/usr/lib/postgresql/15/bin";
+
+/** Netlify's migrations folder, whose files Netlify's deploy applies in the order of their names. */
+const NETLIFY_MIGRATIONS = path.resolve(__dirname, "../netlify/database/migrations");
+
+/** Runs `text` on the database at `url` over a connection of its own, as another program would: its rows. */
+export const onPostgres = async <Row extends object = Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: readonly unknown[] = [],
+): Promise<Row[]> => {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, [...values])).rows;
+  } finally {
+    await client.end();
+  }
+};
+
+/** The database at `url` as Netlify's deploy leaves it: each file of netlify/database/migrations/ applied, in order. */
+export const migrateAsNetlifyDoes = async (url: string): Promise<void> => {
+  for (const file of readdirSync(NETLIFY_MIGRATIONS).sort())
+    await onPostgres(url, readFileSync(path.join(NETLIFY_MIGRATIONS, file), "utf8"));
+};
 
 /** A Postgres server for the tests: `database()` makes an empty database on it and gives its connection string. */
 export interface TestPostgres {
@@ -87,19 +111,10 @@ export const startPostgres = async ({ niced = true }: { readonly niced?: boolean
   const given = process.env.TEST_DATABASE_URL;
   const server = given ? { url: given, stop: () => Promise.resolve() } : await startLocal(niced);
   const made: string[] = [];
-  const admin = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    const client = new Client({ connectionString: server.url });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
   return {
     database: async () => {
       const name = `site_test_${process.pid}_${made.length + 1}`;
-      await admin((client) => client.query(`CREATE DATABASE ${name}`));
+      await onPostgres(server.url, `CREATE DATABASE ${name}`);
       made.push(name);
       const url = new URL(server.url);
       url.pathname = `/${name}`;
@@ -107,9 +122,7 @@ export const startPostgres = async ({ niced = true }: { readonly niced?: boolean
     },
     stop: async () => {
       if (given) {
-        await admin(async (client) => {
-          for (const name of made) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        });
+        for (const name of made) await onPostgres(server.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       }
       await server.stop();
     },

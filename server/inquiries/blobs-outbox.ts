@@ -410,6 +410,11 @@ export class BlobsOutbox implements InquiryOutbox, RetainingOutbox, RetentionRec
     return { items, damaged };
   }
 
+  /** The references an operator marked as kept, in one listing. */
+  async keptReferences(): Promise<string[]> {
+    return (await this.keys(KEPT)).map((key) => key.slice(KEPT.length));
+  }
+
   private async keys(prefix: string): Promise<string[]> {
     return (await this.blobs.list(prefix)).map((blob) => blob.key);
   }

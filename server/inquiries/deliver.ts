@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { DeliveryPolicy, InquiryConfig, TransportName } from "./config";
 import { emailBody, webhookPayload } from "./message";
+import type { OperationalLog } from "./operational-log";
 import type { InquiryOutbox, OutboxRecord } from "./outbox";
 
 export interface DeliveryResult {
@@ -10,10 +11,28 @@ export interface DeliveryResult {
 }
 
 /** Each transport's outcome as a log line names it: `email: sent; webhook: failed (HTTP 500)`. */
-export const resultsText = (results: readonly DeliveryResult[]): string =>
+const resultsText = (results: readonly DeliveryResult[]): string =>
   results
     .map((result) => `${result.transport}: ${result.ok ? "sent" : `failed (${result.detail ?? "unknown"})`}`)
     .join("; ");
+
+/**
+ * Logs one message's attempts, `subject` first: at info when every transport took it, else at warn (a
+ * transport that failed is tried again after its backoff, or after its last attempt left as a dead letter,
+ * which the pass counts and /healthz reports). Whether every transport took it.
+ */
+export const logResults = (
+  log: OperationalLog,
+  fields: Readonly<Record<string, unknown>>,
+  subject: string,
+  results: readonly DeliveryResult[],
+): boolean => {
+  const sent = results.every((result) => result.ok);
+  const line = `${subject} ${resultsText(results)}`;
+  if (sent) log.info(fields, line);
+  else log.warn(fields, line);
+  return sent;
+};
 
 /** A failure described in words of our own, so its message is safe to log. */
 class DeliveryError extends Error {}

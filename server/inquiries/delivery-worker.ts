@@ -1,7 +1,7 @@
 import type { OperationalLog } from "./operational-log";
 import { setTimeout as sleep } from "node:timers/promises";
 import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
-import { deliver, resultsText } from "./deliver";
+import { deliver, logResults } from "./deliver";
 import { digestPass, type DigestContent, type DigestOutcome } from "./digest";
 import { mapLimited } from "./map-limited";
 import { isRetaining, nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
@@ -91,17 +91,13 @@ export const deliverEntries = async (
     const transports = transportsToTry(entry, config, retryDead);
     if (transports.length === 0) return;
     const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
-    if (results.every((result) => result.ok)) delivered += 1;
-    else failed += 1;
-    if (results.some((result) => result.ok)) reached += 1;
     const fields = {
       reference: entry.record.reference,
       deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
     };
-    const line = `${entry.record.reference} ${resultsText(results)}`;
-    // A transport that failed is tried again later: a warning, not yet an error.
-    if (results.every((result) => result.ok)) log.info(fields, line);
-    else log.warn(fields, line);
+    if (logResults(log, fields, entry.record.reference, results)) delivered += 1;
+    else failed += 1;
+    if (results.some((result) => result.ok)) reached += 1;
   });
   return { delivered, failed, reached };
 };

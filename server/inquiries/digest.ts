@@ -2,7 +2,7 @@ import type { OperationalLog } from "./operational-log";
 import escapeHtml from "escape-html";
 import { configuredTransports, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
-import { resultsText, sendThrough, type AttemptOutcome, type OutgoingMessage } from "./deliver";
+import { logResults, sendThrough, type AttemptOutcome, type OutgoingMessage } from "./deliver";
 import { fieldsHtml, fieldsText } from "./message";
 import {
   isDigesting,
@@ -232,11 +232,7 @@ const deliverDigest = async (
   }
   const message = digestMessage(digest, records, content, config);
   const results = await sendThrough(message, transports, config, record, entry.attemptsByTransport, now);
-  const line = `digest ${digest.id} of ${records.length} held inquiries ${resultsText(results)}`;
-  // A transport that failed is tried again later: a warning, not yet an error.
-  if (results.every((result) => result.ok)) log.info({ digest: digest.id }, line);
-  else log.warn({ digest: digest.id }, line);
-  return results.every((result) => result.ok);
+  return logResults(log, { digest: digest.id }, `digest ${digest.id} of ${records.length} held inquiries`, results);
 };
 
 /**

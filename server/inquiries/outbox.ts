@@ -186,17 +186,23 @@ export interface AddResult {
   readonly created: boolean;
 }
 
-/** Every inquiry of `contents` with where it stands, in the order of its records. */
-export const entriesOf = (
-  { records, attempts, releases }: Pick<OutboxContents, "records" | "attempts" | "releases">,
-  maxAttempts: number,
-): OutboxEntry[] => {
+/** Attempts by the reference of their inquiry, each inquiry's in the order given. */
+export const attemptsByReference = (attempts: readonly DeliveryAttempt[]): Map<string, DeliveryAttempt[]> => {
   const byReference = new Map<string, DeliveryAttempt[]>();
   for (const attempt of attempts) {
     const list = byReference.get(attempt.reference) ?? [];
     list.push(attempt);
     byReference.set(attempt.reference, list);
   }
+  return byReference;
+};
+
+/** Every inquiry of `contents` with where it stands, in the order of its records. */
+export const entriesOf = (
+  { records, attempts, releases }: Pick<OutboxContents, "records" | "attempts" | "releases">,
+  maxAttempts: number,
+): OutboxEntry[] => {
+  const byReference = attemptsByReference(attempts);
   const released = new Set(releases.map((release) => release.reference));
   return records.map((record) =>
     entryOf(record, byReference.get(record.reference) ?? [], released.has(record.reference), maxAttempts),

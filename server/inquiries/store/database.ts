@@ -1,13 +1,13 @@
 import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import { UnknownLayoutError } from "../outbox";
-import { fromLegacySqlite, LEGACY_VERSIONS, legacySqliteLayout } from "./legacy-sqlite";
+import { fromLegacySqlite, LEGACY_VERSIONS, legacySqliteLayout, setAsideLegacyTables } from "./legacy-sqlite";
 import { MIGRATIONS, statementsOf, type Engine, type Tables } from "./schema";
 
 /** Serialises the runners of several processes that open one Postgres database at once. */
 const MIGRATION_LOCK = 4_902_417;
 
 /** How an engine's connection is opened and looked after; what differs between them beyond the SQL. */
-export interface EngineHooks {
+interface EngineHooks {
   /** After rows were removed: leaves nothing of them in the engine's files (SQLite's WAL), where it can. */
   readonly afterRemoval?: (db: Kysely<Tables>) => Promise<void>;
   /** Brings the schema up to date with the store's own runner; false where the platform applies migrations. */
@@ -61,12 +61,12 @@ export class StoreDatabase {
 /**
  * Applies every migration the database lacks, in one transaction, recording each in `store_migrations`;
  * refuses, before anything is written, a database that records a migration this code does not know (a
- * later release's). An SQLite file of the earlier SQLite outbox's layout is carried over into the new tables in
- * the same transaction, so that it is either wholly migrated or untouched.
+ * later release's). An SQLite file of layout version 1 or 2 (legacy-sqlite.ts) is carried over into the new
+ * tables in the same transaction, so that it is either wholly migrated or untouched.
  */
 const migrate = async ({ engine, location, db }: StoreDatabase): Promise<void> => {
   const known = MIGRATIONS.map((migration) => migration.name);
-  // SQLite's layout versions go on from the earlier SQLite outbox's (see LEGACY_VERSIONS); Postgres's start at 1.
+  // SQLite's layout versions go on from versions 1 and 2 (LEGACY_VERSIONS); Postgres's start at 1.
   const offset = engine === "sqlite" ? LEGACY_VERSIONS : 0;
   const refuse = (found: number) => new UnknownLayoutError(location, String(found), offset + known.length);
   await db.transaction().execute(async (trx) => {
@@ -78,7 +78,7 @@ const migrate = async ({ engine, location, db }: StoreDatabase): Promise<void> =
     const applied = (await trx.selectFrom("store_migrations").select("name").execute()).map((row) => row.name);
     if (applied.some((name) => !known.includes(name))) throw refuse(offset + applied.length);
     if (applied.length === known.length) return;
-    if (legacy) await legacy.setAside(trx);
+    if (legacy) await setAsideLegacyTables(trx);
     for (const migration of MIGRATIONS.filter(({ name }) => !applied.includes(name))) {
       for (const statement of statementsOf(migration.sql(engine))) await sql.raw(statement).execute(trx);
       await trx

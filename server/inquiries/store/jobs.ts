@@ -9,17 +9,16 @@ import {
   type OutboxEntry,
   type OutboxRecord,
 } from "../outbox";
+import type { AttemptOutcome } from "../deliver";
 import type { AttemptRow, JobState, Tables } from "./schema";
 
 export type Query = Kysely<Tables>;
-/** An attempt without what it was of: an inquiry's reference, or a digest's day. */
-export type Outcome = Omit<DeliveryAttempt, "reference">;
 
 interface Found {
   readonly id: number;
   readonly row: JobWithInquiry;
   /** Every attempt of its message, oldest first. */
-  readonly attempts: readonly Outcome[];
+  readonly attempts: readonly AttemptOutcome[];
 }
 /** A job with where its message stands: an inquiry or a digest. */
 export type JobEntry =
@@ -38,7 +37,7 @@ export const chunksOf = <T>(items: readonly T[]): T[][] =>
     items.slice(index * CHUNK, (index + 1) * CHUNK),
   );
 
-const outcomeOf = (row: Selectable<AttemptRow>): Outcome => ({
+const outcomeOf = (row: Selectable<AttemptRow>): AttemptOutcome => ({
   transport: row.transport as TransportName,
   ok: row.ok === 1,
   at: row.at,
@@ -46,7 +45,7 @@ const outcomeOf = (row: Selectable<AttemptRow>): Outcome => ({
   ...(row.retry_at === null ? {} : { retryAt: row.retry_at }),
 });
 
-export const attemptRow = (job: number, outcome: Outcome) => ({
+export const attemptRow = (job: number, outcome: AttemptOutcome) => ({
   job,
   transport: outcome.transport,
   ok: outcome.ok ? 1 : 0,
@@ -56,8 +55,8 @@ export const attemptRow = (job: number, outcome: Outcome) => ({
 });
 
 /** Every attempt of each of `jobs`, oldest first. */
-const attemptsOf = async (q: Query, jobs: readonly number[]): Promise<Map<number, Outcome[]>> => {
-  const byJob = new Map<number, Outcome[]>();
+const attemptsOf = async (q: Query, jobs: readonly number[]): Promise<Map<number, AttemptOutcome[]>> => {
+  const byJob = new Map<number, AttemptOutcome[]>();
   for (const chunk of chunksOf(jobs)) {
     const rows = await q.selectFrom("attempts").selectAll().where("job", "in", chunk).orderBy("id").execute();
     for (const row of rows) byJob.set(row.job, [...(byJob.get(row.job) ?? []), outcomeOf(row)]);
@@ -75,10 +74,10 @@ export const jobRows = (q: Query) =>
     .selectAll("jobs")
     .select(["inquiries.position", "inquiries.record", "inquiries.released_at", "inquiries.kept"]);
 export type JobRows = ReturnType<typeof jobRows>;
-export type JobWithInquiry = Awaited<ReturnType<JobRows["executeTakeFirstOrThrow"]>>;
+type JobWithInquiry = Awaited<ReturnType<JobRows["executeTakeFirstOrThrow"]>>;
 
 /** Where the message of each of `rows` stands, from its attempts (and an inquiry's record and release). */
-export const entriesOf = async (q: Query, rows: readonly JobWithInquiry[], maxAttempts: number) => {
+export const jobEntriesOf = async (q: Query, rows: readonly JobWithInquiry[], maxAttempts: number) => {
   const attempts = await attemptsOf(
     q,
     rows.map((row) => row.id),
@@ -132,6 +131,6 @@ export const newInquiryJob = (record: OutboxRecord, tried: readonly DeliveryAtte
 
 /** Files a job again from its message and every attempt: after an attempt, a release, or a migration. */
 export const refreshJob = async (q: Query, id: number): Promise<void> => {
-  const [found] = await entriesOf(q, await jobRows(q).where("jobs.id", "=", id).execute(), Number.POSITIVE_INFINITY);
+  const [found] = await jobEntriesOf(q, await jobRows(q).where("jobs.id", "=", id).execute(), Number.POSITIVE_INFINITY);
   if (found) await q.updateTable("jobs").set(standingOf(found.entry)).where("id", "=", id).execute();
 };

@@ -1,11 +1,11 @@
 import { sql } from "kysely";
 import { OPEN, refreshJob, type Query } from "./jobs";
-import { MIGRATIONS, STATE } from "./schema";
+import { MIGRATIONS, STATE, type JobKind } from "./schema";
 
 /**
- * The layout versions the earlier SQLite outbox (sqlite-outbox.ts) wrote into `PRAGMA user_version`: 1 (0 before it recorded one) and
- * 2 (the digest of held inquiries). This store's versions go on from there, so a release that reads only
- * those refuses the new layout rather than misreading it.
+ * The single server's SQLite layouts before this store, in `PRAGMA user_version`: 1 (or 0, unrecorded) and 2
+ * (the digest of held inquiries), dumped in __tests__/fixtures/legacy-sqlite/. This store's versions go on
+ * from there, so a release that reads only those refuses the new layout rather than misreading it.
  */
 export const LEGACY_VERSIONS = 2;
 
@@ -13,11 +13,9 @@ export const LEGACY_VERSIONS = 2;
 const LEGACY_TABLES = ["legacy_inquiries", "legacy_attempts", "phase_counts", "leases", "health"];
 const LEGACY_DIGEST_TABLES = ["digests", "digest_attempts", "digest_day"];
 
-export interface LegacyLayout {
+interface LegacyLayout {
   /** Version 2: digests, their attempts, the last digest day, and the digest that listed each inquiry. */
   readonly digests: boolean;
-  /** Renames the tables whose names the new layout takes, before its migrations run. */
-  setAside(trx: Query): Promise<void>;
 }
 
 const tablesOf = async (trx: Query): Promise<Set<string>> =>
@@ -28,7 +26,7 @@ const tablesOf = async (trx: Query): Promise<Set<string>> =>
   );
 
 /**
- * The layout the earlier outbox left in this file, or null for a new file or one of this store's; refuses
+ * The layout version 1 or 2 left in this file, or null for a new file or one of this store's; refuses
  * (through `refuse`) a version later than this code writes.
  */
 export const legacySqliteLayout = async (
@@ -40,17 +38,24 @@ export const legacySqliteLayout = async (
   if (version > LEGACY_VERSIONS + MIGRATIONS.length) throw refuse(version);
   const tables = await tablesOf(trx);
   if (version > LEGACY_VERSIONS || !tables.has("phase_counts")) return null;
-  return {
-    digests: tables.has("digests"),
-    setAside: async (q) => {
-      await sql`ALTER TABLE inquiries RENAME TO legacy_inquiries`.execute(q);
-      await sql`ALTER TABLE attempts RENAME TO legacy_attempts`.execute(q);
-    },
-  };
+  return { digests: tables.has("digests") };
 };
 
+/** Renames the tables of version 1 or 2 whose names the new layout takes, before its migrations run. */
+export const setAsideLegacyTables = async (trx: Query): Promise<void> => {
+  await sql`ALTER TABLE inquiries RENAME TO legacy_inquiries`.execute(trx);
+  await sql`ALTER TABLE attempts RENAME TO legacy_attempts`.execute(trx);
+};
+
+/** Version 1 or 2's attempts, in the order they were made, each under its message's job (named by `subject`). */
+const attemptsFrom = (table: string, kind: JobKind, subject: string) =>
+  sql`INSERT INTO attempts (job, transport, ok, at, detail, retry_at)
+    SELECT jobs.id, old.transport, old.ok, old.at, old.detail, old.retry_at
+    FROM ${sql.table(table)} AS old JOIN jobs ON jobs.kind = ${sql.lit(kind)} AND jobs.subject = ${sql.ref(`old.${subject}`)}
+    ORDER BY old.rowid`;
+
 /**
- * Copies everything the earlier outbox stored into the new tables, inside the migration's transaction:
+ * Copies everything version 1 or 2 stored into the new tables, inside the migration's transaction:
  * each inquiry at its old position (so paging goes on where it was), with its release, its mark to keep,
  * its digest, and every attempt in order; each digest with its attempts; the last digest day. Then files
  * every open job again from its attempts (which also files as held an inquiry version 1 judged automated
@@ -64,18 +69,12 @@ export const fromLegacySqlite = async (trx: Query, { digests }: LegacyLayout): P
       FROM legacy_inquiries ORDER BY rowid`,
     sql`INSERT INTO jobs (kind, subject, state, created_at, due_at)
       SELECT 'inquiry', reference, phase, received_at, due_at FROM legacy_inquiries ORDER BY rowid`,
-    sql`INSERT INTO attempts (job, transport, ok, at, detail, retry_at)
-      SELECT jobs.id, old.transport, old.ok, old.at, old.detail, old.retry_at
-      FROM legacy_attempts AS old JOIN jobs ON jobs.kind = 'inquiry' AND jobs.subject = old.reference
-      ORDER BY old.rowid`,
+    attemptsFrom("legacy_attempts", "inquiry", "reference"),
     ...(digests
       ? [
           sql`INSERT INTO jobs (kind, subject, state, created_at, payload)
             SELECT 'digest', id, phase, created_at, digest FROM digests ORDER BY id`,
-          sql`INSERT INTO attempts (job, transport, ok, at, detail, retry_at)
-            SELECT jobs.id, old.transport, old.ok, old.at, old.detail, old.retry_at
-            FROM digest_attempts AS old JOIN jobs ON jobs.kind = 'digest' AND jobs.subject = old.digest
-            ORDER BY old.rowid`,
+          attemptsFrom("digest_attempts", "digest", "digest"),
           sql`INSERT INTO store_state (name, value) SELECT ${STATE.digestDay}, day FROM digest_day`,
         ]
       : []),

@@ -12,9 +12,9 @@ export interface PassLockOptions {
 }
 
 /**
- * The lock of a whole delivery pass, as delivery-worker.ts takes it (InquiryOutbox.whileDelivering), until
- * the worker claims jobs from the queue itself: a row of `store_state` taken by an upsert that succeeds only
- * where it is free or its holder's time ran out, renewed while the pass runs. A pass whose lock another
+ * The lock of a whole delivery pass, as delivery-worker.ts takes it (InquiryOutbox.whileDelivering): a row
+ * of `store_state` taken by an upsert that succeeds only where it is free or its holder's time ran out,
+ * renewed while the pass runs. A pass whose lock another
  * took (this process stalled past its expiry) is told through `onLost`: its work goes on to its end, but
  * starts no more deliveries.
  */
@@ -53,8 +53,9 @@ export const whileHoldingPassLock = async <T>(
   }
   let lost = false;
   const loseIt = (error: Error) => {
-    if (!lost) onLost(error);
+    if (lost) return;
     lost = true;
+    onLost(error);
   };
   const renewal = setInterval(() => {
     const until = new Date(Date.now() + leaseTtlMs).toISOString();

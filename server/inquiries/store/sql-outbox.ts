@@ -4,6 +4,7 @@ import path from "node:path";
 import { sql } from "kysely";
 import type { RetentionPolicy, TransportName } from "../config";
 import {
+  attemptsByReference,
   DuplicateReferenceError,
   retentionCutoffs,
   senderAddressKey,
@@ -29,12 +30,13 @@ import {
   type RetentionRecord,
   type StoredInquiry,
 } from "../outbox";
+import type { AttemptOutcome } from "../deliver";
 import type { StoreDatabase } from "./database";
 import { whileHoldingPassLock, type PassLockOptions } from "./pass-lock";
 import {
   attemptRow,
   chunksOf,
-  entriesOf,
+  jobEntriesOf,
   jobStateOf,
   jobRows,
   newInquiryJob,
@@ -43,7 +45,6 @@ import {
   OPEN,
   type JobEntry,
   type JobRows,
-  type Outcome,
   type Query,
 } from "./jobs";
 import { STATE, type JobKind } from "./schema";
@@ -106,6 +107,31 @@ const inquiryRow = (record: OutboxRecord, { releasedAt, kept }: ArrivingHistory)
   kept: kept ? 1 : 0,
 });
 
+/** Attempts, each recorded once: one already recorded (the same job, transport and time) is passed over. How many were new. */
+const addAttempts = async (q: Query, rows: readonly ReturnType<typeof attemptRow>[]): Promise<number> => {
+  let added = 0;
+  for (const chunk of chunksOf(rows)) {
+    const inserted = await q
+      .insertInto("attempts")
+      .values(chunk)
+      .onConflict((conflict) => conflict.doNothing())
+      .executeTakeFirst();
+    added += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
+  }
+  return added;
+};
+
+/** Marks a held inquiry released at `at`, once: whether this call did. */
+const markReleased = async (q: Query, reference: string, at: string): Promise<boolean> => {
+  const released = await q
+    .updateTable("inquiries")
+    .set({ released_at: at })
+    .where("reference", "=", reference)
+    .where("released_at", "is", null)
+    .executeTakeFirst();
+  return released.numUpdatedRows > 0n;
+};
+
 /** An inquiry with everything stored about it, from its job's entry. */
 const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
   record: entry.record,
@@ -116,7 +142,7 @@ const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
 
 /**
  * The inquiry store in SQL, the same on SQLite and Postgres: inquiries, and one queue of jobs (a delivery
- * per inquiry, a digest per day of held ones) with their attempts. Its rules are the earlier outboxes'; what
+ * per inquiry, a digest per day of held ones) with their attempts. Its rules are the outbox contract's (outbox.ts); what
  * differs between the engines is in schema.ts and StoreDatabase.
  */
 export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord, DigestingOutbox {
@@ -198,15 +224,11 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   }
 
   /** The attempt, and its job filed again; one of a message no longer stored (erased meanwhile) is dropped. */
-  private recordOutcome(kind: JobKind, subject: string, outcome: Outcome): Promise<void> {
+  private recordOutcome(kind: JobKind, subject: string, outcome: AttemptOutcome): Promise<void> {
     return this.write(async (q) => {
       const job = await this.lockJob(q, kind, subject);
       if (!job) return;
-      await q
-        .insertInto("attempts")
-        .values(attemptRow(job.id, outcome))
-        .onConflict((conflict) => conflict.doNothing())
-        .execute();
+      await addAttempts(q, [attemptRow(job.id, outcome)]);
       await refreshJob(q, job.id);
     });
   }
@@ -223,14 +245,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   release(reference: string, at: Date = new Date()): Promise<boolean> {
     return this.write(async (q) => {
       const job = await this.lockJob(q, "inquiry", reference);
-      if (job?.state !== "held") return false;
-      const released = await q
-        .updateTable("inquiries")
-        .set({ released_at: at.toISOString() })
-        .where("reference", "=", reference)
-        .where("released_at", "is", null)
-        .executeTakeFirst();
-      if (released.numUpdatedRows === 0n) return false;
+      if (job?.state !== "held" || !(await markReleased(q, reference, at.toISOString()))) return false;
       await refreshJob(q, job.id);
       return true;
     });
@@ -245,7 +260,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     const rows = await where(jobRows(q).where("jobs.kind", "=", "inquiry"))
       .orderBy("inquiries.position")
       .execute();
-    return (await entriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "inquiry" ? [found] : []));
+    return (await jobEntriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "inquiry" ? [found] : []));
   }
 
   read(): Promise<OutboxContents> {
@@ -349,7 +364,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       const ids = (await this.database.locking(candidates, true).execute()).map((row) => row.id);
       const rows =
         ids.length === 0 ? [] : await jobRows(q).where("jobs.id", "in", ids).orderBy("jobs.due_at").execute();
-      const found = await entriesOf(q, rows, maxAttempts);
+      const found = await jobEntriesOf(q, rows, maxAttempts);
       const due = ({ entry }: JobEntry) =>
         (entry.state === "pending" && entry.dueAt !== null && entry.dueAt <= at) ||
         (entry.state === "stored" && storedToo);
@@ -557,7 +572,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return this.query(async (q) => {
       // Sorted here: ordered in SQL by day, the planner would walk every job's day to spare sorting a few.
       const rows = await jobRows(q).where("jobs.kind", "=", "digest").where("jobs.state", "=", OPEN).execute();
-      const digests = (await entriesOf(q, rows, maxAttempts)).flatMap((found) =>
+      const digests = (await jobEntriesOf(q, rows, maxAttempts)).flatMap((found) =>
         found.kind === "digest" ? [found.entry] : [],
       );
       return digests.sort((a, b) => a.digest.id.localeCompare(b.digest.id));
@@ -572,9 +587,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   absorb({ records, attempts = [], releases = [], kept = [] }: AbsorbedInquiries) {
     return this.write(async (q) => {
       const counts = { inquiries: 0, attempts: 0 };
-      const attemptsOf = new Map<string, DeliveryAttempt[]>();
-      for (const attempt of attempts)
-        attemptsOf.set(attempt.reference, [...(attemptsOf.get(attempt.reference) ?? []), attempt]);
+      const attemptsOf = attemptsByReference(attempts);
       const releasedAt = new Map(releases.map((release) => [release.reference, release.at]));
       const keptOnes = new Set(kept);
       const historyOf = (reference: string): ArrivingHistory => ({
@@ -590,13 +603,12 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
           .onConflict((conflict) => conflict.doNothing())
           .returning("reference")
           .execute();
-        const firstOf = new Map<string, OutboxRecord>();
-        for (const record of chunk) if (!firstOf.has(record.reference)) firstOf.set(record.reference, record);
+        // Each inserted reference's first record in the chunk: a later one of the same reference is not new.
+        const insertedReferences = new Set(inserted.map((row) => row.reference));
         const fresh = new Map<string, OutboxRecord>();
-        for (const { reference } of inserted) {
-          const record = firstOf.get(reference);
-          if (record) fresh.set(reference, record);
-        }
+        for (const record of chunk)
+          if (insertedReferences.has(record.reference) && !fresh.has(record.reference))
+            fresh.set(record.reference, record);
         const jobs =
           fresh.size === 0
             ? []
@@ -610,17 +622,10 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
                 )
                 .returning(["id", "subject"])
                 .execute();
-        const attemptRows = jobs.flatMap((job) =>
-          historyOf(job.subject).attempts.map((tried) => attemptRow(job.id, tried)),
+        counts.attempts += await addAttempts(
+          q,
+          jobs.flatMap((job) => historyOf(job.subject).attempts.map((tried) => attemptRow(job.id, tried))),
         );
-        for (const rows of chunksOf(attemptRows)) {
-          const added = await q
-            .insertInto("attempts")
-            .values(rows)
-            .onConflict((conflict) => conflict.doNothing())
-            .executeTakeFirst();
-          counts.attempts += Number(added.numInsertedOrUpdatedRows ?? 0n);
-        }
         counts.inquiries += fresh.size;
         // One already here (or named twice) gains only what it lacks.
         for (const record of chunk.filter((candidate) => fresh.get(candidate.reference) !== candidate))
@@ -634,22 +639,11 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   private async addHistory(q: Query, reference: string, history: ArrivingHistory): Promise<number> {
     const job = await this.lockJob(q, "inquiry", reference);
     if (!job) return 0;
-    let added = 0;
-    for (const attempt of history.attempts) {
-      const inserted = await q
-        .insertInto("attempts")
-        .values(attemptRow(job.id, attempt))
-        .onConflict((conflict) => conflict.doNothing())
-        .executeTakeFirst();
-      added += Number(inserted.numInsertedOrUpdatedRows ?? 0n);
-    }
-    if (history.releasedAt !== null)
-      await q
-        .updateTable("inquiries")
-        .set({ released_at: history.releasedAt })
-        .where("reference", "=", reference)
-        .where("released_at", "is", null)
-        .execute();
+    const added = await addAttempts(
+      q,
+      history.attempts.map((attempt) => attemptRow(job.id, attempt)),
+    );
+    if (history.releasedAt !== null) await markReleased(q, reference, history.releasedAt);
     if (history.kept) await q.updateTable("inquiries").set({ kept: 1 }).where("reference", "=", reference).execute();
     await refreshJob(q, job.id);
     return added;
