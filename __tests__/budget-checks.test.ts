@@ -128,8 +128,10 @@ describe("the gates of npm run check:budgets on reports/bench.json", () => {
   });
 
   it("fail every gate of a part the report does not hold", () => {
-    const { blobs: _blobs, ...withoutBlobs } = measured;
-    expect(failed(withoutBlobs)).toEqual([{ what: "Blobs load (npm run bench:blobs)", actual: "not measured" }]);
+    const { netlifyLoad: _netlifyLoad, ...withoutNetlifyLoad } = measured;
+    expect(failed(withoutNetlifyLoad)).toEqual([
+      { what: "Netlify load (npm run bench:netlify)", actual: "not measured" },
+    ]);
     const inquiryGates = judgeBenchReport(measured, budgets)
       .map(({ what }) => what)
       .filter((what) => /^(inquiry load|refused requests|rate limit flood):/.test(what));
@@ -237,35 +239,6 @@ describe("the weight of a page's JavaScript, from Lighthouse's network-requests 
         { shipsScripts: false },
       ),
     ).toEqual({ scripts: [], stylesheets: ["http://localhost:9000/styles.css"] });
-  });
-});
-
-describe("the Blobs scale gates of npm run check:budgets", () => {
-  const scaleChecks = (blobsScale: unknown) =>
-    judgeBenchReport({ ...measured, blobsScale } as typeof measured, budgets)
-      .filter((check) => check.what.startsWith("Blobs at scale"))
-      .filter((check) => !check.ok)
-      .map(({ what, actual }) => ({ what, actual }));
-
-  it("pass runs within budgets.json's blobsScale, and fail a run that grew with the history or delivered late", () => {
-    expect(scaleChecks(measured.blobsScale)).toEqual([]);
-    const grown = { ...measured.blobsScale, requests: 240, keysListed: 100_001, deliveredAfterSeconds: 53 };
-    expect(scaleChecks(grown)).toEqual([
-      { what: "Blobs at scale: the pending inquiry delivered after (s)", actual: "53" },
-      { what: "Blobs at scale: requests in the run", actual: "240" },
-      { what: "Blobs at scale: keys listed in the run", actual: "100001" },
-    ]);
-    // Fewer stored than budgets.json's count proves nothing about the history.
-    expect(scaleChecks({ ...measured.blobsScale, stored: 100 })).toEqual([
-      { what: "Blobs at scale: delivered inquiries stored", actual: "100" },
-    ]);
-  });
-
-  it("fail a scale run that was not measured, or never delivered the pending inquiry", () => {
-    expect(scaleChecks(undefined)).toEqual([{ what: "Blobs at scale (npm run bench:blobs)", actual: "not measured" }]);
-    expect(scaleChecks({ ...measured.blobsScale, deliveredAfterSeconds: null })).toEqual([
-      { what: "Blobs at scale: the pending inquiry delivered after (s)", actual: "not measured" },
-    ]);
   });
 });
 

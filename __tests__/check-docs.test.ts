@@ -141,12 +141,12 @@ describe("npm run check:docs", () => {
     edit(dir, "docs/performance-log.md", (text) =>
       text
         .replace(/(\| `deploy\.buildPeakMemoryMb` +\| )≤ 3500 MB/, "$1≤ 3000 MB")
-        .replace(/\n\| `blobsScale\.requests` [^\n]*/, "")
+        .replace(/\n\| `netlifyLoad\.inquiries` [^\n]*/, "")
         .replace("`inquiryScale.startupSeconds`", "`inquiryScale.startSeconds`"),
     );
     const result = checkDocs(dir);
     expect(result.stderr).toContain('deploy.buildPeakMemoryMb is 3500 in budgets.json, but its row says "≤ 3000 MB"');
-    expect(result.stderr).toContain("blobsScale.requests of budgets.json has no row in the table");
+    expect(result.stderr).toContain("netlifyLoad.inquiries of budgets.json has no row in the table");
     // The renamed row: a budget without its row, and a row without its budget.
     expect(result.stderr).toContain("inquiryScale.startupSeconds of budgets.json has no row in the table");
     expect(result.stderr).toContain("inquiryScale.startSeconds is not a budget of budgets.json");

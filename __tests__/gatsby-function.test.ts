@@ -9,9 +9,8 @@ import { commonHeaders } from "../server/site/common-headers";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { createGatsbyFunction, NETLIFY_CLIENT_IP_HEADER } from "../server/inquiries/gatsby-function";
-import { openOutbox, openSqlOutbox } from "../server/inquiries/open-outbox";
+import { openOutbox } from "../server/inquiries/open-outbox";
 import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
-import { startBlobsServer } from "../testing/blobs-server";
 import { callFunction as call } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import { validInquiry } from "./support/inquiry-posts";
@@ -95,64 +94,6 @@ describe("/api/inquiry as a Gatsby Function (the CDN deploy)", () => {
     expect(answer.headers["content-type"]).toMatch(/^text\/html/);
     expect(answer.headers["content-security-policy"]).toMatch(/default-src 'none'/);
   });
-
-  it("with the Blobs outbox, stores through the invocation's own store access and answers 201 though no transport took it; the scheduled delivery sends it", async () => {
-    const blobs = await startBlobsServer();
-    const hook = await startWebhookReceiver(500);
-    // No site ID or token: the store is reached with what the platform puts in each invocation's event.
-    const env = {
-      INQUIRY_OUTBOX: "blobs",
-      INQUIRY_BLOBS_STORE: "function-test",
-      INQUIRY_WEBHOOK_URL: hook.url,
-      INQUIRY_RATE_LIMIT_REQUESTS: "1000",
-    };
-    const fn = createGatsbyFunction({
-      content,
-      siteHeaders: commonHeaders,
-      config: () => readInquiryConfig(content.form.delivery, env),
-      log: pino({ level: "silent" }),
-    });
-    try {
-      const event = blobs.lambdaEvent();
-      const first = await call(fn, { ...validInquiry, idempotency_key: "function-test-key-0001" }, { event });
-      expect(first.status).toBe(201);
-      const { reference } = JSON.parse(first.body) as { reference: string };
-      // A repeat (the visitor's retry) is the same inquiry.
-      const again = await call(fn, { ...validInquiry, idempotency_key: "function-test-key-0001" }, { event });
-      expect([again.status, JSON.parse(again.body)]).toEqual([201, { reference }]);
-      expect(hook.received).toHaveLength(1);
-      // Without the event's access (and no other), nothing can be stored: the visitor is told so.
-      const unstored = await call(fn, { ...validInquiry, message: "Sent where the store cannot be reached." });
-      expect([unstored.status, JSON.parse(unstored.body)]).toEqual([
-        503,
-        { error: "The inquiry could not be stored." },
-      ]);
-
-      const stored = openOutbox(readInquiryConfig(content.form.delivery, blobs.env("function-test")));
-      const entry = await stored.entry(reference, 8);
-      expect([entry?.record.values.email, entry?.state, entry?.deliveries]).toEqual([
-        validInquiry.email,
-        "pending",
-        { webhook: "failed" },
-      ]);
-
-      hook.answerWith(204);
-      process.env.NETLIFY_BLOBS_CONTEXT = blobs.functionContext();
-      const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
-      const outcome = await runScheduledDelivery(content.form.delivery, {
-        config: () => readInquiryConfig(content.form.delivery, env),
-        log: pino({ level: "silent" }),
-        now: () => later,
-      });
-      expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
-      expect(hook.received.map((request) => request.headers["x-inquiry-reference"])).toEqual([reference, reference]);
-      expect((await stored.entry(reference, 8))?.state).toBe("delivered");
-    } finally {
-      delete process.env.NETLIFY_BLOBS_CONTEXT;
-      await hook.close();
-      await blobs.close();
-    }
-  });
 });
 
 describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
@@ -171,13 +112,21 @@ describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
       config,
       log: pino({ level: "silent" }),
     });
-    const stored = openSqlOutbox(config());
+    const stored = openOutbox(config());
     try {
       const first = await call(fn, { ...validInquiry, idempotency_key: "function-test-key-0002" });
       expect(first.status).toBe(201);
       const { reference } = JSON.parse(first.body) as { reference: string };
+      // A repeat (the visitor's retry) is the same inquiry, tried once.
+      const again = await call(fn, { ...validInquiry, idempotency_key: "function-test-key-0002" });
+      expect([again.status, JSON.parse(again.body)]).toEqual([201, { reference }]);
+      expect(hook.received).toHaveLength(1);
       const entry = await stored.entry(reference, 8);
-      expect([entry?.state, entry?.deliveries]).toEqual(["pending", { webhook: "failed" }]);
+      expect([entry?.record.values.email, entry?.state, entry?.deliveries]).toEqual([
+        validInquiry.email,
+        "pending",
+        { webhook: "failed" },
+      ]);
 
       hook.answerWith(204);
       const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
@@ -187,6 +136,7 @@ describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
         now: () => later,
       });
       expect(outcome).toMatchObject({ ran: true, due: 1, delivered: 1, pending: 0 });
+      expect(hook.received.map((request) => request.headers["x-inquiry-reference"])).toEqual([reference, reference]);
       expect((await stored.entry(reference, 8))?.state).toBe("delivered");
       // Netlify's tracker owns the versions there: the store ran no migration of its own.
       expect(await onPostgres(url, "SELECT to_regclass('store_migrations') AS found")).toEqual([{ found: null }]);

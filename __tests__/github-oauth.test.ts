@@ -13,7 +13,7 @@ import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { createGithubOAuth, readGithubOAuthSettings, type GithubOAuthSettings } from "../server/sign-in/github-oauth";
 import { createSignInFunctions } from "../server/sign-in/gatsby-functions";
 import { blobsSpentStates, SPENT_STATES_STORE } from "../server/sign-in/blobs-spent-states";
-import { BlobsStore } from "../server/inquiries/blobs-store";
+import { blobsAccessFromLambdaEvent, BlobsStore, BlobsWriteError } from "../server/sign-in/blobs-store";
 import { startBlobsServer } from "../testing/blobs-server";
 import { recordingResponse, type FunctionAnswer } from "../testing/gatsby-function-call";
 import {
@@ -419,6 +419,13 @@ describe("the CDN deploy's sign-in functions", () => {
     blobs = await startBlobsServer();
   });
   afterAll(() => blobs.close());
+  /** The local Blobs server's access, as an invocation's event gives it. */
+  const edgeAccess = () => ({
+    siteID: blobs.siteID,
+    token: blobs.token,
+    edgeURL: blobs.url,
+    uncachedEdgeURL: blobs.url,
+  });
 
   const settingsEnv = () => ({
     CMS_GITHUB_CLIENT_ID: FAKE_CLIENT_ID,
@@ -508,10 +515,7 @@ describe("the CDN deploy's sign-in functions", () => {
 
   it("keep a spent state only until it expires: each spend removes the records past their expiry", async () => {
     // A store of its own: the test above left a record in the deploy's, which expires in real time.
-    const store = new BlobsStore(
-      { store: `${SPENT_STATES_STORE}-expiry`, siteID: blobs.siteID, token: blobs.token, serverURL: blobs.url },
-      null,
-    );
+    const store = new BlobsStore(`${SPENT_STATES_STORE}-expiry`, edgeAccess());
     let time = 1_000_000;
     const spent = blobsSpentStates(store, () => time);
     expect(await spent.spend("first", time + 600_000)).toBe(true);
@@ -519,6 +523,23 @@ describe("the CDN deploy's sign-in functions", () => {
     time += 600_001;
     expect(await spent.spend("second", time + 600_000)).toBe(true);
     expect((await store.list("")).map((entry) => entry.key)).toEqual([`${time + 600_000}-second`]);
+  });
+
+  it("never take a write the store refused for a first spend", async () => {
+    const refused = new BlobsStore(`${SPENT_STATES_STORE}-refused`, { ...edgeAccess(), token: "not-the-token" });
+    // @netlify/blobs answers such a conditional write as made; the store reads the status itself.
+    await expect(refused.writeIfNew(`${Date.now() + 600_000}-state`, { spent: true })).rejects.toBeInstanceOf(
+      BlobsWriteError,
+    );
+  });
+
+  it("read an invocation's store access only where strong consistency is possible", () => {
+    const event = blobs.lambdaEvent();
+    expect(blobsAccessFromLambdaEvent(event)).toEqual(edgeAccess());
+    const cachedOnly = Buffer.from(JSON.stringify({ url: blobs.url, token: "t" })).toString("base64");
+    expect(blobsAccessFromLambdaEvent({ ...event, blobs: cachedOnly })).toBeNull();
+    expect(blobsAccessFromLambdaEvent({ ...event, headers: {} })).toBeNull();
+    expect(blobsAccessFromLambdaEvent(undefined)).toBeNull();
   });
 
   it("refuse on Netlify when the invocation carries no store credentials, rather than accept a state unrecorded", async () => {

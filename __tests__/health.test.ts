@@ -152,7 +152,7 @@ describe("the probe", () => {
     const read = healthProbe({
       openOutbox: () => {
         opened += 1;
-        throw new Error("INQUIRY_OUTBOX must be sqlite or blobs, not file");
+        throw new Error("INQUIRY_OUTBOX must be sqlite or postgres, not file");
       },
       releases: null,
       clock: clock.now,

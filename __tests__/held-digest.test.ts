@@ -11,16 +11,9 @@ import { webhookSignature } from "../server/inquiries/deliver";
 import { deliveryPass, DeliveryWorker } from "../server/inquiries/delivery-worker";
 import { digestDayDue, localDayAndHour } from "../server/inquiries/digest";
 import { openOutbox } from "../server/inquiries/open-outbox";
-import {
-  isDigesting,
-  isRetaining,
-  type DigestingOutbox,
-  type InquiryOutbox,
-  type RetainingOutbox,
-} from "../server/inquiries/outbox";
+import type { InquiryOutbox } from "../server/inquiries/outbox";
 import { checkReleaseLink } from "../server/inquiries/release-link";
 import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
-import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { mailParts, startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { healthDetailsHeaders } from "../testing/site-server";
 import { startInquiryApp } from "./support/inquiry-app";
@@ -73,19 +66,10 @@ interface DigestEvent {
 const eventOf = (request: { body: string }) => JSON.parse(request.body) as DigestEvent;
 
 let dir: string;
-let blobsServer: LocalBlobsServer;
-let storeNumber = 0;
-let store: string;
 let logs: string[];
 let receiver: Receiver | null;
-beforeAll(async () => {
-  blobsServer = await startBlobsServer();
-});
-afterAll(() => blobsServer.close());
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), "held-digest-"));
-  storeNumber += 1;
-  store = `held-digest-${storeNumber}`;
   logs = [];
   receiver = null;
 });
@@ -95,10 +79,7 @@ afterEach(async () => {
 });
 
 /** Each store the server can be configured with, with the environment that names it. */
-const configuredStores: [string, () => NodeJS.ProcessEnv][] = [
-  [SQL_SQLITE, () => ({ INQUIRY_DATA_DIR: dir })],
-  ["Netlify Blobs", () => blobsServer.env(store)],
-];
+const configuredStores: [string, () => NodeJS.ProcessEnv][] = [[SQL_SQLITE, () => ({ INQUIRY_DATA_DIR: dir })]];
 /** And the SQL store on Postgres, a database per test, which the suites open themselves. */
 const stores: [string, () => NodeJS.ProcessEnv][] = [
   ...configuredStores,
@@ -117,12 +98,8 @@ const onStore = (kind: string) => {
   });
 };
 
-type Store = InquiryOutbox & DigestingOutbox & RetainingOutbox;
-const opened = (config: InquiryConfig): Store => {
-  const outbox = sqlKind === null ? openOutbox(config) : sqlStores.outbox(sqlKind, dir);
-  if (!isDigesting(outbox) || !isRetaining(outbox)) throw new Error("an outbox without digests or retention");
-  return outbox;
-};
+const opened = (config: InquiryConfig): InquiryOutbox =>
+  sqlKind === null ? openOutbox(config) : sqlStores.outbox(sqlKind, dir);
 
 /**
  * One delivery pass at `when`, as the server's worker and the scheduled function run it, in a process of its own,
@@ -491,35 +468,35 @@ describe("the digest on each deploy", () => {
     expect(digestsTo(hook)).toHaveLength(1);
   });
 
-  it("is made by the scheduled function on Netlify, once", async () => {
-    receiver = await startWebhookReceiver();
-    const hook = receiver;
-    process.env.NETLIFY_BLOBS_CONTEXT = blobsServer.functionContext();
-    try {
+  describe("on Netlify, whose store is Postgres", () => {
+    sqlStores.databasePerTest(SQL_POSTGRES);
+
+    it("is made by the scheduled function, once", async () => {
+      receiver = await startWebhookReceiver();
+      const hook = receiver;
       const config = readInquiryConfig(delivery, {
-        INQUIRY_OUTBOX: "blobs",
-        INQUIRY_BLOBS_STORE: store,
+        INQUIRY_DATABASE_URL: sqlStores.postgresUrl,
         ...webhookEnv(hook.url),
       });
-      await opened(readInquiryConfig(delivery, { ...blobsServer.env(store), ...webhookEnv(hook.url) })).add(
-        heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"),
-      );
-      const run = (when: string) =>
-        runScheduledDelivery(delivery, {
-          config: () => config,
-          content,
-          log: lineLog((line) => logs.push(line)),
-          now: () => new Date(when),
+      try {
+        await openOutbox(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
+        const run = (when: string) =>
+          runScheduledDelivery(delivery, {
+            config: () => config,
+            content,
+            log: lineLog((line) => logs.push(line)),
+            now: () => new Date(when),
+          });
+        expect(await run(at("12:03"))).toMatchObject({
+          ran: true,
+          digests: { made: { id: day() }, delivered: 1 },
         });
-      expect(await run(at("12:03"))).toMatchObject({
-        ran: true,
-        digests: { made: { id: day() }, delivered: 1 },
-      });
-      expect(await run(at("12:08"))).toMatchObject({ ran: true, digests: { made: null } });
-      expect(digestsTo(hook)).toHaveLength(1);
-    } finally {
-      delete process.env.NETLIFY_BLOBS_CONTEXT;
-    }
+        expect(await run(at("12:08"))).toMatchObject({ ran: true, digests: { made: null } });
+        expect(digestsTo(hook)).toHaveLength(1);
+      } finally {
+        await openOutbox(config).close();
+      }
+    });
   });
 });
 

@@ -1,25 +1,15 @@
 /**
  * @jest-environment node
  */
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BlobsOutbox, LAYOUT_VERSION as BLOBS_LAYOUT_VERSION } from "../server/inquiries/blobs-outbox";
-import { BlobsStore, BlobsWriteError, blobsAccessFromLambdaEvent } from "../server/inquiries/blobs-store";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { openOutbox } from "../server/inquiries/open-outbox";
-import {
-  isRetaining,
-  UnknownLayoutError,
-  UnknownReferenceError,
-  type InquiryOutbox,
-  type OutboxRecord,
-} from "../server/inquiries/outbox";
+import { UnknownReferenceError, type InquiryOutbox, type OutboxRecord } from "../server/inquiries/outbox";
 import { DATABASE_FILE, openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { newReference, referencePattern } from "../server/inquiries/reference";
-import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { sampleRecord } from "./support/outbox-fixtures";
 import { forgetProcessState } from "./support/outbox-restart";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
@@ -32,31 +22,17 @@ const record = (reference: string): OutboxRecord => sampleRecord(reference, ["em
 const START = record("CRS-TIME-0000").receivedAt;
 /** The instant `offset` from START (before it, where negative). */
 const at = (offset: Offset) => shifted(START, offset);
-/** START's day, as a digest is named (YYYY-MM-DD). */
-const DAY = START.slice(0, 10);
 
 let dir: string;
-let blobsServer: LocalBlobsServer;
-let storeNumber = 0;
-let store: string;
-beforeAll(async () => {
-  blobsServer = await startBlobsServer();
-});
-afterAll(() => blobsServer.close());
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), "outbox-test-"));
-  // A store of its own for each test, on the one server.
-  storeNumber += 1;
-  store = `outbox-test-${storeNumber}`;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const blobsConfig = () => readInquiryConfig(delivery, blobsServer.env(store));
 const sqlStores = useSqlStores();
 
-/** Each kind of outbox, opened the way the code opens it from the configuration; the SQL store on each engine. */
+/** The SQL store on each engine. */
 const kinds: [string, () => InquiryOutbox][] = [
-  ["Netlify Blobs", () => openOutbox(blobsConfig())],
   [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
   [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
 ];
@@ -176,12 +152,6 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     expect(listed.filter((reference) => reference === "CRS-JJJJ-0003").length + (due.heldUnread ?? 0)).toBe(1);
   });
 
-  /** The outbox with what it does with personal data (both kinds have it). */
-  const retaining = () => {
-    const outbox = open();
-    if (!isRetaining(outbox)) throw new Error(`${outbox.location} keeps no retention`);
-    return outbox;
-  };
   const retention = { deliveredMonths: 24, quarantinedDays: 30 };
   const from = (reference: string, receivedAt: string, address: string, extra: Partial<OutboxRecord> = {}) => ({
     ...record(reference),
@@ -191,7 +161,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
   });
 
   it("removes what is past its retention, with its attempts: never a kept one, nor one whose sender wrote since", async () => {
-    const outbox = retaining();
+    const outbox = open();
     const spam = { quarantine: { reason: "honeypot filled" } };
     const delivered = async (reference: string, receivedAt: string, address: string) => {
       await outbox.add(from(reference, receivedAt, address, { idempotencyKey: `key-of-${reference}` }));
@@ -259,7 +229,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
   });
 
   it("removes nothing once told to stop, and says it did not finish", async () => {
-    const outbox = retaining();
+    const outbox = open();
     await outbox.add(from("CRS-STOP-0001", at({ months: -34, days: -21, hours: -1 }), "gone@example.gov"));
     expect(await outbox.removeExpired(new Date(START), retention, () => true)).toEqual({
       inquiries: 0,
@@ -270,7 +240,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
   });
 
   it("exports a person's inquiries with everything about them, and erases one by reference", async () => {
-    const outbox = retaining();
+    const outbox = open();
     await outbox.add(
       from("CRS-PERS-0001", at({ days: -2, hours: -1 }), "ask@example.gov", {
         quarantine: { reason: "sent too fast" },
@@ -351,8 +321,6 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     release();
     expect(await holding).toEqual({ value: "first" });
     expect(await waiting).toEqual({ value: "third" });
-    // The third run may wait up to 5 s for the lease, as long as jest's default for a whole test: under a loaded
-    // CI machine the local Blobs server's answers took the rest. The test is of turn-taking, not of speed.
   }, 15_000);
 });
 
@@ -361,7 +329,7 @@ describe("the SQL store as configured", () => {
     const outbox = openOutbox(readInquiryConfig(delivery, { INQUIRY_DATA_DIR: dir }));
     expect(outbox.location).toBe(path.join(dir, DATABASE_FILE));
     expect(readInquiryConfig(delivery, { INQUIRY_OUTBOX: "SQLite" }).outbox).toBe("sqlite");
-    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" })).toThrow(/sqlite, postgres or blobs/);
+    expect(() => readInquiryConfig(delivery, { INQUIRY_OUTBOX: "file" })).toThrow(/sqlite or postgres/);
   });
 
   it("is a Postgres by URL where INQUIRY_DATABASE_URL is set, and refuses one named beside another store", () => {
@@ -376,6 +344,15 @@ describe("the SQL store as configured", () => {
     expect(() => readInquiryConfig(delivery, { INQUIRY_DATABASE_URL: "mysql://db/inquiries" })).toThrow(
       /INQUIRY_DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/,
     );
+  });
+
+  it("is Netlify Database where Netlify gives its connection string, unless INQUIRY_OUTBOX says otherwise", () => {
+    const url = "postgres://netlify:secret@db.netlify.example:5432/site";
+    expect(readInquiryConfig(delivery, { NETLIFY_DB_URL: url })).toMatchObject({
+      outbox: "postgres",
+      databaseUrl: null,
+    });
+    expect(readInquiryConfig(delivery, { NETLIFY_DB_URL: url, INQUIRY_OUTBOX: "sqlite" }).outbox).toBe("sqlite");
   });
 
   it("stores many inquiries that arrive at once, each durable when its promise resolves", async () => {
@@ -395,267 +372,6 @@ describe("the SQL store as configured", () => {
     rmSync(blocked);
     await openSqliteOutbox(blocked).add(record("CRS-XXXX-0001"));
     await openSqliteOutbox(blocked).probe();
-  });
-});
-
-describe("the Netlify Blobs outbox", () => {
-  /** Direct access to the test's store, as another process (or a person with the API) has it. */
-  const rawStore = () => new BlobsStore(blobsConfig().blobs);
-  const hash = (text: string) => createHash("sha256").update(text).digest("hex");
-  /** The shard's folder of what is filed under `name` (an inquiry's reference, an address's hash). */
-  const shardFolder = (prefix: string, name: string) => `${prefix}/${hash(name).slice(0, 2)}/${name}/`;
-
-  const layoutOnDisk = async () => JSON.parse((await rawStore().get("meta/layout")) ?? "null") as unknown;
-
-  it("records its layout version with its first write, and not on a look at an empty store", async () => {
-    expect(await openOutbox(blobsConfig()).read()).toMatchObject({ records: [] });
-    expect(await new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 }).holdsAnything()).toBe(false);
-    await openOutbox(blobsConfig()).add(record("CRS-VERS-0001"));
-    expect(BLOBS_LAYOUT_VERSION).toBe(1);
-    expect(await layoutOnDisk()).toEqual({ version: BLOBS_LAYOUT_VERSION });
-  });
-
-  it("reads a store written before the version was recorded as the current layout, and records it at a write", async () => {
-    const outbox = openOutbox(blobsConfig());
-    await outbox.add(record("CRS-VERS-0002"));
-    await rawStore().delete("meta/layout");
-    forgetProcessState();
-    const earlier = openOutbox(blobsConfig());
-    expect((await earlier.entries(8, "open")).entries.map((entry) => entry.record.reference)).toEqual([
-      "CRS-VERS-0002",
-    ]);
-    expect(await layoutOnDisk()).toBeNull();
-    await earlier.recordAttempt({ reference: "CRS-VERS-0002", transport: "email", ok: true, at: "t1" });
-    expect(await layoutOnDisk()).toEqual({ version: BLOBS_LAYOUT_VERSION });
-    expect((await earlier.entry("CRS-VERS-0002", 8))?.state).toBe("delivered");
-  });
-
-  it("refuses a store of a layout version it does not know, naming both versions, before writing anything", async () => {
-    await rawStore().write("meta/layout", { version: 2 });
-    const refused = openOutbox(blobsConfig()).add(record("CRS-VERS-0003"));
-    await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
-    await expect(refused).rejects.toThrow(
-      `Netlify Blobs store "${store}" of site ${blobsServer.siteID} records layout version 2, and this release of the site reads version 1`,
-    );
-    await expect(openOutbox(blobsConfig()).entries(8, "open")).rejects.toThrow(/layout version 2/);
-    expect((await rawStore().list("")).map((blob) => blob.key)).toEqual(["meta/layout"]);
-    // A stamp this code never writes is refused alike.
-    await rawStore().write("meta/layout", "version one");
-    forgetProcessState();
-    await expect(openOutbox(blobsConfig()).read()).rejects.toThrow(/layout version unreadable/);
-  });
-
-  it("stores a repeat under the reference its key was claimed for when the first request died in between", async () => {
-    // The first request claimed the key, then its instance ended before the inquiry itself was written.
-    const first = { ...record("CRS-KKKK-0001"), idempotencyKey: "key-died-in-between-01" };
-    await rawStore().write("keys/key-died-in-between-01", first, { onlyIfNew: true });
-    const repeat = { ...record("CRS-KKKK-0002"), idempotencyKey: "key-died-in-between-01" };
-    expect(await openOutbox(blobsConfig()).add(repeat)).toEqual({ reference: "CRS-KKKK-0001", created: false });
-    const { records } = await openOutbox(blobsConfig()).read();
-    expect(records).toEqual([first]);
-  });
-
-  it("never takes a write the store refused for a stored inquiry", async () => {
-    // The store's layout is known to this process: the add's first request is then its write.
-    await openOutbox(blobsConfig()).probe();
-    const config = readInquiryConfig(delivery, { ...blobsServer.env(store), NETLIFY_BLOBS_TOKEN: "not-the-token" });
-    const failed = openOutbox(config).add(record("CRS-LLLL-0001"));
-    await expect(failed).rejects.toBeInstanceOf(BlobsWriteError);
-    await expect(failed).rejects.toThrow(/HTTP 403/);
-    expect((await openOutbox(blobsConfig()).read()).records).toEqual([]);
-  });
-
-  it("leaves inquiries it has marked delivered out of the open ones, unread", async () => {
-    const outbox = openOutbox(blobsConfig());
-    await outbox.add(record("CRS-MMMM-0001"));
-    await outbox.add(record("CRS-MMMM-0002"));
-    await outbox.recordAttempt({ reference: "CRS-MMMM-0001", transport: "email", ok: true, at: "t1" });
-    // The first look at it marks it delivered...
-    expect((await outbox.entries(8, "open")).entries.map((entry) => entry.state)).toEqual(["delivered", "pending"]);
-    // ...and from then on a pass does not read it at all, even if its blob were unreadable.
-    await rawStore().write("inquiries/CRS-MMMM-0001", "not an inquiry");
-    const open = await outbox.entries(8, "open");
-    expect([open.entries.map((entry) => entry.record.reference), open.damagedLines]).toEqual([["CRS-MMMM-0002"], 0]);
-    // Every inquiry is read for a full listing: there it counts as damaged.
-    expect((await outbox.entries(8, "all")).damagedLines).toBe(1);
-  });
-
-  it("leaves a quarantined inquiry out of the open ones, unread but counted, until it is released", async () => {
-    const outbox = openOutbox(blobsConfig());
-    await outbox.add({ ...record("CRS-NNNN-0001"), quarantine: { reason: "honeypot filled" } });
-    await outbox.add({
-      ...record("CRS-NNNN-0002"),
-      idempotencyKey: "key-held-in-quarantine",
-      quarantine: { reason: "sent too fast" },
-    });
-    // Unread: not even a blob that is not an inquiry would be noticed.
-    await rawStore().write("inquiries/CRS-NNNN-0001", "not an inquiry");
-    const held = await outbox.entries(8, "open");
-    expect([held.entries, held.heldUnread, held.damagedLines]).toEqual([[], 2, 0]);
-    await outbox.release("CRS-NNNN-0002");
-    const released = await outbox.entries(8, "open");
-    expect([released.entries.map((entry) => [entry.record.reference, entry.state]), released.heldUnread]).toEqual([
-      [["CRS-NNNN-0002", "pending"]],
-      1,
-    ]);
-  });
-
-  it("lists only the open marks in a delivery pass, which delivery empties: never the history", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    for (const reference of ["CRS-OPEN-0001", "CRS-OPEN-0002", "CRS-OPEN-0003"]) await outbox.add(record(reference));
-    await outbox.add({ ...record("CRS-OPEN-0004"), quarantine: { reason: "honeypot filled" } });
-    await outbox.recordAttempt({ reference: "CRS-OPEN-0001", transport: "email", ok: true, at: "t1" });
-    await outbox.recordAttempt({ reference: "CRS-OPEN-0002", transport: "email", ok: true, at: "t1" });
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    try {
-      const first = await outbox.entries(8, "open");
-      expect(first.entries.map((entry) => [entry.record.reference, entry.state])).toEqual([
-        ["CRS-OPEN-0001", "delivered"],
-        ["CRS-OPEN-0002", "delivered"],
-        ["CRS-OPEN-0003", "pending"],
-      ]);
-      const second = await outbox.entries(8, "open");
-      expect([second.entries.map((entry) => entry.record.reference), second.heldUnread]).toEqual([
-        ["CRS-OPEN-0003"],
-        1,
-      ]);
-      const prefixes = new Set(listed.mock.calls.map(([prefix]) => prefix.split("/")[0]));
-      // The open marks, the held marks, and the attempts and releases of open inquiries only.
-      expect([...prefixes].sort()).toEqual(["attempts", "open", "quarantined", "releases"]);
-      expect(listed.mock.calls.filter(([prefix]) => prefix.includes("CRS-OPEN-0001"))).toHaveLength(2);
-    } finally {
-      listed.mockRestore();
-    }
-    expect((await rawStore().list("open/")).map((blob) => blob.key)).toEqual(["open/CRS-OPEN-0003"]);
-  });
-
-  it("lists in a retention run only the days of its queues and the days past their time: never the history", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    const retention = { deliveredMonths: 24, quarantinedDays: 30 };
-    const now = new Date(START);
-    for (let index = 0; index < 30; index += 1) {
-      await outbox.add({
-        ...record(`CRS-HIST-${String(index).padStart(4, "0")}`),
-        // From January to September of START's year, each from the 10th to the 19th, at 9:00.
-        receivedAt: at({ months: (index % 9) - 10, days: (index % 10) - 12, hours: -1 }),
-      });
-    }
-    const gone = at({ months: -25, days: -21, hours: -1 });
-    await outbox.add({ ...record("CRS-GONE-0001"), receivedAt: gone, replyTo: { address: "gone@example.gov" } });
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    const folders = jest.spyOn(BlobsStore.prototype, "directories");
-    try {
-      expect(await outbox.removeExpired(now, retention)).toEqual({ inquiries: 1, quarantined: 0, complete: true });
-      expect(folders.mock.calls.map(([prefix]) => prefix).sort()).toEqual(["expiry/", "held/"]);
-      // Inside: the one day past its time, and what the inquiry found there needs.
-      const prefixes = listed.mock.calls.map(([prefix]) => prefix);
-      expect(prefixes.filter((prefix) => prefix.startsWith("expiry/"))).toEqual([`expiry/${gone.slice(0, 10)}/`]);
-      expect(prefixes.filter((prefix) => /^(inquiries|received|open|attempts\/CRS-HIST)/.test(prefix))).toEqual([]);
-    } finally {
-      listed.mockRestore();
-      folders.mockRestore();
-    }
-  });
-
-  it("lists an inquiry's own shards to read it, never a folder per inquiry", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    await outbox.add(record("CRS-SHRD-0001"));
-    await outbox.recordAttempt({ reference: "CRS-SHRD-0001", transport: "email", ok: true, at: "t1" });
-    const listed = jest.spyOn(BlobsStore.prototype, "list");
-    try {
-      expect((await outbox.entry("CRS-SHRD-0001", 8))?.state).toBe("delivered");
-      expect(listed.mock.calls.map(([prefix]) => prefix).sort()).toEqual([
-        shardFolder("attempts", "CRS-SHRD-0001"),
-        shardFolder("releases", "CRS-SHRD-0001"),
-      ]);
-    } finally {
-      listed.mockRestore();
-    }
-  });
-
-  it("leaves no key that names an erased inquiry or its sender", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    await outbox.add({
-      ...record("CRS-ERAS-0001"),
-      idempotencyKey: "key-erased-0001",
-      quarantine: { reason: "sent too fast" },
-    });
-    await outbox.release("CRS-ERAS-0001");
-    await outbox.recordAttempt({ reference: "CRS-ERAS-0001", transport: "email", ok: true, at: "t1" });
-    await outbox.keep("CRS-ERAS-0001");
-    await outbox.add(record("CRS-STAY-0001"));
-    const before = (await rawStore().list("")).map((blob) => blob.key);
-    const sender = before.find((key) => key.startsWith("senders/"))?.split("/")[2] ?? "";
-    expect(sender).toMatch(/^[0-9a-f]{64}$/);
-    expect(await outbox.erase(["CRS-ERAS-0001"])).toEqual(["CRS-ERAS-0001"]);
-    const after = (await rawStore().list("")).map((blob) => blob.key);
-    expect(after.filter((key) => key.includes("CRS-ERAS-0001") || key.includes("key-erased-0001"))).toEqual([]);
-    // The other inquiry from the same address keeps its own key under the sender.
-    expect(after.filter((key) => key.includes(sender))).toEqual([expect.stringContaining("CRS-STAY-0001")]);
-  });
-
-  it("leaves no key that names an erased held inquiry a digest listed", async () => {
-    const outbox = new BlobsOutbox(rawStore(), { attemptTimeoutMs: 20_000 });
-    await outbox.add({ ...record("CRS-ERAS-0002"), quarantine: { reason: "honeypot filled" } });
-    const digest = await outbox.takeDigest(DAY, new Date(at({ hours: 2 })), ["email"]);
-    expect(digest?.references).toEqual(["CRS-ERAS-0002"]);
-    expect((await rawStore().list("digested/")).map((blob) => blob.key)).toEqual(["digested/CRS-ERAS-0002"]);
-    expect(await outbox.erase(["CRS-ERAS-0002"])).toEqual(["CRS-ERAS-0002"]);
-    const after = (await rawStore().list("")).map((blob) => blob.key);
-    expect(after.filter((key) => key.includes("CRS-ERAS-0002"))).toEqual([]);
-  });
-
-  it("does not deliver while another process holds an unexpired lease, and takes over an expired one", async () => {
-    const future = new Date(Date.now() + 60_000).toISOString();
-    await rawStore().write("lease/delivery", { holder: "another process", expiresAt: future });
-    expect(await openOutbox(blobsConfig()).whileDelivering(() => Promise.resolve("mine"))).toBeNull();
-
-    const past = new Date(Date.now() - 1_000).toISOString();
-    await rawStore().write("lease/delivery", { holder: "a process that died", expiresAt: past });
-    expect(await openOutbox(blobsConfig()).whileDelivering(() => Promise.resolve("mine"))).toEqual({ value: "mine" });
-    // Released when done: the next run need not wait for it to expire.
-    expect(await openOutbox(blobsConfig()).whileDelivering(() => Promise.resolve("next"))).toEqual({ value: "next" });
-  });
-
-  it("stops starting deliveries once another run has taken its lease over", async () => {
-    const outbox = new BlobsOutbox(new BlobsStore(blobsConfig().blobs), {
-      attemptTimeoutMs: 100,
-      lease: { ttlMs: 3_000, renewMs: 200, marginMs: 500 },
-    });
-    const lost: string[] = [];
-    const seen = await outbox.whileDelivering(
-      async (lease) => {
-        const before = lease.mayStart();
-        // Another run, judging the lease expired (a clock far ahead, say), writes its own.
-        await rawStore().write("lease/delivery", {
-          holder: "another run",
-          expiresAt: new Date(Date.now() + 60_000).toISOString(),
-        });
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        return [before, lease.mayStart()];
-      },
-      0,
-      (error) => lost.push(error.message),
-    );
-    expect(seen).toEqual({ value: [true, false] });
-    expect(lost).toEqual(["the delivery lease was taken over by another run"]);
-    // The lease that passed to the other run is not released by the run that lost it.
-    const text = await rawStore().get("lease/delivery");
-    expect(JSON.parse(text ?? "{}")).toMatchObject({ holder: "another run" });
-  });
-
-  it("reads a Lambda event's store access only where strong consistency is possible", () => {
-    const event = blobsServer.lambdaEvent();
-    expect(blobsAccessFromLambdaEvent(event)).toEqual({
-      siteID: blobsServer.siteID,
-      token: blobsServer.token,
-      edgeURL: blobsServer.url,
-      uncachedEdgeURL: blobsServer.url,
-    });
-    const cachedOnly = Buffer.from(JSON.stringify({ url: blobsServer.url, token: "t" })).toString("base64");
-    expect(blobsAccessFromLambdaEvent({ ...event, blobs: cachedOnly })).toBeNull();
-    expect(blobsAccessFromLambdaEvent({ ...event, headers: {} })).toBeNull();
-    expect(blobsAccessFromLambdaEvent(undefined)).toBeNull();
   });
 });
 

@@ -12,18 +12,18 @@ import { createReleaseFunction } from "../server/inquiries/release-function";
 import { quarantineEndsAt, RELEASE_PATH, releaseUrl } from "../server/inquiries/release-link";
 import { resultPagePolicy } from "../server/inquiries/result-page";
 import { commonHeaders } from "../server/site/common-headers";
-import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { callFunction } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import { startInquiryApp } from "./support/inquiry-app";
 import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor } from "./support/held-inquiries";
 import { lineLog } from "../server/inquiries/operational-log";
+import { SQL_POSTGRES, useSqlStores } from "./support/sql-stores";
 
 /**
  * The release link of the digest of held inquiries (server/inquiries/release.ts): the page it opens changes
  * nothing, its button releases the inquiry once, and a forged, altered, expired or used link is refused with a
  * page saying so, and nothing changes. On the single server (its route) and on Netlify (the Gatsby function,
- * with the invocation's Blobs store).
+ * over Postgres as over Netlify Database).
  */
 
 const content = readInquiryContent(path.resolve("content"));
@@ -254,42 +254,32 @@ describe("/api/inquiry-release on the single server", () => {
   });
 });
 
-describe("/api/inquiry-release as the Gatsby Function Netlify runs, with the invocation's Blobs store", () => {
-  let blobsServer: LocalBlobsServer;
-  let storeNumber = 0;
-  beforeAll(async () => {
-    blobsServer = await startBlobsServer();
-  });
-  afterAll(() => blobsServer.close());
+describe("/api/inquiry-release as the Gatsby Function Netlify runs, on Postgres", () => {
+  const sqlStores = useSqlStores();
+  sqlStores.databasePerTest(SQL_POSTGRES);
 
   it("shows the page, releases with the button and delivers before answering, once, and refuses its own address", async () => {
-    storeNumber += 1;
-    const store = `release-function-${storeNumber}`;
     const hook = await startWebhookReceiver(204);
+    const config = readInquiryConfig(delivery, {
+      INQUIRY_DATABASE_URL: sqlStores.postgresUrl,
+      INQUIRY_WEBHOOK_URL: hook.url,
+      ...RELEASE_LINKS_ENV,
+    });
     try {
-      // As on Netlify: the store by name, its access in each invocation's event.
-      const config = readInquiryConfig(delivery, {
-        INQUIRY_OUTBOX: "blobs",
-        INQUIRY_BLOBS_STORE: store,
-        INQUIRY_WEBHOOK_URL: hook.url,
-        ...RELEASE_LINKS_ENV,
-      });
       const fn = createReleaseFunction({
         content,
         siteHeaders: commonHeaders,
         config: () => config,
         log: lineLog((line) => logs.push(line)),
       });
-      const direct = openOutbox(readInquiryConfig(delivery, blobsServer.env(store)));
+      const direct = openOutbox(config);
       const record = heldAnHourAgo("CRS-7K4M-2Q9D", "sent too fast");
       await direct.add(record);
       const link = linkFor(record);
-      const event = blobsServer.lambdaEvent();
       const call = (method: string, url: string, body = "", headers: Record<string, string> = {}) =>
         callFunction(fn, body, {
           method,
           url,
-          event,
           remoteAddress: null,
           bodyIn: "adapter",
           contentType: "application/x-www-form-urlencoded",
@@ -322,6 +312,7 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, with the inv
       expect(logs).toContain("CRS-7K4M-2Q9D released from quarantine through the digest's link");
       expectNoVisitorInLogs();
     } finally {
+      await openOutbox(config).close();
       await hook.close();
     }
   });

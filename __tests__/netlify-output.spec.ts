@@ -11,6 +11,7 @@
  * it (scripts/netlify-local.ts invoke), one process for all the posts: one warm instance.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,7 +36,7 @@ import { storedRecordsIn } from "./support/outbox-fixtures";
 import { RELEASE_PATH } from "../server/inquiries/release-link";
 import { resultPagePolicy } from "../server/inquiries/result-page";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import { migrateAsNetlifyDoes, onPostgres, startPostgres } from "../testing/postgres";
+import { migrateAsNetlifyDoes, onPostgres, startPostgres, type TestPostgres } from "../testing/postgres";
 
 const root = path.resolve(__dirname, "..");
 const publicDir = path.join(root, "public");
@@ -94,12 +95,28 @@ const runLocal = (args: readonly string[], options: { input?: string; env?: Node
 
 const content = readInquiryContent(path.join(root, "content"));
 const rateLimit = { requests: 3, windowSeconds: 600 };
-const inquiryEnv = (dataDir: string): NodeJS.ProcessEnv => ({
-  INQUIRY_DATA_DIR: dataDir,
+const siteEnv: NodeJS.ProcessEnv = {
   INQUIRY_RATE_LIMIT_REQUESTS: String(rateLimit.requests),
   INQUIRY_RATE_LIMIT_WINDOW_SECONDS: String(rateLimit.windowSeconds),
   INQUIRY_CLIENT_IP_HEADER: "x-nf-client-connection-ip",
-});
+};
+const inquiryEnv = (dataDir: string): NodeJS.ProcessEnv => ({ INQUIRY_DATA_DIR: dataDir, ...siteEnv });
+/**
+ * What a function has in its environment on Netlify with Netlify Database: NETLIFY_DB_URL, which Netlify
+ * sets, and the site's settings; no INQUIRY_OUTBOX (where NETLIFY_DB_URL is set, the database is the
+ * default) and no data folder.
+ */
+const databaseEnv = (databaseUrl: string): NodeJS.ProcessEnv => ({ ...siteEnv, NETLIFY_DB_URL: databaseUrl });
+
+/**
+ * A new database for Netlify Database on a local Postgres, migrated from netlify/database/migrations/ as
+ * Netlify's deploy migrates it (the functions run no migration there): its connection string.
+ */
+const netlifyDatabase = async (postgres: TestPostgres): Promise<string> => {
+  const url = await postgres.database();
+  await migrateAsNetlifyDoes(url);
+  return url;
+};
 
 // ---- the rules, as Netlify reads them ----
 
@@ -263,13 +280,21 @@ const comparable = (answer: Answer) => {
   };
 };
 
-const storedRecords = (dataDir: string): Record<string, unknown>[] =>
-  storedRecordsIn(dataDir).map((stored) => {
-    const { receivedAt: _receivedAt, ...record } = JSON.parse(
-      JSON.stringify(stored).replace(REFERENCE, "<reference>"),
-    ) as Record<string, unknown>;
-    return record;
-  });
+/** A stored inquiry as both must keep it: without the time it arrived, references as `<reference>`. */
+const comparableRecord = (stored: unknown): Record<string, unknown> => {
+  const { receivedAt: _receivedAt, ...record } = JSON.parse(
+    JSON.stringify(stored).replace(REFERENCE, "<reference>"),
+  ) as Record<string, unknown>;
+  return record;
+};
+
+const storedRecords = (dataDir: string): Record<string, unknown>[] => storedRecordsIn(dataDir).map(comparableRecord);
+
+/** The inquiries a Postgres holds, oldest first, read straight from it as another program would. */
+const recordsInDatabase = async (url: string): Promise<Record<string, unknown>[]> =>
+  (await onPostgres<{ record: string }>(url, "SELECT record FROM inquiries ORDER BY position")).map(({ record }) =>
+    comparableRecord(JSON.parse(record)),
+  );
 
 // ---- the run ----
 
@@ -614,49 +639,30 @@ describe("/api/inquiry as the function Netlify runs", () => {
   });
 });
 
-describe("/api/inquiry as the function Netlify runs, with a Netlify Blobs outbox", () => {
+describe("/api/inquiry as the function Netlify runs, with Netlify Database", () => {
+  let postgres: TestPostgres;
   let invocation: Invocation;
+  let inDatabase: Record<string, unknown>[];
   let log = "";
 
-  /**
-   * The inquiries in the store, one per reference: every entry that is a whole inquiry, whatever else the
-   * outbox keeps and wherever (an idempotency key's claim holds a copy of its inquiry, which must be the
-   * same inquiry to the letter).
-   */
-  const inquiriesIn = (stored: Readonly<Record<string, unknown>>) => {
-    const byReference = new Map<string, Record<string, unknown>[]>();
-    for (const value of Object.values(stored)) {
-      if (typeof value !== "object" || value === null || !("values" in value) || !("reference" in value)) continue;
-      const { receivedAt: _receivedAt, ...record } = value as Record<string, unknown>;
-      const reference = String(record.reference);
-      byReference.set(reference, [...(byReference.get(reference) ?? []), record]);
-    }
-    return [...byReference.values()].map(([first = {}, ...copies]) => {
-      for (const copy of copies) expect(copy).toEqual(first);
-      return JSON.parse(JSON.stringify(first).replace(REFERENCE, "<reference>")) as Record<string, unknown>;
-    });
-  };
-
-  beforeAll(() => {
-    // @netlify/blobs' local server inside the function's process, its access in every event as Netlify
-    // gives it (scripts/netlify-local.ts invoke --blobs); no network.
-    const env = { ...inquiryEnv(functionData), INQUIRY_OUTBOX: "blobs", INQUIRY_BLOBS_STORE: "inquiries" };
+  beforeAll(async () => {
+    // A local Postgres in Netlify Database's place, reached through NETLIFY_DB_URL as Netlify gives it; no network.
+    postgres = await startPostgres();
+    const url = await netlifyDatabase(postgres);
     const events = cases.flatMap(([, posts]) => posts.map(eventOf));
-    const run = runLocal(["invoke", functionNameOf(), "--blobs"], { input: JSON.stringify(events), env });
+    const run = runLocal(["invoke", functionNameOf()], { input: JSON.stringify(events), env: databaseEnv(url) });
     log = run.stderr;
     if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
     invocation = JSON.parse(run.stdout) as Invocation;
+    inDatabase = await recordsInDatabase(url);
   }, 120_000);
 
-  afterAll(() => {
-    const stored = invocation.stored ?? {};
-    const kinds = new Map<string, number>();
-    for (const key of Object.keys(stored))
-      kinds.set(key.split("/")[0] ?? key, (kinds.get(key.split("/")[0] ?? key) ?? 0) + 1);
+  afterAll(async () => {
+    await postgres.stop();
     console.info(
       [
-        `With Blobs: ${invocation.answers.map((answer) => answer.statusCode).join(" ")}`,
-        `The store held ${Object.keys(stored).length} entries (${[...kinds].map(([kind, count]) => `${kind}: ${count}`).join(", ")}), ${inquiriesIn(stored).length} of them inquiries`,
+        `With Netlify Database: ${invocation.answers.map((answer) => answer.statusCode).join(" ")}`,
+        `The database held ${inDatabase.length} inquiries`,
         "The function's log:",
         log.trim(),
       ].join("\n"),
@@ -665,19 +671,18 @@ describe("/api/inquiry as the function Netlify runs, with a Netlify Blobs outbox
 
   it("answers every post as it does with the file outbox", () => {
     const withFiles = cases.flatMap(([name]) => (functionAnswers.get(name) ?? []).map(comparable));
-    const withBlobs = invocation.answers.map((answer) =>
+    const withDatabase = invocation.answers.map((answer) =>
       comparable({ status: answer.statusCode, headers: answer.headers, body: answer.body }),
     );
-    expect(withBlobs.length).toBe(withFiles.length);
-    expect(withBlobs).toEqual(withFiles);
+    expect(withDatabase.length).toBe(withFiles.length);
+    expect(withDatabase).toEqual(withFiles);
   });
 
-  it("keeps in the store the inquiries the single server keeps in its outbox, each once", () => {
-    const inStore = inquiriesIn(invocation.stored ?? {});
+  it("keeps in the database the inquiries the single server keeps in its outbox, each once", () => {
     const inOutbox = storedRecords(serverData);
-    expect(inStore.length).toBe(inOutbox.length);
-    // The same records in any order (the store lists them by key).
-    expect(inStore).toEqual(expect.arrayContaining(inOutbox));
+    expect(inDatabase.length).toBe(inOutbox.length);
+    // The same records, in the order they arrived (one row per inquiry, its reference unique).
+    expect(inDatabase).toEqual(inOutbox);
   });
 });
 
@@ -713,7 +718,8 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       env,
     });
     if (status !== 0) throw new Error(`The function failed:\n${stderr}`);
-    return { answers: (JSON.parse(stdout) as Invocation).answers, log: stderr };
+    const { answers, stored } = JSON.parse(stdout) as Invocation;
+    return { answers, stored, log: stderr };
   };
 
   it("run the same handshake as the single server, against a stand-in of GitHub, and refuse their own addresses", async () => {
@@ -746,6 +752,8 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
         /^cms_oauth_state=[\w.-]{43,}; Max-Age=600; Path=\/api\/auth\/callback; HttpOnly; Secure; SameSite=Lax$/,
       );
       expect(direct?.statusCode).toBe(404);
+      // Beginning a sign-in spends nothing.
+      expect(begun.stored).toEqual({});
       // The site's headers, but its Referrer-Policy: the sign-in's pages send no referrer at all (their URLs hold a code).
       const { "Referrer-Policy": _sitesReferrerPolicy, ...siteHeaders } = commonHeaders;
       for (const [header, value] of Object.entries(siteHeaders))
@@ -778,6 +786,12 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
       expect(replay?.statusCode).toBe(400);
       expect(replay?.body).toMatch(/already used/);
       expect(replay?.body).not.toContain(FAKE_TOKEN);
+      // The store keeps the spent state once, by its hash only and with its expiry first in the key; the replay
+      // and the refusals add nothing.
+      const spent = createHash("sha256").update(state).digest("base64url");
+      expect(
+        Object.entries(back.stored ?? {}).map(([key, value]) => [key.replace(/^\d{13}-/, "<expiry>-"), value]),
+      ).toEqual([[`<expiry>-${spent}`, { spent: true }]]);
       // The token goes to the site's origin only, never "*".
       expect(page?.body).not.toContain('"*"');
       // Without this browser's state, an error page that posts nothing, and no exchange with GitHub.
@@ -799,205 +813,151 @@ describe("/api/auth and /api/auth/callback as the functions Netlify runs", () =>
   });
 });
 
-/** A store the Netlify build keeps inquiries in, for one describe block: each test's settings, and what it holds. */
-interface NetlifyStore {
-  /** The functions' settings for a new, empty store. */
-  readonly env: () => Promise<NodeJS.ProcessEnv>;
-  /** The references the last store holds, read straight from it; null where the chain's own reads are the check. */
-  readonly references: () => Promise<string[] | null>;
-  readonly stop: () => Promise<void>;
-}
+describe("a held inquiry on the Netlify build, in Netlify Database (a local Postgres): the scheduled digest and /api/inquiry-release", () => {
+  /**
+   * The chain as Netlify runs it, over one database the functions reach through NETLIFY_DB_URL: the inquiry
+   * function (the built one) holds a post that filled the hidden field; the scheduled function
+   * (netlify/functions/deliver-inquiries.mts, which Netlify bundles itself, run by its default export as Netlify
+   * calls it) sends the day's digest to a webhook here; the release function (the built one) opens the digest's
+   * link, changes nothing, releases with the button and delivers once, and refuses the link used again or altered.
+   */
+  const SECRET = "0123456789abcdef".repeat(4);
+  const ORIGIN = "https://site.example";
+  let postgres: TestPostgres;
+  let databaseUrl: string;
+  let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await postgres.stop();
+  });
+  beforeEach(async () => {
+    databaseUrl = await netlifyDatabase(postgres);
+    hook = await startWebhookReceiver(204);
+  });
+  afterEach(async () => {
+    await hook.close();
+  });
 
-/**
- * Netlify Database, here a local Postgres: each test's database migrated from netlify/database/migrations/
- * as Netlify's deploy migrates it (the functions run no migration there), and reached through
- * NETLIFY_DB_URL as Netlify gives it.
- */
-const netlifyDatabase = async (): Promise<NetlifyStore> => {
-  const server = await startPostgres();
-  let url = "";
-  return {
-    env: async () => {
-      url = await server.database();
-      await migrateAsNetlifyDoes(url);
-      return { INQUIRY_OUTBOX: "postgres", NETLIFY_DB_URL: url };
-    },
-    references: async () =>
-      (await onPostgres<{ reference: string }>(url, "SELECT reference FROM inquiries")).map((row) => row.reference),
-    stop: () => server.stop(),
+  /** What the functions have in their environment on Netlify (Functions scope): the database, a webhook, the links' key and origin. */
+  const functionEnv = (): NodeJS.ProcessEnv => ({
+    ...databaseEnv(databaseUrl),
+    INQUIRY_WEBHOOK_URL: hook.url,
+    INQUIRY_RELEASE_SECRET: SECRET,
+    INQUIRY_RELEASE_ORIGIN: ORIGIN,
+    // From midnight in the company's time zone: the first scheduled run of the day makes the digest, whenever this runs.
+    INQUIRY_DIGEST_HOUR: "0",
+  });
+  const invokeFunction = async (from: string, events: readonly FunctionEvent[]) => {
+    const run = await runLocalAsync(["invoke", functionRoutedFrom(from)], {
+      input: JSON.stringify(events),
+      env: functionEnv(),
+    });
+    if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
+    return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
   };
-};
-
-const netlifyStores: readonly { readonly name: string; readonly start: () => Promise<NetlifyStore> }[] = [
-  {
-    name: "a Netlify Blobs store",
-    start: () =>
-      Promise.resolve({
-        env: () => Promise.resolve({ INQUIRY_OUTBOX: "blobs", INQUIRY_BLOBS_STORE: "inquiries" }),
-        references: () => Promise.resolve(null),
-        stop: () => Promise.resolve(),
-      }),
-  },
-  { name: "Netlify Database (a local Postgres)", start: netlifyDatabase },
-];
-
-describe.each(netlifyStores)(
-  "a held inquiry on the Netlify build, in $name: the scheduled digest and /api/inquiry-release",
-  (store) => {
-    /**
-     * The chain as Netlify runs it, over one store kept between the commands: the inquiry
-     * function (the built one) holds a post that filled the hidden field; the scheduled function
-     * (netlify/functions/deliver-inquiries.mts, which Netlify bundles itself, run by its default export as Netlify
-     * calls it) sends the day's digest to a webhook here; the release function (the built one) opens the digest's
-     * link, changes nothing, releases with the button and delivers once, and refuses the link used again or altered.
-     */
-    const SECRET = "0123456789abcdef".repeat(4);
-    const ORIGIN = "https://site.example";
-    let blobsDir: string;
-    let netlifyStore: NetlifyStore;
-    let storeEnv: NodeJS.ProcessEnv;
-    beforeAll(async () => {
-      netlifyStore = await store.start();
-    }, 120_000);
-    afterAll(async () => {
-      await netlifyStore.stop();
-    });
-    let hook: Awaited<ReturnType<typeof startWebhookReceiver>>;
-    beforeEach(async () => {
-      blobsDir = mkdtempSync(path.join(tmpdir(), "netlify-output-held-"));
-      storeEnv = await netlifyStore.env();
-      hook = await startWebhookReceiver(204);
-    });
-    afterEach(async () => {
-      await hook.close();
-      rmSync(blobsDir, { recursive: true, force: true });
-    });
-
-    /** What the functions have in their environment on Netlify (Functions scope): the store, a webhook, the links' key and origin. */
-    const functionEnv = (): NodeJS.ProcessEnv => ({
-      ...inquiryEnv(blobsDir),
-      ...storeEnv,
-      INQUIRY_WEBHOOK_URL: hook.url,
-      INQUIRY_RELEASE_SECRET: SECRET,
-      INQUIRY_RELEASE_ORIGIN: ORIGIN,
-      // From midnight in the company's time zone: the first scheduled run of the day makes the digest, whenever this runs.
-      INQUIRY_DIGEST_HOUR: "0",
-    });
-    const invokeKept = async (from: string, events: readonly FunctionEvent[]) => {
-      const run = await runLocalAsync(["invoke", functionRoutedFrom(from), "--blobs-dir", blobsDir], {
-        input: JSON.stringify(events),
-        env: functionEnv(),
-      });
-      if (run.status !== 0) throw new Error(`The function failed:\n${run.stderr}`);
-      return { answers: (JSON.parse(run.stdout) as Invocation).answers, log: run.stderr };
+  const scheduledRun = async () => {
+    const run = await runLocalAsync(["scheduled", "netlify/functions/deliver-inquiries.mts"], { env: functionEnv() });
+    if (run.status !== 0) throw new Error(`The scheduled function failed:\n${run.stderr}`);
+    return { ...(JSON.parse(run.stdout) as ScheduledRun), log: run.stderr };
+  };
+  /** A request to the release route as Netlify gives it to the function: the visitor's path and query, HTTPS. */
+  const releaseEvent = (link: string, method = "GET", headers: Record<string, string> = {}): FunctionEvent => {
+    const url = new URL(link, ORIGIN);
+    const fields = method === "POST" ? url.searchParams.toString() : null;
+    const all = {
+      host: "site.example",
+      "x-forwarded-proto": "https",
+      "x-nf-client-connection-ip": "192.0.2.70",
+      "sec-fetch-site": "same-origin",
+      ...(fields === null
+        ? {}
+        : {
+            "content-type": "application/x-www-form-urlencoded",
+            "content-length": String(Buffer.byteLength(fields)),
+          }),
+      ...headers,
     };
-    const scheduledRun = async () => {
-      const run = await runLocalAsync(
-        ["scheduled", "netlify/functions/deliver-inquiries.mts", "--blobs-dir", blobsDir],
-        {
-          env: functionEnv(),
-        },
-      );
-      if (run.status !== 0) throw new Error(`The scheduled function failed:\n${run.stderr}`);
-      return { ...(JSON.parse(run.stdout) as ScheduledRun), log: run.stderr };
+    const query = method === "POST" ? new URLSearchParams() : url.searchParams;
+    return {
+      path: method === "POST" ? RELEASE_PATH : url.pathname,
+      rawUrl: method === "POST" ? `https://site.example${RELEASE_PATH}` : url.href,
+      httpMethod: method,
+      headers: all,
+      multiValueHeaders: Object.fromEntries(Object.entries(all).map(([name, value]) => [name, [value]])),
+      queryStringParameters: Object.fromEntries(query),
+      multiValueQueryStringParameters: Object.fromEntries([...query.keys()].map((key) => [key, query.getAll(key)])),
+      body: fields,
+      isBase64Encoded: false,
     };
-    /** A request to the release route as Netlify gives it to the function: the visitor's path and query, HTTPS. */
-    const releaseEvent = (link: string, method = "GET", headers: Record<string, string> = {}): FunctionEvent => {
-      const url = new URL(link, ORIGIN);
-      const fields = method === "POST" ? url.searchParams.toString() : null;
-      const all = {
-        host: "site.example",
-        "x-forwarded-proto": "https",
-        "x-nf-client-connection-ip": "192.0.2.70",
-        "sec-fetch-site": "same-origin",
-        ...(fields === null
-          ? {}
-          : {
-              "content-type": "application/x-www-form-urlencoded",
-              "content-length": String(Buffer.byteLength(fields)),
-            }),
-        ...headers,
-      };
-      const query = method === "POST" ? new URLSearchParams() : url.searchParams;
-      return {
-        path: method === "POST" ? RELEASE_PATH : url.pathname,
-        rawUrl: method === "POST" ? `https://site.example${RELEASE_PATH}` : url.href,
-        httpMethod: method,
-        headers: all,
-        multiValueHeaders: Object.fromEntries(Object.entries(all).map(([name, value]) => [name, [value]])),
-        queryStringParameters: Object.fromEntries(query),
-        multiValueQueryStringParameters: Object.fromEntries([...query.keys()].map((key) => [key, query.getAll(key)])),
-        body: fields,
-        isBase64Encoded: false,
-      };
+  };
+
+  it("sends the digest once from the scheduled function, whose link the release function opens and releases, delivered once", async () => {
+    const held = await invokeFunction("/api/inquiry", [
+      eventOf({ client: "192.0.2.71", ...json({ ...validInquiry, [honeypotField]: "https://spam.example" }) }),
+    ]);
+    expect(held.answers[0]?.statusCode).toBe(201);
+    const reference = (JSON.parse(held.answers[0]?.body ?? "{}") as { reference: string }).reference;
+    // Held: the inquiry function delivered nothing.
+    expect(hook.received).toEqual([]);
+
+    const first = await scheduledRun();
+    expect(first).toMatchObject({
+      status: 200,
+      body: { ran: true, digests: { made: { references: [reference] }, delivered: 1 } },
+    });
+    expect(hook.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["held-digest"]);
+    const digest = JSON.parse(hook.received[0]?.body ?? "{}") as {
+      inquiries: { reference: string; held: { reason: string }; release: { url: string } | null }[];
     };
+    expect(digest.inquiries.map((inquiry) => [inquiry.reference, inquiry.held.reason])).toEqual([
+      [reference, "honeypot filled"],
+    ]);
+    // The origin the functions are given, never content/company.json's siteUrl.
+    const released = new URL(digest.inquiries[0]?.release?.url ?? "");
+    expect(`${released.origin}${released.pathname}`).toBe(`${ORIGIN}${RELEASE_PATH}`);
+    const link = `${released.pathname}${released.search}`;
+    const altered = new URL(link, ORIGIN);
+    altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
 
-    it("sends the digest once from the scheduled function, whose link the release function opens and releases, delivered once", async () => {
-      const held = await invokeKept("/api/inquiry", [
-        eventOf({ client: "192.0.2.71", ...json({ ...validInquiry, [honeypotField]: "https://spam.example" }) }),
-      ]);
-      expect(held.answers[0]?.statusCode).toBe(201);
-      const reference = (JSON.parse(held.answers[0]?.body ?? "{}") as { reference: string }).reference;
-      // Held: the inquiry function delivered nothing.
-      expect(hook.received).toEqual([]);
+    const { answers, log } = await invokeFunction(RELEASE_PATH, [
+      releaseEvent(link),
+      releaseEvent(link, "POST"),
+      releaseEvent(link, "POST"),
+      releaseEvent(`${altered.pathname}${altered.search}`),
+      releaseEvent(link, "POST", { "sec-fetch-site": "cross-site" }),
+      releaseEvent(`/.netlify/functions/${functionRoutedFrom(RELEASE_PATH)}${released.search}`),
+    ]);
+    const [page, release, replay, forged, crossSite, direct] = answers;
+    expect(page?.statusCode).toBe(200);
+    expect(page?.body).toContain(`<form method="post" action="${RELEASE_PATH}">`);
+    expect(page?.body).not.toContain("<script");
+    expect(page?.headers["content-security-policy"]).toBe(resultPagePolicy);
+    for (const [name, value] of Object.entries(commonHeaders).filter(([name]) => name !== "Referrer-Policy"))
+      expect([name, page?.headers[name.toLowerCase()]]).toEqual([name, value]);
+    expect([
+      release?.statusCode,
+      replay?.statusCode,
+      forged?.statusCode,
+      crossSite?.statusCode,
+      direct?.statusCode,
+    ]).toEqual([200, 409, 400, 403, 404]);
+    // Delivered by the release function before it answered, once.
+    expect(
+      hook.received.map((request) => request.headers["x-inquiry-reference"] ?? request.headers["x-inquiry-event"]),
+    ).toEqual(["held-digest", reference]);
+    expect(log).toContain(`${reference} released from quarantine through the digest's link`);
 
-      const first = await scheduledRun();
-      expect(first).toMatchObject({
-        status: 200,
-        body: { ran: true, digests: { made: { references: [reference] }, delivered: 1 } },
-      });
-      expect(hook.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["held-digest"]);
-      const digest = JSON.parse(hook.received[0]?.body ?? "{}") as {
-        inquiries: { reference: string; held: { reason: string }; release: { url: string } | null }[];
-      };
-      expect(digest.inquiries.map((inquiry) => [inquiry.reference, inquiry.held.reason])).toEqual([
-        [reference, "honeypot filled"],
-      ]);
-      // The origin the functions are given, never content/company.json's siteUrl.
-      const released = new URL(digest.inquiries[0]?.release?.url ?? "");
-      expect(`${released.origin}${released.pathname}`).toBe(`${ORIGIN}${RELEASE_PATH}`);
-      const link = `${released.pathname}${released.search}`;
-      const altered = new URL(link, ORIGIN);
-      altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
-
-      const { answers, log } = await invokeKept(RELEASE_PATH, [
-        releaseEvent(link),
-        releaseEvent(link, "POST"),
-        releaseEvent(link, "POST"),
-        releaseEvent(`${altered.pathname}${altered.search}`),
-        releaseEvent(link, "POST", { "sec-fetch-site": "cross-site" }),
-        releaseEvent(`/.netlify/functions/${functionRoutedFrom(RELEASE_PATH)}${released.search}`),
-      ]);
-      const [page, release, replay, forged, crossSite, direct] = answers;
-      expect(page?.statusCode).toBe(200);
-      expect(page?.body).toContain(`<form method="post" action="${RELEASE_PATH}">`);
-      expect(page?.body).not.toContain("<script");
-      expect(page?.headers["content-security-policy"]).toBe(resultPagePolicy);
-      for (const [name, value] of Object.entries(commonHeaders).filter(([name]) => name !== "Referrer-Policy"))
-        expect([name, page?.headers[name.toLowerCase()]]).toEqual([name, value]);
-      expect([
-        release?.statusCode,
-        replay?.statusCode,
-        forged?.statusCode,
-        crossSite?.statusCode,
-        direct?.statusCode,
-      ]).toEqual([200, 409, 400, 403, 404]);
-      // Delivered by the release function before it answered, once.
-      expect(
-        hook.received.map((request) => request.headers["x-inquiry-reference"] ?? request.headers["x-inquiry-event"]),
-      ).toEqual(["held-digest", reference]);
-      expect(log).toContain(`${reference} released from quarantine through the digest's link`);
-
-      // The next scheduled run: no second digest, and the inquiry is not delivered again.
-      const second = await scheduledRun();
-      expect(second).toMatchObject({ status: 200, body: { ran: true, digests: { made: null } } });
-      expect(hook.received).toHaveLength(2);
-      // In the store the functions were given.
-      const references = await netlifyStore.references();
-      if (references !== null) expect(references).toEqual([reference]);
-      for (const text of [validInquiry.fullName, validInquiry.email, validInquiry.message]) {
-        expect(`${held.log}${first.log}${log}${second.log}`).not.toContain(text);
-      }
-    }, 120_000);
-  },
-);
+    // The next scheduled run: no second digest, and the inquiry is not delivered again.
+    const second = await scheduledRun();
+    expect(second).toMatchObject({ status: 200, body: { ran: true, digests: { made: null } } });
+    expect(hook.received).toHaveLength(2);
+    // In the database the functions were given, read straight from it.
+    const references = await onPostgres<{ reference: string }>(databaseUrl, "SELECT reference FROM inquiries");
+    expect(references.map((row) => row.reference)).toEqual([reference]);
+    for (const text of [validInquiry.fullName, validInquiry.email, validInquiry.message]) {
+      expect(`${held.log}${first.log}${log}${second.log}`).not.toContain(text);
+    }
+  }, 120_000);
+});

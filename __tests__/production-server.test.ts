@@ -23,7 +23,7 @@ import { logInto } from "./support/server-log";
 import { injectFetch, makePublicDir } from "./support/inquiry-app";
 import { postJson, validInquiry, type Send } from "./support/inquiry-posts";
 import { connectionRefused, exchange, offerBody, parseAnswer } from "./support/raw-http";
-import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
+import { SQL_POSTGRES, useSqlStores } from "./support/sql-stores";
 import { healthDetailsHeaders, TEST_HEALTH_TOKEN } from "../testing/site-server";
 import { storedRecordsIn } from "./support/outbox-fixtures";
 import { startSiteProcess, type SiteProcess } from "./support/site-process";
@@ -701,18 +701,15 @@ describe("errors become answers, and the server keeps answering", () => {
   });
 });
 
-describe("/healthz with the Netlify Blobs outbox", () => {
-  let blobsServer: LocalBlobsServer;
-  beforeAll(async () => {
-    blobsServer = await startBlobsServer();
-  });
-  afterAll(() => blobsServer.close());
+describe("/healthz with the store in Postgres", () => {
+  const sqlStores = useSqlStores();
+  sqlStores.databasePerTest(SQL_POSTGRES);
 
-  it("probes the Blobs store in use, not the data folder that outbox does not use", async () => {
-    // A data folder that cannot be made: it must not matter to this outbox.
+  it("probes the Postgres in use, not the data folder SQLite would use", async () => {
+    // A data folder that cannot be made: it must not matter to this store.
     const blocked = path.join(dataDir, "not-a-folder");
     writeFileSync(blocked, "");
-    const env = { ...blobsServer.env("health-test"), INQUIRY_DATA_DIR: blocked };
+    const env = { INQUIRY_DATABASE_URL: sqlStores.postgresUrl, INQUIRY_DATA_DIR: blocked };
     const site = await startServer({ inquiryConfig: inquiryEnv(env) });
     try {
       const health = await site.fetch(`${site.origin}/healthz`, { headers: healthDetailsHeaders });
@@ -720,9 +717,10 @@ describe("/healthz with the Netlify Blobs outbox", () => {
     } finally {
       await site.close();
     }
-    // A store that refuses writes is reported, whatever the data folder.
+    // A database that cannot be reached is reported, whatever the data folder.
+    const missing = `${sqlStores.postgresUrl}_missing`;
     const refusing = await startServer({
-      inquiryConfig: inquiryEnv({ ...env, INQUIRY_DATA_DIR: dataDir, NETLIFY_BLOBS_TOKEN: "not-the-token" }),
+      inquiryConfig: inquiryEnv({ INQUIRY_DATABASE_URL: missing, INQUIRY_DATA_DIR: dataDir }),
     });
     try {
       expect((await refusing.fetch(`${refusing.origin}/healthz`)).status).toBe(503);

@@ -72,9 +72,9 @@ describe("the catalogue of settings", () => {
 
   it("refuses a word it does not know, and a secret by its length, never its text", () => {
     expect(() => readSetting("INQUIRY_OUTBOX", { INQUIRY_OUTBOX: "file" })).toThrow(
-      new Error("INQUIRY_OUTBOX must be sqlite, postgres or blobs, not file"),
+      new Error("INQUIRY_OUTBOX must be sqlite or postgres, not file"),
     );
-    expect(readSetting("INQUIRY_OUTBOX", { INQUIRY_OUTBOX: "Blobs" })).toBe("blobs");
+    expect(readSetting("INQUIRY_OUTBOX", { INQUIRY_OUTBOX: "Postgres" })).toBe("postgres");
     expect(() => readSetting("INQUIRY_RELEASE_SECRET", { INQUIRY_RELEASE_SECRET: "hunter2" })).toThrow(
       new Error("INQUIRY_RELEASE_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 7"),
     );
@@ -155,11 +155,6 @@ const NOT_SETTINGS: readonly { file: string; line: RegExp; why: string }[] = [
     file: "scripts/screenshots.ts",
     line: /process\.env\.CMS_GITHUB_REPO \?\?=/,
     why: "sets, for the build it starts, a repository for the editing screen to show: written, not read",
-  },
-  {
-    file: "scripts/netlify-local.ts",
-    line: /process\.env\.NETLIFY_BLOBS_CONTEXT = blobs\.context;/,
-    why: "gives the scheduled function it runs the store's access, as Netlify does: written, not read",
   },
 ];
 

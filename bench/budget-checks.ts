@@ -1,11 +1,12 @@
 // The gates npm run check:budgets (bench/check-budgets.ts) applies to reports/bench.json beside lhci's own:
-// the gzip weight of the home page's JavaScript, the inquiry load and the CDN deploy's Blobs outbox.
+// the gzip weight of the home page's JavaScript, the inquiry load and the CDN deploy's inquiry
+// function on Netlify Database.
 // A gate passes only on a figure that was measured. A figure the report lacks, or holds as null (JSON's
 // NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
 // a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
 // write, a /proc entry without its line) sums to, and 0 is under every budget.
 import { allowedAgainstReference, p95AllowanceMs, type Budgets } from "./budgets";
-import type { BenchReport, BlobsLoadFigures, LighthouseFigures, ReadBack, ReferenceFigures } from "./report";
+import type { BenchReport, NetlifyLoadFigures, LighthouseFigures, ReadBack, ReferenceFigures } from "./report";
 
 /**
  * A figure that must be exactly what it should be, for npm run check:budgets to judge: either may be
@@ -18,28 +19,28 @@ export interface ExactFigure {
 }
 
 /**
- * What the Blobs load must show, to the unit: every one of the `inquiries` sent (budgets.json), answered
+ * What the Netlify load must show, to the unit: every one of the `inquiries` sent (budgets.json), answered
  * 201 with its repeats, stored once under a reference of its own, none lost, each repeat answered with
  * the first one's reference, each inquiry delivered exactly once.
  */
-export const blobsLoadExpectations = (figures: ReadBack<BlobsLoadFigures>, inquiries: number): ExactFigure[] => [
-  { what: "Blobs load: inquiries sent", actual: figures.invocations, expected: inquiries },
+export const netlifyLoadExpectations = (figures: ReadBack<NetlifyLoadFigures>, inquiries: number): ExactFigure[] => [
+  { what: "Netlify load: inquiries sent", actual: figures.invocations, expected: inquiries },
   {
-    what: "Blobs load: answered 201",
+    what: "Netlify load: answered 201",
     actual: figures.answers?.["201"] ?? 0,
     expected: inquiries + (figures.repeats ?? Number.NaN),
   },
-  { what: "Blobs load: records in the store", actual: figures.records, expected: inquiries },
-  { what: "Blobs load: unique references", actual: figures.uniqueReferences, expected: inquiries },
-  { what: "Blobs load: answered 201 but not stored", actual: figures.lost, expected: 0 },
-  { what: "Blobs load: stored more than once", actual: figures.duplicated, expected: 0 },
+  { what: "Netlify load: records in the store", actual: figures.records, expected: inquiries },
+  { what: "Netlify load: unique references", actual: figures.uniqueReferences, expected: inquiries },
+  { what: "Netlify load: answered 201 but not stored", actual: figures.lost, expected: 0 },
+  { what: "Netlify load: stored more than once", actual: figures.duplicated, expected: 0 },
   {
-    what: "Blobs load: repeats answered with the first reference",
+    what: "Netlify load: repeats answered with the first reference",
     actual: figures.repeatsWithFirstReference,
     expected: figures.repeats ?? Number.NaN,
   },
-  { what: "Blobs load: delivered exactly once", actual: figures.deliveredExactlyOnce, expected: inquiries },
-  { what: "Blobs load: webhook deliveries", actual: figures.webhookDeliveries, expected: inquiries },
+  { what: "Netlify load: delivered exactly once", actual: figures.deliveredExactlyOnce, expected: inquiries },
+  { what: "Netlify load: webhook deliveries", actual: figures.webhookDeliveries, expected: inquiries },
 ];
 
 /** One gate's judgement. `actual` as printed: the figure, or why it does not count as one. */
@@ -322,33 +323,11 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
     unmeasured("deploy (npm run bench:deploy)");
   }
 
-  const scale = report.blobsScale;
-  if (scale) {
-    const budget = budgets.blobsScale;
-    atLeast("Blobs at scale: delivered inquiries stored", scale.stored, budget.stored);
-    atMost(
-      "Blobs at scale: the pending inquiry delivered after (s)",
-      scale.deliveredAfterSeconds,
-      budget.deliveredAfterSeconds,
-      {
-        positive: true,
-      },
-    );
-    atMost("Blobs at scale: one scheduled run (s)", scale.runSeconds, budget.runSeconds, { positive: true });
-    atMost("Blobs at scale: requests in the run", scale.requests, budget.requests, { positive: true });
-    atMost("Blobs at scale: keys listed in the run", scale.keysListed, budget.keysListed, { positive: true });
-    atMost("Blobs at scale: the day's run with retention (s)", scale.retentionRunSeconds, budget.retentionRunSeconds, {
-      positive: true,
-    });
-  } else {
-    unmeasured("Blobs at scale (npm run bench:blobs)");
-  }
-
-  if (report.blobs) {
-    for (const { what, actual, expected } of blobsLoadExpectations(report.blobs, budgets.blobsLoad.inquiries))
+  if (report.netlifyLoad) {
+    for (const { what, actual, expected } of netlifyLoadExpectations(report.netlifyLoad, budgets.netlifyLoad.inquiries))
       exactly(what, actual, expected);
   } else {
-    unmeasured("Blobs load (npm run bench:blobs)");
+    unmeasured("Netlify load (npm run bench:netlify)");
   }
   return checks;
 };

@@ -11,20 +11,8 @@ export interface Budgets {
   homeDuringBurstP50Ms: number;
   /** The counts the inquiry load runs with (bench/inquiry-load.ts): the budgets above were set for these. */
   inquiryLoad: { submissions: number; refusedRequests: number };
-  blobsLoad: { inquiries: number };
-  /**
-   * Scheduled runs over a Blobs store of `stored` delivered inquiries (bench/blobs-scale.ts): a run that
-   * only delivers must not grow with the history (its requests and listed keys), the pending inquiry goes
-   * in its first seconds, and the day's run with retention ends within the platform's limit.
-   */
-  blobsScale: {
-    stored: number;
-    runSeconds: number;
-    deliveredAfterSeconds: number;
-    requests: number;
-    keysListed: number;
-    retentionRunSeconds: number;
-  };
+  /** The count the Netlify load runs with (bench/netlify-load.ts), each of which must be stored and delivered once. */
+  netlifyLoad: { inquiries: number };
   /** A push deployed on the single server (npm run bench:deploy). */
   deploy: {
     webhookToLiveSeconds: number;

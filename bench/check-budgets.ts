@@ -4,7 +4,7 @@
 // bench/budget-checks.ts judges the rest from reports/bench.json: each page's blocking time, largest paint
 // and score against the reference page's in the same rounds, the gzip weight of the home page's JavaScript
 // (see bench/lighthouse.ts), the inquiry load (bench/inquiry-load.ts) and the CDN deploy's inquiry
-// function on its Blobs outbox (bench/blobs-load.ts).
+// function on Netlify Database (bench/netlify-load.ts).
 import { judgeBenchReport, type BudgetCheck } from "./budget-checks";
 import { readBudgets } from "./budgets";
 import { assertLighthouseRuns, savedRuns } from "./lighthouse";

@@ -110,7 +110,7 @@ export interface PageBytes {
   ratio: number;
 }
 
-export interface BlobsLoadFigures {
+export interface NetlifyLoadFigures {
   /** Different inquiries sent at once, and how many of them were sent a second time alongside. */
   invocations: number;
   repeats: number;
@@ -120,7 +120,7 @@ export interface BlobsLoadFigures {
   p50Ms: number;
   p95Ms: number;
   maxMs: number;
-  /** Inquiries in the store, and references among them. */
+  /** Inquiries in the database, and references among them. */
   records: number;
   uniqueReferences: number;
   /** Inquiries answered 201 whose reference has no record (any other answer is in `answers`); inquiries stored more than once. */
@@ -135,25 +135,6 @@ export interface BlobsLoadFigures {
   /** Inquiries the webhook received exactly once, and its deliveries in all. */
   deliveredExactlyOnce: number;
   webhookDeliveries: number;
-}
-
-export interface BlobsScaleFigures {
-  /** Delivered inquiries in the store before the runs. */
-  stored: number;
-  seedSeconds: number;
-  /** A scheduled run with retention not due (as on all but one run a day): its seconds, requests to the store and the keys (and folders) its listings returned. */
-  runSeconds: number;
-  requests: number;
-  keysListed: number;
-  /** From that run's start until the webhook received the pending inquiry; null if it never did. */
-  deliveredAfterSeconds: number | null;
-  /** The day's run, with retention due: the same figures, and what retention removed (about one day's worth of the history is past its 24 months). */
-  retentionRunSeconds: number;
-  retentionRequests: number;
-  retentionKeysListed: number;
-  removedByRetention: number;
-  /** False when the run's time ran out first (the next run finishes it). */
-  retentionComplete: boolean;
 }
 
 /** GET / while something ran beside the server, one request at a time every 50 ms. */
@@ -200,16 +181,14 @@ export interface BenchReport {
   inquiryLoad: InquiryLoadFigures;
   /** Every built page's transfer bytes against the same page without scripts (bench/page-bytes.ts). */
   pageBytes: PageBytes[];
-  /** The CDN deploy's inquiry function on its Blobs outbox: measured last by npm run bench, or alone by npm run bench:blobs. */
-  blobs?: BlobsLoadFigures;
-  /** One scheduled run over a Blobs store holding years of inquiries: measured after the Blobs load. */
-  blobsScale?: BlobsScaleFigures;
+  /** The CDN deploy's inquiry function on Netlify Database (a local Postgres): measured last by npm run bench, or alone by npm run bench:netlify. */
+  netlifyLoad?: NetlifyLoadFigures;
   /** A push deployed on the single server: measured alone by npm run bench:deploy, after npm run bench. */
   deploy?: DeployFigures;
 }
 
 /**
- * Adds the figures of a bench that runs on its own (npm run bench:blobs) to the report, keeping the
+ * Adds the figures of a bench that runs on its own (npm run bench:netlify) to the report, keeping the
  * rest of it; starts a report of those figures alone where there is none yet. Returns its path.
  */
 export const addToReport = <K extends keyof BenchReport>(key: K, figures: BenchReport[K]): string => {

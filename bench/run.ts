@@ -1,8 +1,8 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
 // lighthouserc.js through Lighthouse CI (`lhci collect`, in 7 rounds of one run of each), with the gzip
 // weight of the JavaScript and CSS each page loads; then the inquiry endpoint under load
-// (bench/inquiry-load.ts), and the CDN deploy's inquiry function under load on a Netlify Blobs outbox
-// (bench/blobs-load.ts), and one scheduled run over a Blobs store holding years of inquiries (bench/blobs-scale.ts).
+// (bench/inquiry-load.ts), and the CDN deploy's inquiry function under load on Netlify Database, a local
+// Postgres started for it (bench/netlify-load.ts).
 // Writes reports/bench.json, all of it: npm run check:budgets judges it, npm run bench:readme copies it
 // into docs/performance.md.
 // BENCH_RUNS sets another number of Lighthouse runs, for a quick look. `--clean-build-from <file>` takes the
@@ -17,10 +17,9 @@ import os from "node:os";
 import path from "node:path";
 import { readSetting } from "../server/settings/catalog";
 import { enterRunTempRoot } from "../testing/run-temp-root";
-import { measureBlobsLoad, printBlobsLoad } from "./blobs-load";
-import { measureBlobsScale, printBlobsScale } from "./blobs-scale";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { lhciCollectInRounds, prepareBenchSite, readLighthouseRuns, type PlantedTask } from "./lighthouse";
+import { measureNetlifyLoad, printNetlifyLoad } from "./netlify-load";
 import { measurePageBytes, pageBytesTable } from "./page-bytes";
 import { lighthouseTable } from "./readme";
 import { reportPath, type BenchReport } from "./report";
@@ -83,11 +82,9 @@ const main = async () => {
   // After Lighthouse, so that its timings do not share the CPU with the load.
   console.log(`Inquiry load...`);
   const inquiryLoad = await measureInquiryLoad();
-  // Last, on its own: the function's invocations and the local Blobs server share no CPU with the rest.
-  console.log(`Blobs outbox load...`);
-  const blobs = await measureBlobsLoad();
-  console.log(`Blobs outbox at scale...`);
-  const blobsScale = await measureBlobsScale();
+  // Last, on its own: the function's invocations and the local Postgres share no CPU with the rest.
+  console.log(`Netlify Database outbox load...`);
+  const netlifyLoad = await measureNetlifyLoad();
   const report: BenchReport = {
     date: new Date().toISOString(),
     machine: machine(),
@@ -95,16 +92,14 @@ const main = async () => {
     lighthouse,
     pageBytes,
     inquiryLoad,
-    blobs,
-    blobsScale,
+    netlifyLoad,
   };
   fs.mkdirSync(path.dirname(reportPath), { recursive: true });
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\n${lighthouseTable(lighthouse.pages)}\n`);
   console.log(`${pageBytesTable(pageBytes)}\n`);
   printInquiryLoad(inquiryLoad);
-  printBlobsLoad(blobs);
-  printBlobsScale(blobsScale);
+  printNetlifyLoad(netlifyLoad);
   console.log(
     `\nClean build ${buildSeconds} s. Figures written to ${path.relative(root, reportPath)}; ` +
       "npm run check:budgets judges them, npm run bench:readme writes them into docs/performance.md.",

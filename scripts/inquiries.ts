@@ -7,35 +7,32 @@ import { configuredTransports, readInquiryConfig } from "../server/inquiries/con
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { deliverEntries, retentionLine } from "../server/inquiries/delivery-worker";
 import { digestPass } from "../server/inquiries/digest";
-import { BlobsOutbox } from "../server/inquiries/blobs-outbox";
-import { openOutbox, openSqlOutbox } from "../server/inquiries/open-outbox";
+import { openOutbox } from "../server/inquiries/open-outbox";
 import {
-  isDigesting,
-  isRetaining,
   UnknownReferenceError,
   type EntryState,
   type OutboxEntry,
   type StoredInquiry,
 } from "../server/inquiries/outbox";
-import { copyFromBlobs } from "../server/inquiries/store/copy-from-blobs";
+import { copyFromBlobs, openBlobsSource } from "../server/inquiries/store/copy-from-blobs";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
-import { isSet, runtimeEnvironment } from "../server/settings/catalog";
+import { isSet, readSetting } from "../server/settings/catalog";
 import { lineLog } from "../server/inquiries/operational-log";
 
 const INTRO = `
 inquiries: the outbox, for whoever answers inquiries. It reads the same environment as the server
 (INQUIRY_DATA_DIR or INQUIRY_DATABASE_URL, SMTP_URL, INQUIRY_TO, INQUIRY_FROM, INQUIRY_WEBHOOK_URL, ...). On the single server run it
 as \`sudo cardinal-site inquiries ...\` (docs/deploy-server.md); in a checkout, \`npm run --silent inquiries -- ...\`.
-The Netlify deploy's outbox is a Blobs store: give the site's ID and a personal access token, as flags or as
-NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN (or NETLIFY_AUTH_TOKEN): --site <site ID> --token <token> [--store inquiries].
+For the Netlify deploy, set NETLIFY_DB_URL to the connection string of the project's Netlify Database (not
+INQUIRY_DATABASE_URL, whose database the store migrates itself: Netlify's deploy migrates that one).
 `;
 
 const OUTRO = `
 It says on stderr which store it reads. Without the service's environment (no INQUIRY_DATA_DIR) where ./.data
-holds no database, or given a Blobs store that holds nothing at all, it stops instead of listing an empty store.
+holds no database, it stops instead of listing an empty store.
 `;
 
 const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
@@ -156,10 +153,6 @@ const showOne = async ({ options, outbox, config }: Context): Promise<number> =>
 
 /** What is past its retention, removed now. */
 const removeExpired = async ({ outbox, config }: Context): Promise<number> => {
-  if (!isRetaining(outbox)) {
-    console.error(`--retention is not available for ${outbox.location}.`);
-    return 1;
-  }
   const removed = await outbox.removeExpired(new Date(), config.retention);
   console.log(retentionLine(removed, config.retention));
   return 0;
@@ -167,14 +160,8 @@ const removeExpired = async ({ outbox, config }: Context): Promise<number> => {
 
 /** A person's data: kept from retention, exported, erased; and the single server's backup. */
 const personalData = async ({ options, outbox, config }: Context): Promise<number> => {
-  if (!isRetaining(outbox)) {
-    console.error(
-      `--keep, --export-email, --erase-email, --erase and --backup are not available for ${outbox.location}.`,
-    );
-    return 1;
-  }
   if (options.backup) {
-    if (!(outbox instanceof SqlOutbox) || config.outbox !== "sqlite") {
+    if (config.outbox !== "sqlite") {
       console.error(`--backup copies the single server's SQLite database; ${outbox.location} is not one.`);
       return 1;
     }
@@ -265,16 +252,14 @@ const list = async ({ options, outbox, config }: Context): Promise<number> => {
   const which = `${options.after ? ` after ${options.after}` : ""}${next ? ` (a page of ${limit})` : ""}`;
   console.log(`${entries.length} inquiries in ${outbox.location}${which}: ${counts.join(", ")}.`);
   // Of the whole store, whatever the page: what waits for a person to judge it.
-  if (isDigesting(outbox)) {
-    const held = await outbox.heldSummary();
-    const since = held.oldestReceivedAt;
-    console.log(
-      held.count === 0
-        ? "Held as suspected spam: none."
-        : `Held as suspected spam: ${held.count}` +
-            (since === null ? "." : `, the oldest for ${ageText(Date.now() - Date.parse(since))} (since ${since}).`),
-    );
-  }
+  const held = await outbox.heldSummary();
+  const since = held.oldestReceivedAt;
+  console.log(
+    held.count === 0
+      ? "Held as suspected spam: none."
+      : `Held as suspected spam: ${held.count}` +
+          (since === null ? "." : `, the oldest for ${ageText(Date.now() - Date.parse(since))} (since ${since}).`),
+  );
   for (const entry of entries) console.log(describe(entry));
   if (next) {
     const again = [`--after ${next}`, options.limit ? `--limit ${limit}` : "", wanted ? `--state ${wanted}` : ""];
@@ -306,7 +291,7 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
       // The digests of held inquiries likewise, given up on or not; none is made here, the worker makes them.
       const noNewDigest = { ...config, digest: { ...config.digest, hour: null } };
       const digests = await digestPass(outbox, noNewDigest, content, log, now, retrying);
-      return { tried: undelivered.length, ...summary, digestsFailed: digests?.failed ?? 0 };
+      return { tried: undelivered.length, ...summary, digestsFailed: digests.failed };
     },
     LOCK_WAIT_MS,
     (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`),
@@ -325,36 +310,42 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
 };
 
 /**
- * The Blobs store (the context's outbox) copied into the database the environment names without the command's
- * Blobs options: SQLite in INQUIRY_DATA_DIR, or Postgres at INQUIRY_DATABASE_URL (or Netlify Database's).
+ * The Blobs store the site kept inquiries in before Netlify Database, copied into the store the environment
+ * names: through the Netlify API with a site's ID and a token, or with the access @netlify/blobs finds in its
+ * environment (as under `netlify dev`).
  */
-const copyBlobs = async ({ outbox, content }: Context): Promise<number> => {
-  const target = readInquiryConfig(content.form.delivery, runtimeEnvironment());
-  if (!(outbox instanceof BlobsOutbox) || target.outbox === "blobs") {
+const copyBlobs = async ({ options, outbox }: Context): Promise<number> => {
+  const siteID = options.site ?? readSetting("NETLIFY_SITE_ID");
+  const token = options.token ?? readSetting("NETLIFY_AUTH_TOKEN");
+  const site = siteID && token ? { siteID, token } : null;
+  if ((siteID === null) !== (token === null)) {
+    console.error("--copy-from-blobs needs both the site's ID and a token: --site and --token.");
+    return 1;
+  }
+  let source;
+  try {
+    source = openBlobsSource(options.store ?? "inquiries", site);
+  } catch {
     console.error(
-      "--copy-from-blobs copies into the database: set INQUIRY_DATABASE_URL, or INQUIRY_DATA_DIR for SQLite.",
+      "--copy-from-blobs reads the site's Blobs store through the Netlify API: give the site's ID and a personal " +
+        "access token, --site and --token (or NETLIFY_SITE_ID and NETLIFY_AUTH_TOKEN).",
     );
     return 1;
   }
-  const database = openSqlOutbox(target);
-  try {
-    const { found, copied } = await copyFromBlobs(outbox, database);
-    console.log(
-      `Copied ${copied.inquiries} inquiries and ${copied.attempts} attempts from ${outbox.location} into ` +
-        `${database.location} (it holds ${found.inquiries} inquiries, ${found.attempts} attempts, ${found.damaged} damaged).`,
-    );
-    return found.damaged > 0 ? 1 : 0;
-  } finally {
-    await database.close();
-  }
+  const { found, copied } = await copyFromBlobs(source, outbox);
+  console.log(
+    `Copied ${copied.inquiries} inquiries and ${copied.attempts} attempts from ${source.location} into ` +
+      `${outbox.location} (it holds ${found.inquiries} inquiries, ${found.attempts} attempts, ${found.damaged} damaged).`,
+  );
+  return found.damaged > 0 ? 1 : 0;
 };
 
 /** The commands, the first whose options were given chosen; listing when none was. */
 const COMMANDS: readonly Command[] = [
   {
     help: [
-      ["--copy-from-blobs", "copy the Blobs store (--site, --token, --store) into the database the environment names,"],
-      ["", "SQLite or Postgres: what it lacks only, so running it again adds nothing"],
+      ["--copy-from-blobs", "copy the Blobs store the site used before Netlify Database (--site, --token, --store"],
+      ["", "inquiries) into the store the environment names: what it lacks only, so running it again adds nothing"],
     ],
     chosen: (options) => options["copy-from-blobs"],
     run: copyBlobs,
@@ -419,30 +410,16 @@ const USAGE = [
 const options = readCommandLine(USAGE, OPTIONS);
 
 /** The store the options and the environment name, or the exit code when it cannot be read as asked. */
-const openStore = async (): Promise<Context | number> => {
+const openStore = (): Context | number => {
   // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
   const content = readInquiryContent(path.join(projectRoot(), "content"));
-  // A site named on the command line means its Blobs store, whatever the environment says.
-  const blobs =
-    options.site !== undefined ||
-    options.token !== undefined ||
-    options.store !== undefined ||
-    options["copy-from-blobs"];
-  const config = readInquiryConfig(content.form.delivery, {
-    ...runtimeEnvironment(),
-    // The Blobs store is read instead of the database the environment may name (which a copy writes to).
-    ...(blobs ? { INQUIRY_OUTBOX: "blobs", INQUIRY_DATABASE_URL: undefined } : {}),
-    ...(options.site ? { NETLIFY_SITE_ID: options.site } : {}),
-    ...(options.token ? { NETLIFY_BLOBS_TOKEN: options.token } : {}),
-    ...(options.store ? { INQUIRY_BLOBS_STORE: options.store } : {}),
-  });
-  if (config.outbox === "blobs" && !(config.blobs.siteID && config.blobs.token)) {
-    console.error(
-      "The Blobs outbox needs the site's ID and a token: --site and --token, or NETLIFY_SITE_ID and NETLIFY_BLOBS_TOKEN.",
-    );
+  const config = readInquiryConfig(content.form.delivery);
+  const copying = options["copy-from-blobs"];
+  if (!copying && [options.site, options.token, options.store].some((option) => option !== undefined)) {
+    console.error("--site, --token and --store name the Blobs store that --copy-from-blobs copies.");
     return 1;
   }
-  if (config.outbox === "sqlite" && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
+  if (config.outbox === "sqlite" && !copying && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
     // Opening it would create an empty database: in the wrong folder, the operator would see nothing.
     console.error(
       isSet("INQUIRY_DATA_DIR")
@@ -454,18 +431,11 @@ const openStore = async (): Promise<Context | number> => {
   }
   const outbox = openOutbox(config);
   console.error(`Reading ${outbox.location}.`);
-  if (outbox instanceof BlobsOutbox && !(await outbox.holdsAnything())) {
-    // Every inquiry, and every health check, writes to the store: an empty one is the wrong site or store.
-    console.error(
-      `${outbox.location} holds nothing at all: check the site's ID and the store's name (--site, --store, INQUIRY_BLOBS_STORE).`,
-    );
-    return 1;
-  }
   return { options, outbox, config, content };
 };
 
 const main = async (): Promise<number> => {
-  const context = await openStore();
+  const context = openStore();
   if (typeof context === "number") return context;
   const command = COMMANDS.find((candidate) => candidate.chosen(options));
   try {

@@ -7,19 +7,20 @@
  *                                                 runtime calls a function: the events on stdin (a JSON
  *                                                 array), one after another in this one process (one warm
  *                                                 instance); prints the answers
- *   ... invoke <name> --blobs                     the same with a Netlify Blobs store: @netlify/blobs' own
+ *   ... invoke <name> --blobs                     the same with a Netlify Blobs store, as the sign-in callback
+ *                                                 needs (it records spent states there): @netlify/blobs' own
  *                                                 local server in this process, on loopback, whose access
- *                                                 every event carries as Netlify's do; prints the answers
- *                                                 and what the store holds afterwards
- *   ... invoke <name> --blobs-dir <dir>           the same with the store kept in <dir>, for the next command
- *   tsx scripts/netlify-local.ts scheduled <file> --blobs-dir <dir>
- *                                                 runs a scheduled function of netlify/functions/ once, as
- *                                                 Netlify does (its default export, with the store's access in
- *                                                 NETLIFY_BLOBS_CONTEXT), over the store in <dir>; prints its
- *                                                 answer's status and body
+ *                                                 every event carries as Netlify's do, a new one for each
+ *                                                 command; prints the answers and what the spent-states
+ *                                                 store holds afterwards
+ *   tsx scripts/netlify-local.ts scheduled <file> runs a scheduled function of netlify/functions/ once, as
+ *                                                 Netlify does (its default export); prints its answer's
+ *                                                 status and body
  *
  * A process of its own, so the function runs under plain Node with only the environment it is given,
- * as on the platform. Run after `npm run build:netlify`; __tests__/netlify-output.spec.ts uses it.
+ * as on the platform: the inquiry functions and the scheduled one reach their store, Netlify Database,
+ * through NETLIFY_DB_URL there, so what one command leaves the next finds. Run after
+ * `npm run build:netlify`; __tests__/netlify-output.spec.ts uses it.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -32,7 +33,7 @@ import { BlobsServer } from "@netlify/blobs/server";
 // pins them): what they accept and how they read each rule is what a deploy does with these files.
 import { parseAllHeaders } from "@netlify/headers-parser";
 import { parseAllRedirects } from "@netlify/redirect-parser";
-import { readSetting } from "../server/settings/catalog";
+import { SPENT_STATES_STORE } from "../server/sign-in/blobs-spent-states";
 
 /** The part of a Netlify Functions (v1, Lambda-compatible) event that the adapter's handler reads. */
 export interface FunctionEvent {
@@ -58,7 +59,7 @@ export interface FunctionAnswer {
 
 export interface Invocation {
   readonly answers: readonly FunctionAnswer[];
-  /** With --blobs: every entry of the store afterwards, by key. */
+  /** With --blobs: every entry of the spent-states store afterwards, by key. */
   readonly stored: Readonly<Record<string, unknown>> | null;
 }
 
@@ -128,13 +129,9 @@ const answerOf = (result: LambdaResult): FunctionAnswer => ({
 
 const SITE_ID = "local-site";
 
-/**
- * A Blobs store as a deployed function reaches it: the access in each event, the site in a header. In `kept`, a
- * folder that outlives this process (for the next command to find the store as this one left it); else a
- * temporary one.
- */
-const startBlobs = async (kept: string | null = null) => {
-  const directory = kept ?? mkdtempSync(path.join(tmpdir(), "netlify-local-blobs-"));
+/** A Blobs store as a deployed function reaches it: the access in each event, the site in a header. */
+const startBlobs = async () => {
+  const directory = mkdtempSync(path.join(tmpdir(), "netlify-local-blobs-"));
   const token = randomUUID();
   const server = new BlobsServer({ directory, token, logger: () => undefined });
   const { port } = await server.start();
@@ -143,10 +140,6 @@ const startBlobs = async (kept: string | null = null) => {
     "base64",
   );
   return {
-    /** NETLIFY_BLOBS_CONTEXT as Netlify gives it to a modern function (a scheduled one). */
-    context: Buffer.from(JSON.stringify({ siteID: SITE_ID, token, edgeURL: url, uncachedEdgeURL: url })).toString(
-      "base64",
-    ),
     withAccess: (event: FunctionEvent): FunctionEvent => ({
       ...event,
       blobs: access,
@@ -162,22 +155,22 @@ const startBlobs = async (kept: string | null = null) => {
     },
     stop: async () => {
       await server.stop();
-      if (kept === null) rmSync(directory, { recursive: true, force: true });
+      rmSync(directory, { recursive: true, force: true });
     },
   };
 };
 
-const invoke = async (name: string, withBlobs: boolean, blobsDir: string | null = null): Promise<Invocation> => {
+const invoke = async (name: string, withBlobs: boolean): Promise<Invocation> => {
   const events = JSON.parse(readFileSync(0, "utf8")) as FunctionEvent[];
   // The function's log lines go where Netlify's function log would be, apart from the answers on stdout.
   console.log = console.info = console.debug = console.error;
   const entry = path.join(root, ".netlify/functions-internal", name, `${name}.js`);
   const { handler } = createRequire(path.join(root, "package.json"))(entry) as { handler: LambdaHandler };
-  const blobs = withBlobs ? await startBlobs(blobsDir) : null;
+  const blobs = withBlobs ? await startBlobs() : null;
   try {
     const answers: FunctionAnswer[] = [];
     for (const event of events) answers.push(answerOf(await handler(blobs ? blobs.withAccess(event) : event, {})));
-    const stored = blobs ? await blobs.contents(readSetting("INQUIRY_BLOBS_STORE")) : null;
+    const stored = blobs ? await blobs.contents(SPENT_STATES_STORE) : null;
     return { answers, stored };
   } finally {
     await blobs?.stop();
@@ -190,32 +183,22 @@ export interface ScheduledRun {
   readonly body: unknown;
 }
 
-/** Runs a scheduled function's file once, as Netlify does: its default export, the store in NETLIFY_BLOBS_CONTEXT. */
-const scheduled = async (file: string, blobsDir: string): Promise<ScheduledRun> => {
+/** Runs a scheduled function's file once, as Netlify does: its default export, with the environment it is given. */
+const scheduled = async (file: string): Promise<ScheduledRun> => {
   console.log = console.info = console.debug = console.error;
-  const blobs = await startBlobs(blobsDir);
-  try {
-    process.env.NETLIFY_BLOBS_CONTEXT = blobs.context;
-    const { default: run } = (await import(path.resolve(root, file))) as { default: () => Promise<Response> };
-    const answer = await run();
-    return { status: answer.status, body: await answer.json() };
-  } finally {
-    await blobs.stop();
-  }
+  const { default: run } = (await import(path.resolve(root, file))) as { default: () => Promise<Response> };
+  const answer = await run();
+  return { status: answer.status, body: await answer.json() };
 };
 
 const main = async () => {
-  const [command, name, option, value] = process.argv.slice(2);
+  const [command, name, option] = process.argv.slice(2);
   if (command === "rules") return rules();
   if (command === "invoke" && name && (option === undefined || option === "--blobs")) {
     return invoke(name, option === "--blobs");
   }
-  if (command === "invoke" && name && option === "--blobs-dir" && value) return invoke(name, true, value);
-  if (command === "scheduled" && name && option === "--blobs-dir" && value) return scheduled(name, value);
-  throw new Error(
-    "usage: tsx scripts/netlify-local.ts rules | invoke <function name> [--blobs | --blobs-dir <dir>] | " +
-      "scheduled <file> --blobs-dir <dir>",
-  );
+  if (command === "scheduled" && name && option === undefined) return scheduled(name);
+  throw new Error("usage: tsx scripts/netlify-local.ts rules | invoke <function name> [--blobs] | scheduled <file>");
 };
 
 main().then(

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { WorkerStatus } from "../inquiries/delivery-worker";
-import { isDigesting, type InquiryOutbox } from "../inquiries/outbox";
+import type { InquiryOutbox } from "../inquiries/outbox";
 import type { DeployStatus } from "../releases/release-store";
 import type { ReleaseControl } from "../releases/worker-link";
 import type { HealthReading } from "./probe";
@@ -94,7 +94,6 @@ const siteHealth = (deploys: DeployStatus, served: string | null) => {
 type SiteHealth = ReturnType<typeof siteHealth>;
 
 const heldNow = async (outbox: InquiryOutbox, now: Date): Promise<HeldNow | null> => {
-  if (!isDigesting(outbox)) return null;
   try {
     const { count, oldestReceivedAt } = await outbox.heldSummary();
     const age = oldestReceivedAt === null ? null : Math.floor((now.getTime() - Date.parse(oldestReceivedAt)) / 1000);

@@ -25,7 +25,7 @@ export interface HealthProbeOptions {
 }
 
 /**
- * A real write, synced as an inquiry is, to the store in use (the database, or the Blobs store): not a permission
+ * A real write, synced as an inquiry is, to the store in use (SQLite or Postgres): not a permission
  * check, since root passes every access() test and a full disk only shows on a write. Settings that cannot be read
  * reject it: that is an error of the server, not an answer about the store.
  */

@@ -30,24 +30,8 @@ export interface DeliveryPolicy {
   readonly maxDelayMs: number;
 }
 
-/** Where inquiries are kept: SQLite in `dataDir`, Postgres, or a Netlify Blobs store (the CDN deploy). */
-type OutboxKind = "sqlite" | "postgres" | "blobs";
-
-export interface BlobsSettings {
-  readonly store: string;
-  /**
-   * The site and a Netlify personal access token, for reaching the store through the Netlify API from
-   * outside the site's functions (`npm run inquiries`, a server). Inside a function, the platform's own
-   * credentials are used and these may stay unset.
-   */
-  readonly siteID: string | null;
-  readonly token: string | null;
-  /**
-   * A Blobs server to reach directly with the site ID and token, instead of through the Netlify API:
-   * only a local Blobs server (tests, the load bench) is reached this way.
-   */
-  readonly serverURL: string | null;
-}
+/** Where inquiries are kept: SQLite in `dataDir`, or Postgres (Netlify Database, on the CDN deploy). */
+type OutboxKind = "sqlite" | "postgres";
 
 /** How long inquiries are kept (content/inquiry.json, the number the privacy page states). */
 export interface RetentionPolicy {
@@ -84,7 +68,6 @@ export interface InquiryConfig {
   readonly dataDir: string;
   /** With `postgres`: the database's connection string; null for Netlify Database's, which its package finds. */
   readonly databaseUrl: string | null;
-  readonly blobs: BlobsSettings;
   /** False where the outbox does not survive the request (a serverless function's /tmp). */
   readonly durableOutbox: boolean;
   readonly email: EmailSettings | null;
@@ -211,8 +194,9 @@ export const readInquiryConfig = (
   // Another name is refused by the catalogue rather than defaulted: a typo must not send inquiries to a folder that
   // vanishes with the instance.
   const databaseUrl = readSetting("INQUIRY_DATABASE_URL", env);
+  const postgresNamed = databaseUrl !== null || isSet("NETLIFY_DB_URL", env);
   const outbox: OutboxKind =
-    databaseUrl !== null && !isSet("INQUIRY_OUTBOX", env) ? "postgres" : readSetting("INQUIRY_OUTBOX", env);
+    postgresNamed && !isSet("INQUIRY_OUTBOX", env) ? "postgres" : readSetting("INQUIRY_OUTBOX", env);
   // A database named but not used would leave an operator who moved to Postgres writing to SQLite unawares.
   if (databaseUrl !== null && outbox !== "postgres") {
     throw new Error(
@@ -223,13 +207,7 @@ export const readInquiryConfig = (
     outbox,
     dataDir: path.resolve(cwd, readSetting("INQUIRY_DATA_DIR", env)),
     databaseUrl,
-    blobs: {
-      store: readSetting("INQUIRY_BLOBS_STORE", env),
-      siteID: readSetting("NETLIFY_SITE_ID", env),
-      token: readSetting("NETLIFY_BLOBS_TOKEN", env) ?? readSetting("NETLIFY_AUTH_TOKEN", env),
-      serverURL: readSetting("INQUIRY_BLOBS_SERVER_URL", env),
-    },
-    // A Blobs store or a Postgres outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
+    // A Postgres outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
     durableOutbox: outbox !== "sqlite" || !readSetting("INQUIRY_OUTBOX_EPHEMERAL", env),
     ...transportsOf(env),
     ...operationsOf(env),

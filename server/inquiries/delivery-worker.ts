@@ -4,7 +4,7 @@ import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "
 import { deliver, logResults } from "./deliver";
 import { digestPass, type DigestContent, type DigestOutcome } from "./digest";
 import { mapLimited } from "./map-limited";
-import { isRetaining, nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
+import { nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -205,7 +205,6 @@ export class DeliveryWorker {
   private async removeExpired(): Promise<void> {
     const { outbox, log } = this.options;
     const now = this.now();
-    if (!isRetaining(outbox)) return;
     if (this.lastRetentionAt !== null && now.getTime() - this.lastRetentionAt < RETENTION_EVERY_MS) return;
     const { retention } = this.options.config();
     const removed = await outbox.removeExpired(now, retention);

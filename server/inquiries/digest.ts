@@ -5,7 +5,6 @@ import type { InquiryContent } from "./content";
 import { logResults, sendThrough, type AttemptOutcome, type OutgoingMessage } from "./deliver";
 import { fieldsHtml, fieldsText } from "./message";
 import {
-  isDigesting,
   nextDueAt,
   type DigestEntry,
   type DigestingOutbox,
@@ -247,8 +246,7 @@ export const digestPass = async (
   log: OperationalLog,
   now: () => Date,
   { stopping = () => false, retryDead = false }: { stopping?: () => boolean; retryDead?: boolean } = {},
-): Promise<DigestOutcome | null> => {
-  if (!isDigesting(outbox)) return null;
+): Promise<DigestOutcome> => {
   let made: HeldDigest | null = null;
   const transports = configuredTransports(config);
   if (config.digest.hour !== null && transports.length > 0 && !stopping()) {

@@ -1,6 +1,5 @@
 import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
-import { blobsAccessFromLambdaEvent } from "./blobs-store";
 import { clientKey } from "./client-address";
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { InquiryContent } from "./content";
@@ -125,10 +124,6 @@ export const readsOwnBody = (limit: number): GatsbyFunctionConfig => {
   return { bodyParser: { raw: unread, json: unread, text: unread, urlencoded: { ...unread, extended: false } } };
 };
 
-/** The store access of this invocation, where the outbox is Netlify Blobs and the platform gave one. */
-export const invocationStoreAccess = (req: GatsbyFunctionRequest, config: InquiryConfig | null) =>
-  config?.outbox === "blobs" ? blobsAccessFromLambdaEvent((req as NetlifyRequest).netlifyFunctionParams?.event) : null;
-
 /**
  * The body, within the limit and parsed by the single server's rules (request-body.ts), or the handler's
  * refusal to send instead: 413 past the limit, 400 for one it cannot read.
@@ -150,8 +145,8 @@ const readInquiryBody = async (
 /**
  * /api/inquiry as a Gatsby Function, for the CDN deploy: the same handler as the production server
  * (server/app.ts), the body parsed by the same rules, the same site-wide headers on every answer. With no
- * worker between requests there, the inquiry is delivered before the answer. With a Blobs outbox it is
- * stored for good first, and what no transport took now the scheduled delivery retries; where the outbox
+ * worker between requests there, the inquiry is delivered before the answer. In Netlify Database it
+ * is stored for good first, and what no transport took now the scheduled delivery retries; where the outbox
  * does not outlive the request, a visitor whose inquiry no transport took is told it was not sent.
  *
  * The function carries `config`, Gatsby's settings for it, for the module to export beside it.
@@ -189,12 +184,11 @@ export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
         send(res, parsed.refused);
         return;
       }
-      const edge = invocationStoreAccess(req, config);
-      const { reply, stored } = await handler.accept(request, parsed.body, (accepted) => openOutbox(accepted, edge));
+      const { reply, stored } = await handler.accept(request, parsed.body, openOutbox);
       if (config && stored?.created && !stored.quarantined) {
         let delivered = false;
         try {
-          delivered = await deliverNow(openOutbox(config, edge), config, stored.reference, log);
+          delivered = await deliverNow(openOutbox(config), config, stored.reference, log);
         } catch (error) {
           // Stored already: a durable outbox keeps it for the scheduled delivery.
           log.warn(

@@ -1,6 +1,6 @@
 /**
  * Runs `task` over `items`, at most `limit` at a time, and resolves to the results in the order of
- * `items`: the one concurrency limit of the inquiry code (deliveries, the Blobs store's reads and deletes).
+ * `items`: the one concurrency limit of the inquiry code (deliveries, and the reads of a Blobs store being copied).
  * A task that throws stops new ones from starting, but the call settles only once every task under way has,
  * so a caller holding a lock (the delivery worker's) holds it until then; it then throws the first failure.
  */

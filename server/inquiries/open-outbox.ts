@@ -1,14 +1,11 @@
-import { BlobsOutbox } from "./blobs-outbox";
-import { BlobsStore, type BlobsEdgeAccess } from "./blobs-store";
 import type { InquiryConfig } from "./config";
-import type { InquiryOutbox } from "./outbox";
 import { processWide } from "./process-wide";
 import { openPostgresStore } from "./store/postgres";
 import { SqlOutbox } from "./store/sql-outbox";
 import { openSqliteStore } from "./store/sqlite";
 
 /** The SQL store this configuration names: SQLite in its data folder, or a Postgres (by URL, or Netlify's). */
-export const openSqlOutbox = (config: InquiryConfig): SqlOutbox => {
+export const openOutbox = (config: InquiryConfig): SqlOutbox => {
   const key = config.outbox === "postgres" ? `postgres ${config.databaseUrl ?? "netlify"}` : config.dataDir;
   // One per database in a process: each request asks for it, and a Postgres pool per request would leak connections.
   const opened = processWide("inquiry-outbox", () => new Map<string, SqlOutbox>());
@@ -22,13 +19,3 @@ export const openSqlOutbox = (config: InquiryConfig): SqlOutbox => {
   opened.set(key, outbox);
   return outbox;
 };
-
-/**
- * The outbox this deployment is configured with (INQUIRY_OUTBOX): the SQL store, or the Netlify Blobs store
- * INQUIRY_BLOBS_STORE. `edge` is the store access a function received with its invocation, where it has
- * one (blobsAccessFromLambdaEvent).
- */
-export const openOutbox = (config: InquiryConfig, edge: BlobsEdgeAccess | null = null): InquiryOutbox =>
-  config.outbox === "blobs"
-    ? new BlobsOutbox(new BlobsStore(config.blobs, edge), { attemptTimeoutMs: config.delivery.attemptTimeoutMs })
-    : openSqlOutbox(config);

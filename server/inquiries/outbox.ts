@@ -197,18 +197,6 @@ export const attemptsByReference = (attempts: readonly DeliveryAttempt[]): Map<s
   return byReference;
 };
 
-/** Every inquiry of `contents` with where it stands, in the order of its records. */
-export const entriesOf = (
-  { records, attempts, releases }: Pick<OutboxContents, "records" | "attempts" | "releases">,
-  maxAttempts: number,
-): OutboxEntry[] => {
-  const byReference = attemptsByReference(attempts);
-  const released = new Set(releases.map((release) => release.reference));
-  return records.map((record) =>
-    entryOf(record, byReference.get(record.reference) ?? [], released.has(record.reference), maxAttempts),
-  );
-};
-
 /** What a delivery run may still do while it holds the outbox's delivery lock. */
 export interface DeliveryLease {
   /**
@@ -246,10 +234,10 @@ export interface OutboxPage {
 }
 
 /**
- * A store of inquiries and what became of them, whichever medium holds it: SqlOutbox (SQLite on one
- * server's disk, or Postgres) or BlobsOutbox (a Netlify Blobs store, for the CDN deploy).
+ * A store of inquiries and what became of them, and the contract its implementation (SqlOutbox, on SQLite
+ * or Postgres) is tested against: delivery, retention and privacy, and the digest of held inquiries.
  */
-export interface InquiryOutbox {
+export interface InquiryOutbox extends RetainingOutbox, RetentionRecord, DigestingOutbox {
   /** Where it is, in words for an operator: a database file, or a store of a site. */
   readonly location: string;
   /**
@@ -342,14 +330,8 @@ export interface RetentionRecord {
   recordRetention(at: Date): Promise<void>;
 }
 
-export const hasRetentionRecord = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetentionRecord =>
-  "lastRetentionAt" in outbox && "recordRetention" in outbox;
-
 /** A sender's address as the outboxes compare it (RetainingOutbox.inquiriesFrom): without regard to case. */
 export const senderAddressKey = (address: string): string => address.trim().toLowerCase();
-
-export const isRetaining = (outbox: InquiryOutbox): outbox is InquiryOutbox & RetainingOutbox =>
-  "removeExpired" in outbox && "erase" in outbox;
 
 /** The moment before which a retention of `months` (calendar months) or `days` has run out, at `now`. */
 export const retentionCutoffs = (now: Date, retention: RetentionPolicy) => {
@@ -440,6 +422,3 @@ export interface DigestingOutbox {
   openDigests(maxAttempts: number): Promise<DigestEntry[]>;
   recordDigestAttempt(attempt: DigestAttempt): Promise<void>;
 }
-
-export const isDigesting = (outbox: InquiryOutbox): outbox is InquiryOutbox & DigestingOutbox =>
-  "takeDigest" in outbox && "heldSummary" in outbox;

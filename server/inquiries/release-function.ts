@@ -3,7 +3,7 @@ import { FUNCTION_NOT_FOUND, header } from "../site/function-request";
 import { readInquiryConfig, type InquiryConfig } from "./config";
 import type { DigestContent } from "./digest";
 import { deliverNow } from "./delivery-worker";
-import { atApiPathOnly, invocationStoreAccess, readBodyText, readsOwnBody, replySender } from "./gatsby-function";
+import { atApiPathOnly, readBodyText, readsOwnBody, replySender } from "./gatsby-function";
 import { openOutbox } from "./open-outbox";
 import { createReleaseHandler, MAX_RELEASE_BODY_BYTES } from "./release";
 import { functionLog, type OperationalLog } from "./operational-log";
@@ -32,7 +32,7 @@ const queryOf = (req: GatsbyFunctionRequest): string => {
 
 /**
  * /api/inquiry-release as a Gatsby Function, for the CDN deploy: the same core as the single server's route
- * (release.ts), over the Blobs store reached with the invocation's own access. A released inquiry is
+ * (release.ts), over Netlify Database. A released inquiry is
  * delivered before the answer where a transport takes it; otherwise the scheduled delivery does, within
  * minutes, as for any inquiry. The body is read here, as the inquiry function reads its own (Gatsby's
  * parsers are told to take no type: `config`).
@@ -63,7 +63,7 @@ export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
       }
       body = text.text;
     }
-    const outbox = openOutbox(config, invocationStoreAccess(req, config));
+    const outbox = openOutbox(config);
     try {
       const outcome = await handler.handle(
         {

@@ -4,7 +4,7 @@ import type { InquiryContent } from "./content";
 import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "./delivery-worker";
 import type { DigestContent } from "./digest";
 import { openOutbox } from "./open-outbox";
-import { hasRetentionRecord, isRetaining, type InquiryOutbox } from "./outbox";
+import type { InquiryOutbox } from "./outbox";
 
 /** How long Netlify lets a scheduled function run. */
 const SCHEDULED_RUN_LIMIT_MS = 30_000;
@@ -30,7 +30,7 @@ export type ScheduledOutcome =
 /**
  * One run of the scheduled delivery on the CDN deploy (netlify/functions/deliver-inquiries.mts): the
  * same pass as the single server's worker (deliveryPass: the same backoff, attempt limit and dead
- * letters, and the daily digest of held inquiries), over Netlify Database (or the Blobs outbox), under its lease. A run starts
+ * letters, and the daily digest of held inquiries), over Netlify Database, under its lease. A run starts
  * deliveries only while each can still end within the platform's time limit; what it leaves, the next run
  * takes up.
  */
@@ -77,7 +77,6 @@ const removeExpiredDaily = async (
   at: Date,
   stopping: () => boolean,
 ): Promise<void> => {
-  if (!isRetaining(outbox) || !hasRetentionRecord(outbox)) return;
   await outbox.whileDelivering(async () => {
     const last = await outbox.lastRetentionAt();
     if (last !== null && at.getTime() - last.getTime() < RETENTION_EVERY_MS) return;

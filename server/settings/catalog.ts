@@ -252,11 +252,11 @@ const outboxSettings = {
     meaning:
       "the folder of the inquiry database, `inquiries.sqlite`. `npm run inquiries` stops rather than list an empty folder when it is unset and `./.data` holds no database",
   }),
-  INQUIRY_OUTBOX: oneOf(["sqlite", "postgres", "blobs"], "sqlite", {
+  INQUIRY_OUTBOX: oneOf(["sqlite", "postgres"], "sqlite", {
     applies: SERVER_AND_FUNCTIONS,
-    defaultText: "`sqlite`, or `postgres` where `INQUIRY_DATABASE_URL` is set",
+    defaultText: "`sqlite`, or `postgres` where `INQUIRY_DATABASE_URL` or `NETLIFY_DB_URL` is set",
     meaning:
-      "where inquiries are kept: `sqlite`, the database in `INQUIRY_DATA_DIR`; `postgres`, the Postgres at `INQUIRY_DATABASE_URL`, or without it Netlify Database's (`NETLIFY_DB_URL`, which Netlify sets); `blobs`, a Netlify Blobs store ([inquiries.md](inquiries.md#on-netlify-blobs))",
+      "where inquiries are kept: `sqlite`, the database in `INQUIRY_DATA_DIR`; `postgres`, the Postgres at `INQUIRY_DATABASE_URL`, or without it Netlify Database's (`NETLIFY_DB_URL`)",
   }),
   INQUIRY_DATABASE_URL: {
     ...text(null, {
@@ -269,32 +269,28 @@ const outboxSettings = {
     // A connection string carries its password: a refusal names its length, never its text.
     secret: true,
   },
-  INQUIRY_BLOBS_STORE: text("inquiries", {
-    applies: ["Netlify function", "scheduled function", "command line"],
-    allowed: "at most 64 bytes, without a slash",
-    check: (value) => !value.includes("/") && Buffer.byteLength(value) <= 64,
-    meaning: "with `blobs`: the store's name; another one for previews (`inquiries-preview`)",
-  }),
+  NETLIFY_DB_URL: {
+    ...text(null, {
+      applies: ["Netlify function", "scheduled function", "command line"],
+      defaultText: "set by Netlify where the project has Netlify Database",
+      meaning:
+        "Netlify Database's connection string: where it is set, inquiries are kept there unless `INQUIRY_OUTBOX` says otherwise",
+    }),
+    secret: true,
+  },
   NETLIFY_SITE_ID: text(null, {
-    applies: ["command line", "server"],
-    meaning: "with `blobs`, outside Netlify's functions: the site's project ID. Netlify's functions need none",
-  }),
-  NETLIFY_BLOBS_TOKEN: text(null, {
-    applies: ["command line", "server"],
-    meaning: "with `blobs`, outside Netlify's functions: a personal access token. Netlify's functions need none",
+    applies: ["command line"],
+    meaning:
+      "with `--copy-from-blobs`: the site's project ID, for reading the Blobs store the site kept inquiries in before Netlify Database",
   }),
   NETLIFY_AUTH_TOKEN: text(null, {
-    applies: ["command line", "server"],
-    meaning: "taken for `NETLIFY_BLOBS_TOKEN` when that is unset (the Netlify CLI's own variable)",
-  }),
-  INQUIRY_BLOBS_SERVER_URL: text(null, {
-    applies: ["tests", "bench"],
-    meaning: "a local Blobs server reached directly instead of the Netlify API (`npm run bench:blobs`, the tests)",
+    applies: ["command line"],
+    meaning: "with `--copy-from-blobs`: a personal access token (the Netlify CLI's own variable), for the same",
   }),
   INQUIRY_OUTBOX_EPHEMERAL: yesNo(false, {
     applies: ["Netlify function"],
     meaning:
-      "`1` where the outbox does not survive the request: an inquiry no transport took is then answered 503. Ignored with `INQUIRY_OUTBOX=blobs`",
+      "`1` where the outbox does not survive the request: an inquiry no transport took is then answered 503. Ignored with `INQUIRY_OUTBOX=postgres`",
   }),
 } as const;
 
@@ -567,12 +563,6 @@ const toolSettings = {
   SCALE_QUARANTINED: wholeNumber(0, 10_000_000, 100_000, {
     applies: ["bench"],
     meaning: "the quarantined inquiries `npm run bench:scale` fills the full store with",
-  }),
-  BLOBS_SCALE_STORED: text(null, {
-    applies: ["bench"],
-    defaultText: "`budgets.json`'s `blobsScale.stored` (100000)",
-    meaning:
-      "how many delivered inquiries `bench/blobs-scale.ts` stores before timing the scheduled runs (fewer for a quick look, which `npm run check:budgets` fails)",
   }),
   MEMORY_LIMIT_MB: wholeNumber(64, 65_536, 512, {
     applies: ["bench"],

@@ -1,4 +1,4 @@
-import type { BlobsStore } from "../inquiries/blobs-store";
+import type { BlobsStore } from "./blobs-store";
 import type { SpentStates } from "./github-oauth";
 
 /** The Netlify Blobs store in which the CDN deploy's sign-in callbacks record the states they have spent. */
@@ -18,7 +18,6 @@ export const blobsSpentStates = (store: BlobsStore, now: () => number = Date.now
       const expiry = Number(recorded.split("-", 1)[0]);
       if (Number.isFinite(expiry) && expiry <= time) await store.delete(recorded);
     }
-    const { written } = await store.write(`${expiresAtMs}-${key}`, { spent: true }, { onlyIfNew: true });
-    return written;
+    return store.writeIfNew(`${expiresAtMs}-${key}`, { spent: true });
   },
 });

@@ -1,6 +1,6 @@
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
-import { blobsAccessFromLambdaEvent, BlobsStore } from "../inquiries/blobs-store";
+import { blobsAccessFromLambdaEvent, BlobsStore } from "./blobs-store";
 import { blobsSpentStates, SPENT_STATES_STORE } from "./blobs-spent-states";
 import {
   createGithubOAuth,
@@ -53,9 +53,7 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
     if (params === undefined) return processSpentStates;
     const edge = blobsAccessFromLambdaEvent(params.event);
     if (edge === null) return unrecordable;
-    return blobsSpentStates(
-      new BlobsStore({ store: SPENT_STATES_STORE, siteID: null, token: null, serverURL: null }, edge),
-    );
+    return blobsSpentStates(new BlobsStore(SPENT_STATES_STORE, edge));
   };
   const send = async (res: GatsbyFunctionResponse, answer: OAuthAnswer) => {
     for (const [name, value] of Object.entries({ ...options.siteHeaders, ...answer.headers }))

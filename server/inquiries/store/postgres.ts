@@ -26,7 +26,11 @@ export const openPostgresStore = ({
   const pool = async (): Promise<PostgresPool> => {
     const { getDatabase } = await import("@netlify/database");
     // pg's Pool, or on Netlify's serverless driver Neon's, which speaks the same interface.
-    return getDatabase(connectionString === undefined ? {} : { connectionString }).pool as PostgresPool;
+    const { pool: made } = getDatabase(connectionString === undefined ? {} : { connectionString });
+    // An idle connection the server ended (a restart, a failover) is dropped by the pool, and the next query
+    // opens another; an 'error' event no one listens to would end the process instead.
+    made.on("error", () => undefined);
+    return made as PostgresPool;
   };
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const location = connectionString === undefined ? "Netlify Database" : placeOf(connectionString);
