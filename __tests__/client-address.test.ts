@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { clientKey } from "../server/inquiries/client-address";
+import { clientKey } from "../server/inquiries/intake/client-address";
 
 describe("clientKey: the client the rate limit counts", () => {
   it.each([

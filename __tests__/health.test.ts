@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
-import type { WorkerStatus } from "../server/inquiries/delivery-worker";
+import type { WorkerStatus } from "../server/inquiries/delivery/delivery-worker";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { openSqliteOutbox, openSqliteStore } from "../server/inquiries/store/sqlite";
 import { createHealthCheck, type HealthAnswer } from "../server/health/health-check";

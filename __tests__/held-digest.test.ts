@@ -7,13 +7,13 @@ import path from "node:path";
 import { readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import type { InquiryContent } from "../server/inquiries/content";
-import { webhookSignature } from "../server/inquiries/deliver";
-import { deliveryPass, DeliveryWorker } from "../server/inquiries/delivery-worker";
-import { digestDayDue, localDayAndHour } from "../server/inquiries/digest";
-import { openOutbox } from "../server/inquiries/open-outbox";
-import type { InquiryOutbox } from "../server/inquiries/outbox";
-import { checkReleaseLink } from "../server/inquiries/release-link";
-import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
+import { webhookSignature } from "../server/inquiries/delivery/deliver";
+import { deliveryPass, DeliveryWorker } from "../server/inquiries/delivery/delivery-worker";
+import { digestDayDue, localDayAndHour } from "../server/inquiries/held/digest";
+import { openOutbox } from "../server/inquiries/store/open-outbox";
+import type { InquiryOutbox } from "../server/inquiries/store/outbox";
+import { checkReleaseLink } from "../server/inquiries/held/release-link";
+import { runScheduledDelivery } from "../server/inquiries/netlify/scheduled-delivery";
 import { mailParts, startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { healthDetailsHeaders } from "../testing/site-server";
 import { startInquiryApp } from "./support/inquiry-app";
@@ -25,7 +25,7 @@ import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { lineLog } from "../server/inquiries/operational-log";
 
 /**
- * The daily digest of inquiries held as suspected spam (server/inquiries/digest.ts), on both stores: made
+ * The daily digest of inquiries held as suspected spam (server/inquiries/held/digest.ts), on both stores: made
  * once a day from its hour in the company's time zone (America/New_York: 7 in the morning is 12:00 UTC in
  * November), listing every inquiry held since the last one in full, delivered through the real SMTP
  * stand-in and a webhook, retried like an inquiry, and never repeated or skipped across a restart. And the

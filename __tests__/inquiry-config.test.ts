@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { operationSettings, readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import { createInquiryHandler, type InquiryRequest } from "../server/inquiries/handler";
+import { createInquiryHandler, type InquiryRequest } from "../server/inquiries/intake/handler";
 import { inquirySchema } from "../src/content-contract/schema";
 import pino from "pino";
 

@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import { openOutbox } from "../server/inquiries/open-outbox";
-import type { OutboxRecord } from "../server/inquiries/outbox";
-import { createReleaseFunction } from "../server/inquiries/release-function";
-import { quarantineEndsAt, RELEASE_PATH, releaseUrl } from "../server/inquiries/release-link";
-import { resultPagePolicy } from "../server/inquiries/result-page";
+import { openOutbox } from "../server/inquiries/store/open-outbox";
+import type { OutboxRecord } from "../server/inquiries/store/outbox";
+import { createReleaseFunction } from "../server/inquiries/netlify/release-function";
+import { quarantineEndsAt, RELEASE_PATH, releaseUrl } from "../server/inquiries/held/release-link";
+import { resultPagePolicy } from "../server/inquiries/intake/result-page";
 import { commonHeaders } from "../server/site/common-headers";
 import { callFunction } from "../testing/gatsby-function-call";
 import { startWebhookReceiver } from "../testing/loopback-servers";
@@ -20,7 +20,7 @@ import { lineLog } from "../server/inquiries/operational-log";
 import { SQL_POSTGRES, useSqlStores } from "./support/sql-stores";
 
 /**
- * The release link of the digest of held inquiries (server/inquiries/release.ts): the page it opens changes
+ * The release link of the digest of held inquiries (server/inquiries/held/release.ts): the page it opens changes
  * nothing, its button releases the inquiry once, and a forged, altered, expired or used link is refused with a
  * page saying so, and nothing changes. On the single server (its route) and on Netlify (the Gatsby function,
  * over Postgres as over Netlify Database).

@@ -9,7 +9,7 @@ import type net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { UnknownLayoutError, type OutboxRecord } from "../server/inquiries/outbox";
+import { UnknownLayoutError, type OutboxRecord } from "../server/inquiries/store/outbox";
 import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";

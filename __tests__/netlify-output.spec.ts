@@ -33,8 +33,8 @@ import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FAKE_TOKEN, GOOD_CODE, startFakeGit
 import { startInquiryApp } from "./support/inquiry-app";
 import { quoteInquiry, validInquiry } from "./support/inquiry-posts";
 import { storedRecordsIn } from "./support/outbox-fixtures";
-import { RELEASE_PATH } from "../server/inquiries/release-link";
-import { resultPagePolicy } from "../server/inquiries/result-page";
+import { RELEASE_PATH } from "../server/inquiries/held/release-link";
+import { resultPagePolicy } from "../server/inquiries/intake/result-page";
 import { startWebhookReceiver } from "../testing/loopback-servers";
 import { migrateAsNetlifyDoes, onPostgres, startPostgres, type TestPostgres } from "../testing/postgres";
 

@@ -16,7 +16,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { processUsage, startSite } from "../testing/site-server";
 import { startWebhookReceiver } from "../testing/loopback-servers";
-import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/outbox";
+import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/store/outbox";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
 import type { Engine } from "../server/inquiries/store/schema";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";

@@ -14,10 +14,10 @@ import { startPostgres } from "../testing/postgres";
 import { readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
 import type { InquiryContent } from "../server/inquiries/content";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import { createGatsbyFunction } from "../server/inquiries/gatsby-function";
-import { openOutbox } from "../server/inquiries/open-outbox";
+import { createGatsbyFunction } from "../server/inquiries/netlify/gatsby-function";
+import { openOutbox } from "../server/inquiries/store/open-outbox";
 import { forgetProcessWide } from "../server/inquiries/process-wide";
-import { runScheduledDelivery } from "../server/inquiries/scheduled-delivery";
+import { runScheduledDelivery } from "../server/inquiries/netlify/scheduled-delivery";
 import { addToReport, type NetlifyLoadFigures } from "./report";
 import pino from "pino";
 

@@ -16,8 +16,8 @@ import { healthDetailsHeaders, readContent, startSite, type RunningSite } from "
 import { mailParts, startMailServer } from "../testing/loopback-servers";
 import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { honeypotField } from "../src/inquiry/protocol";
-import { quarantineEndsAt, releaseUrl } from "../server/inquiries/release-link";
-import { resultPagePolicy } from "../server/inquiries/result-page";
+import { quarantineEndsAt, releaseUrl } from "../server/inquiries/held/release-link";
+import { resultPagePolicy } from "../server/inquiries/intake/result-page";
 
 const form = readContent("inquiry.json");
 const held = form.held;

@@ -5,15 +5,15 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { configuredTransports, readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import { deliverEntries, retentionLine } from "../server/inquiries/delivery-worker";
-import { digestPass } from "../server/inquiries/digest";
-import { openOutbox } from "../server/inquiries/open-outbox";
+import { deliverEntries, retentionLine } from "../server/inquiries/delivery/delivery-worker";
+import { digestPass } from "../server/inquiries/held/digest";
+import { openOutbox } from "../server/inquiries/store/open-outbox";
 import {
   UnknownReferenceError,
   type EntryState,
   type OutboxEntry,
   type StoredInquiry,
-} from "../server/inquiries/outbox";
+} from "../server/inquiries/store/outbox";
 import { copyFromBlobs, openBlobsSource } from "../server/inquiries/store/copy-from-blobs";
 import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";

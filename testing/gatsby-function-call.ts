@@ -30,7 +30,7 @@ export interface FunctionCall {
   readonly method?: string;
 }
 
-/** A Gatsby Function as the site's adapters make them (server/inquiries/gatsby-function.ts, release-function.ts). */
+/** A Gatsby Function as the site's adapters make them (server/inquiries/netlify/gatsby-function.ts, release-function.ts). */
 export type GatsbyFunction = (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse) => Promise<void>;
 
 /** The bytes a client sends: bytes or a string as they are, an object as JSON or, for a form, urlencoded. */

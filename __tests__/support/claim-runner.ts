@@ -10,7 +10,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { readInquiryConfig } from "../../server/inquiries/config";
 import { readInquiryContent } from "../../server/inquiries/content-on-disk";
-import { deliver, sendThrough } from "../../server/inquiries/deliver";
+import { deliver, sendThrough } from "../../server/inquiries/delivery/deliver";
 import { openPostgresStore } from "../../server/inquiries/store/postgres";
 import { SqlOutbox } from "../../server/inquiries/store/sql-outbox";
 import { openSqliteStore } from "../../server/inquiries/store/sqlite";

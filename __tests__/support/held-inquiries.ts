@@ -1,4 +1,4 @@
-import type { OutboxRecord } from "../../server/inquiries/outbox";
+import type { OutboxRecord } from "../../server/inquiries/store/outbox";
 import { sampleRecord } from "./outbox-fixtures";
 
 /** An INQUIRY_RELEASE_SECRET of the length the settings ask for. */

@@ -1,4 +1,4 @@
-import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../../server/inquiries/outbox";
+import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../../server/inquiries/store/outbox";
 import { sampleRecord } from "./outbox-fixtures";
 
 /** `npm run inquiries -- <args>` against one store, with `input` typed on its standard input. */

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { promisify } from "node:util";
-import type { OutboxRecord } from "../../server/inquiries/outbox";
+import type { OutboxRecord } from "../../server/inquiries/store/outbox";
 import { DATABASE_FILE } from "../../server/inquiries/store/sqlite";
 import { emptyInquiry } from "../../src/inquiry/values";
 

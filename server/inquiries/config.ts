@@ -45,8 +45,8 @@ export interface RetentionPolicy {
 }
 
 /**
- * The daily digest of inquiries held as suspected spam, and the links in it that release one (digest.ts,
- * release-link.ts).
+ * The daily digest of inquiries held as suspected spam, and the links in it that release one (held/digest.ts,
+ * held/release-link.ts).
  */
 interface DigestSettings {
   /** The hour (0 to 23, in the company's time zone) from which each day's digest goes out; null: no digest. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { clientKey } from "../inquiries/client-address";
+import { clientKey } from "../inquiries/intake/client-address";
 import { memoryRateLimiter, type RateLimit } from "../rate-limit";
 import { COULD_NOT_HANDLE } from "./refusals";
 

@@ -2,9 +2,9 @@ import company from "../../content/company.json";
 import inquiry from "../../content/inquiry.json";
 import { commonHeaders } from "../../server/site/common-headers";
 import { heldContentFrom } from "../../server/inquiries/content";
-import { createReleaseFunction } from "../../server/inquiries/release-function";
+import { createReleaseFunction } from "../../server/inquiries/netlify/release-function";
 
-/** /api/inquiry-release on the CDN deploy: the page of a release link in the digest of held inquiries (server/inquiries/release.ts). */
+/** /api/inquiry-release on the CDN deploy: the page of a release link in the digest of held inquiries (server/inquiries/held/release.ts). */
 const releaseFunction = createReleaseFunction({
   content: heldContentFrom({ inquiry, company }),
   siteHeaders: commonHeaders,

@@ -3,7 +3,7 @@ import company from "../../content/company.json";
 import inquiry from "../../content/inquiry.json";
 import { commonHeaders } from "../../server/site/common-headers";
 import { inquiryContentFrom } from "../../server/inquiries/content";
-import { createGatsbyFunction } from "../../server/inquiries/gatsby-function";
+import { createGatsbyFunction } from "../../server/inquiries/netlify/gatsby-function";
 
 const productFiles = require.context("../../content/products", false, /\.json$/);
 

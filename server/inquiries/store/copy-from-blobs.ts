@@ -6,7 +6,7 @@ import {
   type DeliveryAttempt,
   type OutboxRecord,
   type QuarantineRelease,
-} from "../outbox";
+} from "./outbox";
 import { chunksOf } from "./jobs";
 import type { SqlOutbox } from "./sql-outbox";
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
-import { UnknownLayoutError } from "../outbox";
+import { UnknownLayoutError } from "./outbox";
 import { fromLegacySqlite, LEGACY_VERSIONS, legacySqliteLayout, setAsideLegacyTables } from "./legacy-sqlite";
 import { MIGRATIONS, statementsOf, type Engine, type Tables } from "./schema";
 

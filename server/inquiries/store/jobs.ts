@@ -8,8 +8,8 @@ import {
   type HeldDigest,
   type OutboxEntry,
   type OutboxRecord,
-} from "../outbox";
-import type { AttemptOutcome } from "../deliver";
+} from "./outbox";
+import type { AttemptOutcome } from "../delivery/deliver";
 import type { AttemptRow, JobState, Tables } from "./schema";
 
 export type Query = Kysely<Tables>;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DeliveryLease } from "../outbox";
+import type { DeliveryLease } from "./outbox";
 import type { StoreDatabase } from "./database";
 import type { Query } from "./jobs";
 import { STATE } from "./schema";
@@ -12,7 +12,7 @@ export interface PassLockOptions {
 }
 
 /**
- * The lock of a whole delivery pass, as delivery-worker.ts takes it (InquiryOutbox.whileDelivering): a row
+ * The lock of a whole delivery pass, as delivery/delivery-worker.ts takes it (InquiryOutbox.whileDelivering): a row
  * of `store_state` taken by an upsert that succeeds only where it is free or its holder's time ran out,
  * renewed while the pass runs. A pass whose lock another
  * took (this process stalled past its expiry) is told through `onLost`: its work goes on to its end, but

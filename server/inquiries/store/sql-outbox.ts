@@ -29,8 +29,8 @@ import {
   type RetainingOutbox,
   type RetentionRecord,
   type StoredInquiry,
-} from "../outbox";
-import type { AttemptOutcome } from "../deliver";
+} from "./outbox";
+import type { AttemptOutcome } from "../delivery/deliver";
 import type { StoreDatabase } from "./database";
 import { whileHoldingPassLock, type PassLockOptions } from "./pass-lock";
 import {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { inquiryEndpoint } from "../../src/inquiry/protocol";
-import { clientKey } from "./client-address";
-import type { DeliveryWorker } from "./delivery-worker";
-import type { InquiryHandler, InquiryReply, InquiryRequest } from "./handler";
-import { parseFormBody } from "./request-body";
+import { inquiryEndpoint } from "../../../src/inquiry/protocol";
+import { clientKey } from "../intake/client-address";
+import type { DeliveryWorker } from "../delivery/delivery-worker";
+import type { InquiryHandler, InquiryReply, InquiryRequest } from "../intake/handler";
+import { parseFormBody } from "../intake/request-body";
 
 export interface InquiriesPluginOptions {
   readonly handler: InquiryHandler;
@@ -28,7 +28,7 @@ const sendReply = (reply: FastifyReply, answer: InquiryReply) =>
   reply.code(answer.status).headers(answer.headers).send(answer.body);
 
 /**
- * /api/inquiry on the single server: the framework-free handler (handler.ts) with Fastify's body parsing,
+ * /api/inquiry on the single server: the framework-free handler (intake/handler.ts) with Fastify's body parsing,
  * limited to what the handler takes; every answer, refusals and failures included, is the handler's.
  */
 // Async with nothing to await on purpose: Fastify waits for the promise a plugin returns.

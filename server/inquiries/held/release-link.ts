@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { RetentionPolicy } from "./config";
-import type { OutboxRecord } from "./outbox";
-import { referencePattern } from "./reference";
+import type { RetentionPolicy } from "../config";
+import type { OutboxRecord } from "../store/outbox";
+import { referencePattern } from "../intake/reference";
 
 /**
  * The links in the digest of held inquiries that release one (release.ts answers them). A link names one

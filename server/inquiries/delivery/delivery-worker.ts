@@ -1,10 +1,10 @@
-import type { OperationalLog } from "./operational-log";
+import type { OperationalLog } from "../operational-log";
 import { setTimeout as sleep } from "node:timers/promises";
-import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "./config";
+import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "../config";
 import { deliver, logResults } from "./deliver";
-import { digestPass, type DigestContent, type DigestOutcome } from "./digest";
-import { mapLimited } from "./map-limited";
-import { nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "./outbox";
+import { digestPass, type DigestContent, type DigestOutcome } from "../held/digest";
+import { mapLimited } from "../map-limited";
+import { nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "../store/outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;

@@ -1,9 +1,9 @@
 import escapeHtml from "escape-html";
-import type { InquiryContent } from "./content";
-import type { TransportName } from "./config";
-import type { OutboxRecord } from "./outbox";
-import { displayedFields, labelOf } from "../../src/inquiry/displayed-fields";
-import type { InquiryValues } from "../../src/inquiry/values";
+import type { InquiryContent } from "../content";
+import type { TransportName } from "../config";
+import type { OutboxRecord } from "../store/outbox";
+import { displayedFields, labelOf } from "../../../src/inquiry/displayed-fields";
+import type { InquiryValues } from "../../../src/inquiry/values";
 
 const MULTILINE = new Set(["quantities", "message"]);
 

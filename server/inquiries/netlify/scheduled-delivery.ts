@@ -1,10 +1,10 @@
-import { functionLog, type OperationalLog } from "./operational-log";
-import { readInquiryConfig, type InquiryConfig } from "./config";
-import type { InquiryContent } from "./content";
-import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "./delivery-worker";
-import type { DigestContent } from "./digest";
-import { openOutbox } from "./open-outbox";
-import type { InquiryOutbox } from "./outbox";
+import { functionLog, type OperationalLog } from "../operational-log";
+import { readInquiryConfig, type InquiryConfig } from "../config";
+import type { InquiryContent } from "../content";
+import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "../delivery/delivery-worker";
+import type { DigestContent } from "../held/digest";
+import { openOutbox } from "../store/open-outbox";
+import type { InquiryOutbox } from "../store/outbox";
 
 /** How long Netlify lets a scheduled function run. */
 const SCHEDULED_RUN_LIMIT_MS = 30_000;

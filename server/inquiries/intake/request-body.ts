@@ -3,7 +3,7 @@ import secureJsonParse from "secure-json-parse";
 /**
  * How a posted inquiry's body becomes the value the handler checks, for both deploys. Its type is read here
  * once, for the handler (which bodies it takes, whether it answers with a page) and for the parsers. The
- * single server lets Fastify parse JSON and parses a form with parseFormBody (plugin.ts); the CDN deploy's
+ * single server lets Fastify parse JSON and parses a form with parseFormBody (fastify/plugin.ts); the CDN deploy's
  * function, which takes the body's bytes as they came instead of the platform's parsed version, whose
  * parser errors never reach it, parses both here, JSON with the parser Fastify's own is. One set of rules,
  * so the two answer a body alike.

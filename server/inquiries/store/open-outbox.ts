@@ -1,8 +1,8 @@
-import type { InquiryConfig } from "./config";
-import { processWide } from "./process-wide";
-import { openPostgresStore } from "./store/postgres";
-import { SqlOutbox } from "./store/sql-outbox";
-import { openSqliteStore } from "./store/sqlite";
+import type { InquiryConfig } from "../config";
+import { processWide } from "../process-wide";
+import { openPostgresStore } from "./postgres";
+import { SqlOutbox } from "./sql-outbox";
+import { openSqliteStore } from "./sqlite";
 
 /** The SQL store this configuration names: SQLite in its data folder, or a Postgres (by URL, or Netlify's). */
 export const openOutbox = (config: InquiryConfig): SqlOutbox => {

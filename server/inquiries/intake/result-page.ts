@@ -1,7 +1,7 @@
 import escapeHtml from "escape-html";
-import { colors } from "../../src/styles/colors";
-import type { InquiryContent } from "./content";
-import { inquiryFieldNames, type InquiryErrors } from "../../src/inquiry/values";
+import { colors } from "../../../src/styles/colors";
+import type { InquiryContent } from "../content";
+import { inquiryFieldNames, type InquiryErrors } from "../../../src/inquiry/values";
 
 /**
  * The pages a visitor without JavaScript lands on after posting the form: the server answers the

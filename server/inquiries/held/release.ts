@@ -1,16 +1,16 @@
-import type { OperationalLog } from "./operational-log";
+import type { OperationalLog } from "../operational-log";
 import escapeHtml from "escape-html";
-import type { InquiryConfig } from "./config";
+import type { InquiryConfig } from "../config";
 import { heldReasonText, receivedText, type DigestContent } from "./digest";
-import type { InquiryOutbox } from "./outbox";
+import type { InquiryOutbox } from "../store/outbox";
 import { checkReleaseLink, RELEASE_FIELDS, RELEASE_PATH, type LinkCheck } from "./release-link";
-import { bodyKind } from "./request-body";
-import { fill, renderPlainPage, resultPagePolicy } from "./result-page";
+import { bodyKind } from "../intake/request-body";
+import { fill, renderPlainPage, resultPagePolicy } from "../intake/result-page";
 
 /**
  * The page a release link in the digest of held inquiries opens (GET), and its one button (POST), on both
- * deploys: a framework-free core, with the server's route (release-plugin.ts) and a Gatsby function
- * (release-function.ts) as its adapters.
+ * deploys: a framework-free core, with the server's route (fastify/release-plugin.ts) and a Gatsby function
+ * (netlify/release-function.ts) as its adapters.
  *
  * A GET changes nothing, whatever it carries: mail scanners and link previews open every link. It checks the
  * link and says what a release does, with a form that posts the link's own fields back. The POST, only from

@@ -1,5 +1,5 @@
-import { memoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from "../rate-limit";
-import { processWide } from "./process-wide";
+import { memoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from "../../rate-limit";
+import { processWide } from "../process-wide";
 
 // One limiter per configured limit, for the whole process: a function's module may be loaded afresh for
 // every request (process-wide.ts), and the count must outlive it.

@@ -1,9 +1,9 @@
-import { functionLog, type OperationalLog } from "./operational-log";
-import { configuredTransports, readInquiryConfig, type InquiryConfig } from "./config";
-import type { InquiryContent } from "./content";
-import { outboxRecord } from "./message";
-import { openOutbox } from "./open-outbox";
-import { DuplicateReferenceError, type InquiryOutbox, type OutboxRecord } from "./outbox";
+import { functionLog, type OperationalLog } from "../operational-log";
+import { configuredTransports, readInquiryConfig, type InquiryConfig } from "../config";
+import type { InquiryContent } from "../content";
+import { outboxRecord } from "../delivery/message";
+import { openOutbox } from "../store/open-outbox";
+import { DuplicateReferenceError, type InquiryOutbox, type OutboxRecord } from "../store/outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
 import { bodyKind } from "./request-body";
@@ -16,8 +16,8 @@ import {
   retiredHoneypotFields,
   type InquiryFailure,
   type InquiryResponseBody,
-} from "../../src/inquiry/protocol";
-import { checkInquiry } from "../../src/inquiry/validation";
+} from "../../../src/inquiry/protocol";
+import { checkInquiry } from "../../../src/inquiry/validation";
 
 /** What the handler needs to know of a request, whichever server or platform received it. */
 export interface InquiryRequest {

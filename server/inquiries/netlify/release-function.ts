@@ -1,12 +1,12 @@
 import type { GatsbyFunctionRequest } from "gatsby";
-import { FUNCTION_NOT_FOUND, header } from "../site/function-request";
-import { readInquiryConfig, type InquiryConfig } from "./config";
-import type { DigestContent } from "./digest";
-import { deliverNow } from "./delivery-worker";
+import { FUNCTION_NOT_FOUND, header } from "../../site/function-request";
+import { readInquiryConfig, type InquiryConfig } from "../config";
+import type { DigestContent } from "../held/digest";
+import { deliverNow } from "../delivery/delivery-worker";
 import { atApiPathOnly, readBodyText, readsOwnBody, replySender } from "./gatsby-function";
-import { openOutbox } from "./open-outbox";
-import { createReleaseHandler, MAX_RELEASE_BODY_BYTES } from "./release";
-import { functionLog, type OperationalLog } from "./operational-log";
+import { openOutbox } from "../store/open-outbox";
+import { createReleaseHandler, MAX_RELEASE_BODY_BYTES } from "../held/release";
+import { functionLog, type OperationalLog } from "../operational-log";
 
 export interface ReleaseFunctionOptions {
   readonly content: DigestContent;
@@ -32,7 +32,7 @@ const queryOf = (req: GatsbyFunctionRequest): string => {
 
 /**
  * /api/inquiry-release as a Gatsby Function, for the CDN deploy: the same core as the single server's route
- * (release.ts), over Netlify Database. A released inquiry is
+ * (held/release.ts), over Netlify Database. A released inquiry is
  * delivered before the answer where a transport takes it; otherwise the scheduled delivery does, within
  * minutes, as for any inquiry. The body is read here, as the inquiry function reads its own (Gatsby's
  * parsers are told to take no type: `config`).

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
-import type { DeliveryPolicy, InquiryConfig, TransportName } from "./config";
+import type { DeliveryPolicy, InquiryConfig, TransportName } from "../config";
 import { emailBody, webhookPayload } from "./message";
-import type { OperationalLog } from "./operational-log";
-import type { InquiryOutbox, OutboxRecord } from "./outbox";
+import type { OperationalLog } from "../operational-log";
+import type { InquiryOutbox, OutboxRecord } from "../store/outbox";
 
 export interface DeliveryResult {
   readonly transport: TransportName;

@@ -1,13 +1,13 @@
 import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
-import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
-import { clientKey } from "./client-address";
-import { readInquiryConfig, type InquiryConfig } from "./config";
-import type { InquiryContent } from "./content";
-import { deliverNow } from "./delivery-worker";
-import { createInquiryHandler, type InquiryHandler, type InquiryReply, type InquiryRequest } from "./handler";
-import { openOutbox } from "./open-outbox";
-import { parseInquiryBody } from "./request-body";
-import { functionLog, type OperationalLog } from "./operational-log";
+import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../../site/function-request";
+import { clientKey } from "../intake/client-address";
+import { readInquiryConfig, type InquiryConfig } from "../config";
+import type { InquiryContent } from "../content";
+import { deliverNow } from "../delivery/delivery-worker";
+import { createInquiryHandler, type InquiryHandler, type InquiryReply, type InquiryRequest } from "../intake/handler";
+import { openOutbox } from "../store/open-outbox";
+import { parseInquiryBody } from "../intake/request-body";
+import { functionLog, type OperationalLog } from "../operational-log";
 
 export interface GatsbyFunctionOptions {
   readonly content: InquiryContent;
@@ -83,7 +83,7 @@ export const readBodyText = async (req: GatsbyFunctionRequest, maxBytes: number)
   return size > maxBytes ? { kind: "tooLarge" } : { kind: "text", text: Buffer.concat(chunks).toString("utf8") };
 };
 
-/** A core's answer (handler.ts, release.ts), for an adapter to send. */
+/** A core's answer (intake/handler.ts, held/release.ts), for an adapter to send. */
 interface CoreReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -125,7 +125,7 @@ export const readsOwnBody = (limit: number): GatsbyFunctionConfig => {
 };
 
 /**
- * The body, within the limit and parsed by the single server's rules (request-body.ts), or the handler's
+ * The body, within the limit and parsed by the single server's rules (intake/request-body.ts), or the handler's
  * refusal to send instead: 413 past the limit, 400 for one it cannot read.
  */
 const readInquiryBody = async (

@@ -1,9 +1,9 @@
-import type { OperationalLog } from "./operational-log";
+import type { OperationalLog } from "../operational-log";
 import escapeHtml from "escape-html";
-import { configuredTransports, type InquiryConfig } from "./config";
-import type { InquiryContent } from "./content";
-import { logResults, sendThrough, type AttemptOutcome, type OutgoingMessage } from "./deliver";
-import { fieldsHtml, fieldsText } from "./message";
+import { configuredTransports, type InquiryConfig } from "../config";
+import type { InquiryContent } from "../content";
+import { logResults, sendThrough, type AttemptOutcome, type OutgoingMessage } from "../delivery/deliver";
+import { fieldsHtml, fieldsText } from "../delivery/message";
 import {
   nextDueAt,
   type DigestEntry,
@@ -11,7 +11,7 @@ import {
   type HeldDigest,
   type InquiryOutbox,
   type OutboxRecord,
-} from "./outbox";
+} from "../store/outbox";
 import { quarantineEndsAt, releaseUrl } from "./release-link";
 
 /**
@@ -53,7 +53,7 @@ export const digestDayDue = (now: Date, hour: number, timeZone: string, lastDay:
   return lastDay !== null && lastDay >= local.day ? null : local.day;
 };
 
-/** The reason an inquiry was held, in the sales desk's words (handler.ts gives the codes). */
+/** The reason an inquiry was held, in the sales desk's words (intake/handler.ts gives the codes). */
 export const heldReasonText = (content: DigestContent, reason: string | undefined): string => {
   const { reasons } = content.form.held;
   if (reason === "honeypot filled") return reasons.honeypot;

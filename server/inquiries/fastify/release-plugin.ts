@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { limitRequests } from "../site/request-limit";
-import type { DeliveryWorker } from "./delivery-worker";
-import type { InquiryOutbox } from "./outbox";
-import { MAX_RELEASE_BODY_BYTES, type ReleaseHandler, type ReleaseReply } from "./release";
-import { RELEASE_PATH } from "./release-link";
+import { limitRequests } from "../../site/request-limit";
+import type { DeliveryWorker } from "../delivery/delivery-worker";
+import type { InquiryOutbox } from "../store/outbox";
+import { MAX_RELEASE_BODY_BYTES, type ReleaseHandler, type ReleaseReply } from "../held/release";
+import { RELEASE_PATH } from "../held/release-link";
 
 export interface ReleasePluginOptions {
   readonly handler: ReleaseHandler;
@@ -35,7 +35,7 @@ const requestOf = (request: FastifyRequest, body: string | null) => {
 };
 
 /**
- * /api/inquiry-release on the single server (release.ts): the page of a release link and its button. Its
+ * /api/inquiry-release on the single server (held/release.ts): the page of a release link and its button. Its
  * own body parser takes the button's small form only, as text for the core to read, and its own rate limit
  * counts every request; where release links are not set up (no INQUIRY_RELEASE_SECRET), it answers as for
  * any path without a page.

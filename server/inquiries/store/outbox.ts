@@ -1,5 +1,5 @@
-import type { RetentionPolicy, TransportName } from "./config";
-import type { InquiryValues } from "../../src/inquiry/values";
+import type { RetentionPolicy, TransportName } from "../config";
+import type { InquiryValues } from "../../../src/inquiry/values";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
 export interface OutboxRecord {
@@ -404,7 +404,7 @@ export const digestEntryOf = (
 };
 
 /**
- * What an outbox keeps for the daily digest of held inquiries (digest.ts): which held inquiries no digest
+ * What an outbox keeps for the daily digest of held inquiries (held/digest.ts): which held inquiries no digest
  * has listed yet, the digests made and what became of each, and the last day one was made for. Every
  * step is recorded in the store, so a restart neither repeats a digest nor skips one.
  */
