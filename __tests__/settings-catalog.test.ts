@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { catalogue, readSetting, type Setting, type SettingName } from "../server/settings/catalog";
-import { SETTINGS_DOC, settingsTableProblem } from "../scripts/settings-doc";
+import { SETTINGS_TABLES, settingsTableProblem } from "../scripts/settings-doc";
+import { readToolSetting, toolCatalogue } from "../testing/tool-settings";
 
 const root = path.join(__dirname, "..");
 const CATALOGUE_FILE = "server/settings/catalog.ts";
@@ -97,9 +98,31 @@ describe("the catalogue of settings", () => {
   });
 });
 
-describe("docs/configuration.md", () => {
-  it("holds the table the catalogue generates (npm run docs:settings)", () => {
-    expect(settingsTableProblem(fs.readFileSync(path.join(root, SETTINGS_DOC), "utf8"))).toBeNull();
+describe("the tests' and benches' settings (testing/tool-settings.ts)", () => {
+  const toolNames = Object.keys(toolCatalogue) as (keyof typeof toolCatalogue)[];
+
+  it.each(toolNames)("%s: unset or blank, its default; out of its range, refused by name", (name) => {
+    const setting: Setting<unknown> & { readonly min?: number; readonly max?: number } = toolCatalogue[name];
+    expect(readToolSetting(name, {})).toEqual(setting.default);
+    expect(readToolSetting(name, { [name]: "  " })).toEqual(setting.default);
+    const { min, max } = setting;
+    if (min !== undefined && max !== undefined)
+      expect(() => readToolSetting(name, { [name]: String(max + 1) })).toThrow(
+        `${name} must be a whole number from ${min} to ${max}, not ${max + 1}`,
+      );
+  });
+
+  it("are none of the site's, so the Netlify functions, which carry its catalogue, carry none of them", () => {
+    expect(toolNames.filter((name) => name in catalogue)).toEqual([]);
+    expect(Object.values(catalogue).filter((setting) => setting.applies.some((scope) => scope === "bench"))).toEqual(
+      [],
+    );
+  });
+});
+
+describe.each(SETTINGS_TABLES)("$doc", (table) => {
+  it("holds the table its catalogue generates (npm run docs:settings)", () => {
+    expect(settingsTableProblem(table, fs.readFileSync(path.join(root, table.doc), "utf8"))).toBeNull();
   });
 });
 
@@ -190,7 +213,7 @@ describe("reading settings", () => {
       );
     const unknown = files.flatMap((file) =>
       named(fs.readFileSync(path.join(root, file), "utf8"))
-        .filter((name) => !(name in catalogue))
+        .filter((name) => !(name in catalogue) && !(name in toolCatalogue))
         .map((name) => `${file}: ${name}`),
     );
     expect(unknown).toEqual([]);
@@ -204,5 +227,15 @@ describe("reading settings", () => {
       .map((file) => fs.readFileSync(path.join(root, file), "utf8"))
       .join("\n");
     expect(names.filter((name) => !new RegExp(`\\b${name}\\b`).test(code))).toEqual([]);
+  });
+
+  it("leaves no setting in the tools' catalogue that no test, bench or tool reads", () => {
+    const code = ["bench", "testing", "e2e", "scripts", "__tests__"]
+      .flatMap(codeFiles)
+      .concat(["lighthouserc.js", "playwright.config.ts"])
+      .filter((file) => file !== "testing/tool-settings.ts" && file !== "__tests__/settings-catalog.test.ts")
+      .map((file) => fs.readFileSync(path.join(root, file), "utf8"))
+      .join("\n");
+    expect(Object.keys(toolCatalogue).filter((name) => !new RegExp(`\\b${name}\\b`).test(code))).toEqual([]);
   });
 });

@@ -12,14 +12,15 @@ import { enterRunTempRoot } from "../testing/run-temp-root";
 import { processUsage, startSite, type RunningSite } from "../testing/site-server";
 import { startMailServer, startWebhookReceiver } from "../testing/loopback-servers";
 import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
+import { readToolSetting } from "../testing/tool-settings";
 import { readBudgets } from "./budgets";
 import type { InquiryLoadFigures } from "./report";
 
 // The counts budgets.json's inquiryLoad holds, which its budgets were set for. LOAD_SUBMISSIONS and
 // LOAD_REFUSED send others for a quick look; npm run check:budgets fails a run made with them.
 const { inquiryLoad: counts } = readBudgets();
-const CONCURRENT = Number(process.env.LOAD_SUBMISSIONS ?? counts.submissions);
-const REFUSED = Number(process.env.LOAD_REFUSED ?? counts.refusedRequests);
+const CONCURRENT = readToolSetting("LOAD_SUBMISSIONS") ?? counts.submissions;
+const REFUSED = readToolSetting("LOAD_REFUSED") ?? counts.refusedRequests;
 const REFUSED_CONCURRENCY = 20;
 const FLOOD = 30;
 const DELIVERY_TIMEOUT_MS = 120_000;

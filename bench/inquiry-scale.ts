@@ -9,7 +9,7 @@
 // cgroup of its own where the machine allows: testing/memory-limit.ts), and must answer all 20 with 201,
 // deliver them, have nothing killed for memory and still answer after. `npm run bench:scale` runs it against
 // the existing build and judges the figures by budgets.json's inquiryScale.
-import { readSetting } from "../server/settings/catalog";
+import { readToolSetting } from "../testing/tool-settings";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -48,8 +48,8 @@ export interface ScaleFigures {
   readonly aliveAfter: boolean;
 }
 
-const DELIVERED = readSetting("SCALE_DELIVERED");
-const QUARANTINED = readSetting("SCALE_QUARANTINED");
+const DELIVERED = readToolSetting("SCALE_DELIVERED");
+const QUARANTINED = readToolSetting("SCALE_QUARANTINED");
 const BURST = 20;
 const BURST_GAP_MS = 100;
 /** Inquiries sent at once after the burst, to read how many the server stores and delivers a second. */
@@ -57,7 +57,7 @@ const THROUGHPUT_BATCH = 200;
 const HOME_EVERY_MS = 20;
 const SEED_BATCH = 5_000;
 /** docs/deploy-server.md's systemd unit gives the server MemoryMax=512M. */
-const MEMORY_LIMIT_MB = readSetting("MEMORY_LIMIT_MB");
+const MEMORY_LIMIT_MB = readToolSetting("MEMORY_LIMIT_MB");
 
 const percentile = (sorted: readonly number[], share: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? 0;

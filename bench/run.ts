@@ -15,7 +15,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readSetting } from "../server/settings/catalog";
+import { readToolSetting } from "../testing/tool-settings";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
 import { lhciCollectInRounds, prepareBenchSite, readLighthouseRuns, type PlantedTask } from "./lighthouse";
@@ -66,7 +66,7 @@ const main = async () => {
   if (plant)
     console.log(`A long task of ${plant.ms} ms planted on ${plant.pagePath}, in the bench's copy of the build`);
   const benchSite = prepareBenchSite(path.join(root, "public"), plant);
-  await lhciCollectInRounds(await freeLoopbackPort(), readSetting("BENCH_RUNS"), benchSite);
+  await lhciCollectInRounds(await freeLoopbackPort(), readToolSetting("BENCH_RUNS"), benchSite);
   const lighthouse = readLighthouseRuns(benchSite);
   if (process.argv.includes("--lighthouse-only")) {
     const report = { date: new Date().toISOString(), machine: machine(), buildSeconds, lighthouse };

@@ -2,8 +2,9 @@
 // does not do. Five kinds of claim are held to the code:
 // - every `npm run <script>` (and `npm start`, `npm test`) in README.md, CONTENT.md and docs/**/*.md is a script
 //   of package.json, and every script of package.json is named in docs/development.md;
-// - docs/configuration.md's table of settings is the one the catalogue (server/settings/catalog.ts) generates
-//   (scripts/settings-doc.ts); that the code reads its settings through the catalogue is a jest test's;
+// - docs/configuration.md's and docs/development.md's tables of settings are the ones their catalogues
+//   (server/settings/catalog.ts, testing/tool-settings.ts) generate (scripts/settings-doc.ts); that the code reads
+//   its settings through a catalogue is a jest test's;
 // - every relative link and `#anchor` resolves (anchors by GitHub's own slug rules, github-slugger);
 // - README's first code block, the commands a newcomer runs first, is what .ci/run runs;
 // - every budget in budgets.json keeps its one-line reason, a line `<key>: …` of its object's "$comment", and a row
@@ -18,7 +19,7 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { toString as textOf } from "mdast-util-to-string";
 import { gfm } from "micromark-extension-gfm";
 import { visit } from "unist-util-visit";
-import { SETTINGS_DOC, settingsTableProblem } from "./settings-doc";
+import { SETTINGS_TABLES, settingsTableProblem, type SettingsTable } from "./settings-doc";
 
 export interface DocsProblem {
   readonly file: string;
@@ -127,11 +128,11 @@ const checkScriptsListed = (development: ParsedDoc | null, scripts: Record<strin
     .map((name) => ({ file: DEVELOPMENT_DOC, line: 0, message: `npm run ${name} is a script that it does not name` }));
 };
 
-/** docs/configuration.md's settings table against the catalogue it is generated from. */
-const checkSettings = (configuration: ParsedDoc | null): DocsProblem[] => {
-  if (!configuration) return [{ file: SETTINGS_DOC, line: 0, message: "is missing" }];
-  const problem = settingsTableProblem(configuration.text);
-  return problem ? [{ file: SETTINGS_DOC, ...problem }] : [];
+/** A guide's settings table against the catalogue it is generated from. */
+const checkSettings = (table: SettingsTable, doc: ParsedDoc | null): DocsProblem[] => {
+  if (!doc) return [{ file: table.doc, line: 0, message: "is missing" }];
+  const problem = settingsTableProblem(table, doc.text);
+  return problem ? [{ file: table.doc, ...problem }] : [];
 };
 
 /** The commands of a shell file or code block, one per line, without comments, split at `&&`. */
@@ -290,7 +291,7 @@ export const checkDocs = (root: string): DocsProblem[] => {
   return [
     ...docs.flatMap((doc) => [...checkScripts(doc, scripts), ...checkLinks(root, doc, parsed)]),
     ...checkScriptsListed(parsed(DEVELOPMENT_DOC), scripts),
-    ...checkSettings(parsed(SETTINGS_DOC)),
+    ...SETTINGS_TABLES.flatMap((table) => checkSettings(table, parsed(table.doc))),
     ...checkReadmeCommands(root, parsed("README.md"), scripts),
     ...checkBudgets(root, parsed(BUDGETS_DOC)),
   ];

@@ -1,15 +1,30 @@
-// docs/configuration.md's table of settings, generated from the catalogue (server/settings/catalog.ts): one row per
-// variable, between two marker comments; the prose around it is written by hand. `npm run docs:settings` writes it,
-// and `npm run check:docs` (part of `npm test`) fails when the committed table is not what the catalogue makes.
+// The tables of settings, generated from their catalogues: docs/configuration.md's from the site's
+// (server/settings/catalog.ts), docs/development.md's from the tests' and benches' (testing/tool-settings.ts). One
+// row per variable, between two marker comments; the prose around each table is written by hand.
+// `npm run docs:settings` writes them, and `npm run check:docs` (part of `npm test`) fails when a committed table is
+// not what its catalogue makes.
 // Usage: npm run docs:settings [-- --check]
 import fs from "node:fs";
 import path from "node:path";
-import { catalogue, type Setting } from "../server/settings/catalog";
+import { catalogue, type Catalogue, type Setting } from "../server/settings/catalog";
+import { toolCatalogue } from "../testing/tool-settings";
 
-export const SETTINGS_DOC = "docs/configuration.md";
-export const TABLE_BEGIN =
-  "<!-- settings table: generated from server/settings/catalog.ts by npm run docs:settings -->";
-export const TABLE_END = "<!-- end of the settings table -->";
+/** A generated table: the guide that holds it, the catalogue it lists, and the file that catalogue is in. */
+export interface SettingsTable {
+  readonly doc: string;
+  readonly settings: Catalogue;
+  readonly source: string;
+}
+
+export const SETTINGS_TABLES: readonly SettingsTable[] = [
+  { doc: "docs/configuration.md", settings: catalogue, source: "server/settings/catalog.ts" },
+  { doc: "docs/development.md", settings: toolCatalogue, source: "testing/tool-settings.ts" },
+];
+
+const markersOf = ({ source }: SettingsTable) => ({
+  begin: `<!-- settings table: generated from ${source} by npm run docs:settings -->`,
+  end: "<!-- end of the settings table -->",
+});
 
 const HEADER = ["variable", "default", "allowed", "where it applies", "what it does"];
 
@@ -21,15 +36,18 @@ const defaultOf = (setting: Setting<unknown>): string => {
   return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
 };
 
-const rows = (): string[][] =>
-  Object.entries(catalogue).map(([name, entry]) => {
-    const setting: Setting<unknown> = entry;
-    return [`\`${name}\``, defaultOf(setting), setting.allowed, setting.applies.join(", "), setting.meaning];
-  });
+const rows = (settings: Catalogue): string[][] =>
+  Object.entries(settings).map(([name, setting]) => [
+    `\`${name}\``,
+    defaultOf(setting),
+    setting.allowed,
+    setting.applies.join(", "),
+    setting.meaning,
+  ]);
 
 /** The table as Prettier lays it out (each column as wide as its widest cell), so that `npm run format` keeps it. */
-export const settingsTable = (): string => {
-  const table = [HEADER, ...rows()];
+export const settingsTable = (settings: Catalogue): string => {
+  const table = [HEADER, ...rows(settings)];
   const widths = HEADER.map((_, column) => Math.max(3, ...table.map((row) => (row[column] ?? "").length)));
   const line = (cells: readonly string[]) =>
     `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
@@ -55,54 +73,59 @@ interface Located {
   readonly after: string;
 }
 
-const locate = (text: string): Located | null => {
-  const begin = text.indexOf(TABLE_BEGIN);
-  const end = text.indexOf(TABLE_END);
-  if (begin === -1 || end < begin) return null;
+const locate = (table: SettingsTable, text: string): Located | null => {
+  const markers = markersOf(table);
+  const begin = text.indexOf(markers.begin);
+  const end = text.indexOf(markers.end, begin);
+  if (begin === -1 || end === -1) return null;
   return {
-    before: text.slice(0, begin + TABLE_BEGIN.length),
-    table: text.slice(begin + TABLE_BEGIN.length, end),
+    before: text.slice(0, begin + markers.begin.length),
+    table: text.slice(begin + markers.begin.length, end),
     after: text.slice(end),
   };
 };
 
-/** What is wrong with the committed table: nothing (null), no markers, or the first row that differs. */
-export const settingsTableProblem = (text: string): { line: number; message: string } | null => {
-  const located = locate(text);
-  if (!located) return { line: 0, message: `has no settings table between ${TABLE_BEGIN} and ${TABLE_END}` };
+/** What is wrong with a guide's committed table: nothing (null), no markers, or the first row that differs. */
+export const settingsTableProblem = (table: SettingsTable, text: string): { line: number; message: string } | null => {
+  const located = locate(table, text);
+  const { begin, end } = markersOf(table);
+  if (!located) return { line: 0, message: `has no settings table between ${begin} and ${end}` };
   const committed = normalized(located.table);
-  const generated = normalized(settingsTable());
+  const generated = normalized(settingsTable(table.settings));
   const differs = generated.findIndex((row, index) => committed[index] !== row);
   if (differs === -1 && committed.length === generated.length) return null;
   const index = differs === -1 ? generated.length : differs;
   const line = located.before.split("\n").length + 1 + index;
   return {
     line,
-    message: `the settings table is not what server/settings/catalog.ts makes (first at row ${index + 1}): run npm run docs:settings`,
+    message: `the settings table is not what ${table.source} makes (first at row ${index + 1}): run npm run docs:settings`,
   };
 };
 
-/** The file with its table replaced by the generated one. */
-export const withSettingsTable = (text: string): string => {
-  const located = locate(text);
-  if (!located) throw new Error(`${SETTINGS_DOC} has no markers ${TABLE_BEGIN} and ${TABLE_END}`);
-  return `${located.before}\n\n${settingsTable()}\n\n${located.after}`;
+/** The guide with its table replaced by the generated one. */
+const withSettingsTable = (table: SettingsTable, text: string): string => {
+  const located = locate(table, text);
+  const { begin, end } = markersOf(table);
+  if (!located) throw new Error(`${table.doc} has no markers ${begin} and ${end}`);
+  return `${located.before}\n\n${settingsTable(table.settings)}\n\n${located.after}`;
 };
 
 const main = () => {
-  const file = path.join(__dirname, "..", SETTINGS_DOC);
-  const text = fs.readFileSync(file, "utf8");
-  if (process.argv.includes("--check")) {
-    const problem = settingsTableProblem(text);
-    if (problem) {
-      console.error(`${SETTINGS_DOC}:${problem.line}: ${problem.message}`);
-      process.exitCode = 1;
+  for (const table of SETTINGS_TABLES) {
+    const file = path.join(__dirname, "..", table.doc);
+    const text = fs.readFileSync(file, "utf8");
+    if (process.argv.includes("--check")) {
+      const problem = settingsTableProblem(table, text);
+      if (problem) {
+        console.error(`${table.doc}:${problem.line}: ${problem.message}`);
+        process.exitCode = 1;
+      }
+      continue;
     }
-    return;
+    const updated = withSettingsTable(table, text);
+    if (updated !== text) fs.writeFileSync(file, updated);
+    console.log(`${table.doc}: ${Object.keys(table.settings).length} settings`);
   }
-  const updated = withSettingsTable(text);
-  if (updated !== text) fs.writeFileSync(file, updated);
-  console.log(`${SETTINGS_DOC}: ${Object.keys(catalogue).length} settings`);
 };
 
 if (require.main === module) main();

@@ -1,8 +1,8 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { readToolSetting } from "./tool-settings";
 
 /** Debian's Chromium, never a downloaded browser; CHROME_PATH points elsewhere when needed (empty is unset, as in .ci/run). */
-const chromeFromEnv = process.env.CHROME_PATH;
-export const chromePath = chromeFromEnv === undefined || chromeFromEnv === "" ? "/usr/bin/chromium" : chromeFromEnv;
+export const chromePath = readToolSetting("CHROME_PATH");
 
 /** Flags for a machine with no network but loopback, no GPU and a small /dev/shm. */
 export const chromeFlags = [

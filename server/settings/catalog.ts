@@ -3,15 +3,19 @@ import * as z from "zod/mini";
 import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
 
 /**
- * Every environment variable the project reads, described once: its type and range, its default, where it applies
+ * Every environment variable the site reads, described once: its type and range, its default, where it applies
  * and what it means. The server, the Netlify functions and the command-line tools read settings through
  * `readSetting` only, and docs/configuration.md's table is generated from this list (`npm run docs:settings`).
- * Bundled into the Netlify functions: it imports nothing but zod/mini, ipaddr.js and the stop grace's numbers.
+ * Bundled into the Netlify functions: it imports nothing but zod/mini, ipaddr.js and the stop grace's numbers. The
+ * tests' and benches' own variables are described the same way, with the same readers, in testing/tool-settings.ts.
  */
 
 /** Where a setting is read: the columns of the docs table's "where it applies". */
 type Scope =
   "server" | "Netlify function" | "scheduled function" | "command line" | "build" | "edit" | "tests" | "bench";
+
+/** A list of settings by variable name: the site's catalogue, or the tools'. */
+export type Catalogue = Readonly<Record<string, Setting<unknown>>>;
 
 export interface Setting<T> {
   /** What a value must be, as the refusal says it: `X must be <allowed>, not <value>`. */
@@ -55,7 +59,7 @@ const numberIn = (digits: RegExp, min: number, max: number) =>
   );
 
 /** A whole number within a range; a null default leaves it to the reader (another tool's, or content's). */
-const wholeNumber = <D extends number | null>(
+export const wholeNumber = <D extends number | null>(
   min: number,
   max: number,
   fallback: D,
@@ -103,7 +107,7 @@ const oneOf = <T extends string>(values: readonly [T, ...T[]], fallback: T, desc
 });
 
 /** Any text; unset, null or the default given. */
-const text = <T extends string | null = string | null>(
+export const text = <T extends string | null = string | null>(
   fallback: T,
   described: Described & { readonly allowed?: string; readonly check?: (value: string) => boolean },
 ): Setting<string | T> => ({
@@ -513,8 +517,8 @@ const editingSettings = {
   }),
 } as const;
 
-/** The build's, the editor's machine's, the tests' and the bench's own. */
-const toolSettings = {
+/** The build's and the editor's machine's own. */
+const buildSettings = {
   NETLIFY: text(null, {
     applies: ["build"],
     defaultText: "set by Netlify",
@@ -533,47 +537,6 @@ const toolSettings = {
     applies: ["edit"],
     meaning: "decap-server's port; the editing screen looks for 8081, so only tests move it",
   }),
-  CHROME_PATH: text("/usr/bin/chromium", {
-    applies: ["tests", "bench"],
-    meaning: "the Chromium the browser tests, `npm run screenshots` and Lighthouse launch",
-  }),
-  LHCI_PORT: text("9100", {
-    applies: ["bench"],
-    meaning: "the port of the production server Lighthouse CI measures (`lighthouserc.js`)",
-  }),
-  BENCH_RUNS: wholeNumber(1, 20, null, {
-    applies: ["bench"],
-    defaultText: "`7` (`lighthouserc.js`)",
-    meaning: "Lighthouse runs per page, one a round; `1` for a quick look",
-  }),
-  LOAD_SUBMISSIONS: text(null, {
-    applies: ["bench"],
-    defaultText: "`budgets.json`'s `inquiryLoad` (200)",
-    meaning: "another count of submissions for the inquiry load; `npm run check:budgets` fails such a run",
-  }),
-  LOAD_REFUSED: text(null, {
-    applies: ["bench"],
-    defaultText: "`budgets.json`'s `inquiryLoad` (2,000)",
-    meaning: "another count of refused requests for the inquiry load; `npm run check:budgets` fails such a run",
-  }),
-  SCALE_DELIVERED: wholeNumber(1, 10_000_000, 100_000, {
-    applies: ["bench"],
-    meaning: "the delivered inquiries `npm run bench:scale` fills the full store with",
-  }),
-  SCALE_QUARANTINED: wholeNumber(0, 10_000_000, 100_000, {
-    applies: ["bench"],
-    meaning: "the quarantined inquiries `npm run bench:scale` fills the full store with",
-  }),
-  MEMORY_LIMIT_MB: wholeNumber(64, 65_536, 512, {
-    applies: ["bench"],
-    meaning:
-      "the memory limit each server of `npm run bench:scale` runs under (a memory cgroup where the machine allows; else V8's heap limit with RSS checked)",
-  }),
-  NODE_OPTIONS: text(null, {
-    applies: ["bench"],
-    meaning:
-      "kept, and extended with `--max-old-space-size`, for the servers of `npm run bench:scale` where the machine has no memory cgroup",
-  }),
 } as const;
 
 export const catalogue = {
@@ -584,7 +547,7 @@ export const catalogue = {
   ...digestSettings,
   ...deploySettings,
   ...editingSettings,
-  ...toolSettings,
+  ...buildSettings,
 } as const;
 
 export type SettingName = keyof typeof catalogue;
@@ -600,7 +563,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export const runtimeEnvironment = (): Environment => globalThis.process.env;
 
 /** The trimmed text of a variable, or undefined when it is unset or blank ("use the default"). */
-const settingText = (name: SettingName, env: Environment = runtimeEnvironment()): string | undefined => {
+const settingText = (name: string, env: Environment): string | undefined => {
   const value = env[name]?.trim();
   return value === "" ? undefined : value;
 };
@@ -609,22 +572,28 @@ const settingText = (name: SettingName, env: Environment = runtimeEnvironment())
 export const isSet = (name: SettingName, env: Environment = runtimeEnvironment()): boolean =>
   settingText(name, env) !== undefined;
 
-/**
- * A setting's value: its default when unset or blank, else its text parsed. A value it does not allow throws,
- * naming the variable and what it allows: `INQUIRY_ATTEMPT_TIMEOUT_SECONDS must be a whole number from 1 to 20,
- * not abc` (a secret's length, never its text).
- */
-export const readSetting = <N extends SettingName>(
+/** A setting's value, as `readSetting` reads it, from any catalogue (the tools' reads its own this way). */
+export const readFrom = <C extends Catalogue, N extends keyof C & string>(
+  settings: C,
   name: N,
-  env: Environment = runtimeEnvironment(),
-): SettingValue<N> => {
-  const setting: Setting<SettingValue<N>> = catalogue[name] as Setting<SettingValue<N>>;
+  env: Environment,
+): C[N] extends Setting<infer T> ? T : never => {
+  type Value = C[N] extends Setting<infer T> ? T : never;
+  const setting = settings[name] as Setting<Value>;
   const value = settingText(name, env);
   if (value === undefined) return setting.default;
   const parsed = setting.schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new Error(`${name} must be ${setting.allowed}, not ${setting.secret ? value.length : value}`);
 };
+
+/**
+ * A setting's value: its default when unset or blank, else its text parsed. A value it does not allow throws,
+ * naming the variable and what it allows: `INQUIRY_ATTEMPT_TIMEOUT_SECONDS must be a whole number from 1 to 20,
+ * not abc` (a secret's length, never its text).
+ */
+export const readSetting = <N extends SettingName>(name: N, env: Environment = runtimeEnvironment()): SettingValue<N> =>
+  readFrom(catalogue, name, env);
 
 /** The variables, settings or not, whose value holds a fragment: the environment file's sample marks what to fill in. */
 export const variablesHolding = (fragment: string, env: Environment = runtimeEnvironment()): string[] =>
