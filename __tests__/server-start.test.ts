@@ -32,4 +32,26 @@ describe("the compiled server's start", () => {
         "DEPLOY_WEBHOOK_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 31\n",
     );
   });
+
+  it("names every setting it refuses at once, then the rules between settings, before it starts anything", () => {
+    const start = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [compiledServer], {
+        encoding: "utf8",
+        env: { ...process.env, PORT: "0", ...env },
+        timeout: 30_000,
+      });
+    const values = start({ HSTS: "maybe", INQUIRY_MAX_ATTEMPTS: "0", INQUIRY_DATA_DIR: "" });
+    expect(values.status).toBe(1);
+    expect(values.stderr).toBe(
+      "The server could not start: 2 settings are wrong:\n" +
+        "- HSTS must be 1, true, yes, 0, false or no, not maybe\n" +
+        "- INQUIRY_MAX_ATTEMPTS must be a whole number from 1 to 50, not 0\n",
+    );
+    const rules = start({ INQUIRY_DATABASE_URL: "postgres://db.example.net/site", INQUIRY_OUTBOX: "sqlite" });
+    expect(rules.status).toBe(1);
+    expect(rules.stderr).toBe(
+      "The server could not start: INQUIRY_DATABASE_URL is set but INQUIRY_OUTBOX is sqlite: " +
+        "set INQUIRY_OUTBOX=postgres or unset it\n",
+    );
+  });
 });

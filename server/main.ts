@@ -25,7 +25,7 @@ import { answerWorker, workerEnd, type WorkerEnd } from "./releases/worker-link"
 import { logOutput } from "./log-output";
 import { readGithubOAuthSettings } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
-import { readSetting, variablesHolding } from "./settings/catalog";
+import { readSetting, settingProblems, variablesHolding } from "./settings/catalog";
 import { stopGraceMs } from "./stop-grace";
 
 /** The environment file's sample (deploy/cardinal-site.env.example) marks what an operator must fill in. */
@@ -39,6 +39,31 @@ const refuseUnfilledSettings = () => {
         "give the real values in the environment file (/etc/cardinal-site.env)",
     );
   }
+};
+
+/**
+ * Every setting the server reads, checked before anything starts, and every problem named at once: first each
+ * value its setting refuses, then, once every value is one its setting allows, the rules between settings that
+ * each part's reader holds (a database named beside another store, a release secret without its origin, ...).
+ */
+const refuseBadSettings = (root: string) => {
+  const problems = settingProblems("server");
+  if (problems.length === 0) {
+    const { delivery } = readInquiryContent(path.join(root, "content")).form;
+    for (const readPart of [
+      () => readDeploySettings(),
+      () => readGithubOAuthSettings(),
+      () => readInquiryConfig(delivery),
+    ]) {
+      try {
+        readPart();
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+  }
+  if (problems.length === 1) throw new Error(problems[0]);
+  if (problems.length > 1) throw new Error(`${problems.length} settings are wrong:\n- ${problems.join("\n- ")}`);
 };
 
 /** How long a stop may take: the delivery attempts under way, then a margin, within the unit's TimeoutStopSec. */
@@ -175,6 +200,7 @@ const runPrimary = async (deploy: DeploySettings) => {
 
 const main = async () => {
   refuseUnfilledSettings();
+  refuseBadSettings(projectRoot());
   const deploy = readDeploySettings();
   if (deploy && cluster.isPrimary) await runPrimary(deploy);
   else await serveSite(deploy);

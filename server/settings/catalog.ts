@@ -595,6 +595,22 @@ export const readFrom = <C extends Catalogue, N extends keyof C & string>(
 export const readSetting = <N extends SettingName>(name: N, env: Environment = runtimeEnvironment()): SettingValue<N> =>
   readFrom(catalogue, name, env);
 
+/**
+ * Every value in `env` that a setting read in `scope` refuses, each named as readSetting names it: all of them
+ * at once, so that an operator mends the environment file in one go rather than one start at a time.
+ */
+export const settingProblems = (scope: Scope, env: Environment = runtimeEnvironment()): string[] =>
+  (Object.keys(catalogue) as SettingName[])
+    .filter((name) => catalogue[name].applies.includes(scope))
+    .flatMap((name) => {
+      try {
+        readSetting(name, env);
+        return [];
+      } catch (error) {
+        return [(error as Error).message];
+      }
+    });
+
 /** The variables, settings or not, whose value holds a fragment: the environment file's sample marks what to fill in. */
 export const variablesHolding = (fragment: string, env: Environment = runtimeEnvironment()): string[] =>
   Object.entries(env)
