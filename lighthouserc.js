@@ -42,7 +42,7 @@ module.exports = {
       startServerCommand: `cd ${JSON.stringify(__dirname)} && PORT=${port} HOST=127.0.0.1 INQUIRY_DATA_DIR="$(mktemp -d)" node dist/server/main.js`,
       startServerReadyPattern: "serving ",
       startServerReadyTimeout: 60_000,
-      numberOfRuns: 7,
+      numberOfRuns: 5,
       // Debian's Chromium, never a downloaded browser. chrome-launcher adds its own flags for a quiet
       // browser (no background networking, component updates or first-run tasks).
       chromePath: process.env.CHROME_PATH || "/usr/bin/chromium",

@@ -1,5 +1,5 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
-// lighthouserc.js through Lighthouse CI (`lhci collect`, in 7 rounds of one run of each), with the gzip
+// lighthouserc.js through Lighthouse CI (`lhci collect`, in 5 rounds of one run of each), with the gzip
 // weight of the JavaScript and CSS each page loads; then the inquiry endpoint under load
 // (bench/inquiry-load.ts), and the CDN deploy's inquiry function under load on Netlify Database, a local
 // Postgres started for it (bench/netlify-load.ts).

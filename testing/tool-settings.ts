@@ -17,7 +17,7 @@ export const toolCatalogue = {
   }),
   BENCH_RUNS: wholeNumber(1, 20, null, {
     applies: ["bench"],
-    defaultText: "`7` (`lighthouserc.js`)",
+    defaultText: "`5` (`lighthouserc.js`)",
     meaning: "Lighthouse runs per page, one a round; `1` for a quick look",
   }),
   LOAD_SUBMISSIONS: wholeNumber(0, 100_000, null, {
