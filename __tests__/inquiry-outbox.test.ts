@@ -303,12 +303,12 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     );
   });
 
-  it("lets one delivery run at a time hold its lock", async () => {
+  it("lets one maintenance run at a time hold its lock", async () => {
     const outbox = open();
     let release: () => void = () => undefined;
     let holds: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (holds = resolve));
-    const holding = outbox.whileDelivering(
+    const holding = outbox.whileMaintaining(
       () =>
         new Promise<string>((resolve) => {
           release = () => resolve("first");
@@ -316,8 +316,8 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
         }),
     );
     await held;
-    expect(await open().whileDelivering(() => Promise.resolve("second"))).toBeNull();
-    const waiting = open().whileDelivering(() => Promise.resolve("third"), 5_000);
+    expect(await open().whileMaintaining(() => Promise.resolve("second"))).toBeNull();
+    const waiting = open().whileMaintaining(() => Promise.resolve("third"), 5_000);
     release();
     expect(await holding).toEqual({ value: "first" });
     expect(await waiting).toEqual({ value: "third" });

@@ -146,10 +146,10 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
     expect(names(await claim("run E", { minutes: 10, seconds: 1 }))).toEqual(["CRS-CLAM-0005"]);
   });
 
-  it("stops starting deliveries once another run has taken its pass lock over", async () => {
+  it("tells a maintenance run its lock was taken over by another run, and leaves the lock to that run", async () => {
     const outbox = open({ leaseRenewMs: 200 });
     const lost: string[] = [];
-    const outcome = await outbox.whileDelivering(
+    const outcome = await outbox.whileMaintaining(
       async (lease) => {
         // Another run, judging the lock expired (this process stalled), takes it over.
         await onDatabase(kind, "UPDATE store_state SET value = 'another run' WHERE name = 'delivery-run'");
@@ -160,14 +160,14 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
       (error) => lost.push(error.message),
     );
     expect(outcome).toEqual({ value: false });
-    expect(lost).toEqual(["the delivery lease was taken over by another run"]);
+    expect(lost).toEqual(["the maintenance lock was taken over by another run"]);
     // The lock that passed to the other run is left to it until it expires.
-    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toBeNull();
+    expect(await outbox.whileMaintaining(() => Promise.resolve("again"))).toBeNull();
     await onDatabase(kind, `UPDATE store_state SET until = '${LONG_AGO}' WHERE name = 'delivery-run'`);
-    expect(await outbox.whileDelivering(() => Promise.resolve("again"))).toEqual({ value: "again" });
+    expect(await outbox.whileMaintaining(() => Promise.resolve("again"))).toEqual({ value: "again" });
   });
 
-  it("has two delivery runs at once, each in a process of its own, deliver each inquiry and each digest exactly once", async () => {
+  it("has two runs of the delivery worker's loop at once, each in a process of its own, deliver each inquiry and each digest exactly once", async () => {
     const received: string[] = [];
     // A receiver slow enough that both runs are delivering at once.
     const receiver = http.createServer((req, res) => {

@@ -3,10 +3,9 @@ import "../server/require-node";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { configuredTransports, readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import { deliverEntries, retentionLine } from "../server/inquiries/delivery/delivery-worker";
-import { digestPass } from "../server/inquiries/held/digest";
+import { retentionLine, runQueue } from "../server/inquiries/delivery/delivery-worker";
 import { openOutbox } from "../server/inquiries/store/open-outbox";
 import {
   UnknownReferenceError,
@@ -36,8 +35,6 @@ holds no database, it stops instead of listing an empty store.
 `;
 
 const STATES: readonly EntryState[] = ["pending", "dead", "quarantined", "delivered", "stored"];
-// The server's worker or a scheduled delivery may be in the middle of a pass; a retry waits this long for its turn.
-const LOCK_WAIT_MS = 60_000;
 
 const OPTIONS = {
   retry: { type: "boolean", default: false },
@@ -129,13 +126,6 @@ const ageText = (ms: number): string => {
     if (count >= 1) return `${count} ${unit}${count === 1 ? "" : "s"}`;
   }
   return "less than a minute";
-};
-
-/** What a delivery may still take: the open inquiries only, never the history. */
-const readOpen = async (outbox: Outbox, maxAttempts: number) => {
-  const { entries, damagedLines } = await outbox.entries(maxAttempts, "open");
-  if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
-  return entries;
 };
 
 /** One inquiry in full. */
@@ -268,45 +258,20 @@ const list = async ({ options, outbox, config }: Context): Promise<number> => {
   return 0;
 };
 
-/** Every undelivered inquiry and digest delivered now, dead letters included. */
+/**
+ * Every undelivered inquiry and digest delivered now, dead letters included, claimed as any delivery run claims
+ * them: what a run under way holds is left to it. No digest is made here; the worker makes them.
+ */
 const retryAll = async ({ outbox, config, content }: Context): Promise<number> => {
   if (config.problems.length > 0) {
     console.error(`Cannot retry: ${config.problems.join("; ")}.`);
     return 1;
   }
-  const outcome = await outbox.whileDelivering(
-    async (lease) => {
-      // Read again under the lock: the server may have delivered some meanwhile.
-      // Stored ones (kept while no transport was configured) are undelivered too: the backlog goes now.
-      const undelivered = (await readOpen(outbox, config.delivery.maxAttempts)).filter(
-        (entry) =>
-          entry.state === "pending" ||
-          entry.state === "dead" ||
-          (entry.state === "stored" && configuredTransports(config).length > 0),
-      );
-      const log = lineLog((line, level) => (level === "info" ? console.log(line) : console.error(line)));
-      const now = () => new Date();
-      const retrying = { retryDead: true, stopping: () => !lease.mayStart() };
-      const summary = await deliverEntries(undelivered, outbox, config, log, now, retrying);
-      // The digests of held inquiries likewise, given up on or not; none is made here, the worker makes them.
-      const noNewDigest = { ...config, digest: { ...config.digest, hour: null } };
-      const digests = await digestPass(outbox, noNewDigest, content, log, now, retrying);
-      return { tried: undelivered.length, ...summary, digestsFailed: digests.failed };
-    },
-    LOCK_WAIT_MS,
-    (error) => console.error(`The outbox's delivery lock was lost during the retry: ${error.message}`),
-  );
-  if (!outcome) {
-    console.error(`Another delivery held the outbox's lock for over ${LOCK_WAIT_MS / 1000} s; nothing was retried.`);
-    return 1;
-  }
-  const { tried, delivered, failed, digestsFailed } = outcome.value;
-  console.log(`Retried ${tried} undelivered inquiries: ${delivered} delivered, ${failed} still undelivered.`);
-  // Only a lease that ran short (a stalled or very long run) leaves some untried.
-  const untried = tried - delivered - failed;
-  if (untried > 0) console.log(`${untried} were not tried this time: run --retry again.`);
-  if (digestsFailed > 0) console.log(`${digestsFailed} digests of held inquiries are still undelivered.`);
-  return failed > 0 || untried > 0 || digestsFailed > 0 ? 1 : 0;
+  const log = lineLog((line, level) => (level === "info" ? console.log(line) : console.error(line)));
+  const run = await runQueue(outbox, config, log, () => new Date(), { retryDead: true, content });
+  console.log(`Retried ${run.due} undelivered inquiries: ${run.delivered} delivered, ${run.failed} still undelivered.`);
+  if (run.digestsFailed > 0) console.log(`${run.digestsFailed} digests of held inquiries are still undelivered.`);
+  return run.failed > 0 || run.digestsFailed > 0 ? 1 : 0;
 };
 
 /**

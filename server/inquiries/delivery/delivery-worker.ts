@@ -1,10 +1,11 @@
 import type { OperationalLog } from "../operational-log";
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "../config";
 import { deliver, logResults } from "./deliver";
-import { digestPass, type DigestContent, type DigestOutcome } from "../held/digest";
+import { deliverDigest, makeDueDigest, type DigestContent, type DigestOutcome } from "../held/digest";
 import { mapLimited } from "../map-limited";
-import { nextDueAt, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "../store/outbox";
+import { nextDueAt, type ClaimedJob, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "../store/outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -46,18 +47,10 @@ export const retentionLine = (removed: RemovedCounts, retention: RetentionPolicy
   `retention: removed ${removed.inquiries} inquiries past ${retention.deliveredMonths} months and ` +
   `${removed.quarantined} unreleased suspected spam past ${retention.quarantinedDays} days` +
   (removed.complete ? "" : "; the rest at the next run");
-const LOCKED_RETRY_MS = 2_000;
-
-/**
- * The entries whose delivery is due at `now`: pending, not quarantined, not given up on; and, once a
- * transport is configured, those stored while none was (the backlog: undelivered whatever the reason).
- */
-const dueEntries = (entries: readonly OutboxEntry[], now: Date, config: InquiryConfig): OutboxEntry[] =>
-  entries.filter(
-    (entry) =>
-      (entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime()) ||
-      (entry.state === "stored" && configuredTransports(config).length > 0),
-  );
+/** How long after a failed pass the worker tries again. */
+const FAILED_PASS_RETRY_MS = 2_000;
+/** A claim outlasts one attempt through every transport (they go at once) by this much: recording it, clocks apart. */
+const CLAIM_MARGIN_MS = 30_000;
 
 /**
  * The transports an entry still needs: those it arrived with, or (stored while none was configured) those
@@ -106,7 +99,7 @@ export const deliverEntries = async (
  * Delivers inquiries from the outbox in the server's process, after the visitor has had their answer:
  * a pass whenever an inquiry is stored, and whenever a retry falls due. A failed attempt is tried again
  * after a growing, jittered delay, up to the policy's number of attempts; then the inquiry is left as
- * a dead letter for `npm run inquiries`. Each pass holds the outbox's delivery lock.
+ * a dead letter for `npm run inquiries`. Each pass claims what it delivers (runQueue).
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -184,7 +177,7 @@ export class DeliveryWorker {
             `delivery pass failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
           );
           this.lastStatus = { ...this.lastStatus, lastPassAt: this.now().toISOString(), lastPassFailed: true };
-          return LOCKED_RETRY_MS;
+          return FAILED_PASS_RETRY_MS;
         })
         .then((nextMs) => {
           this.running = null;
@@ -218,7 +211,6 @@ export class DeliveryWorker {
     const { outbox, log } = this.options;
     await this.removeExpired();
     const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped, this.options.content);
-    if (!outcome) return LOCKED_RETRY_MS;
     this.lastStatus = {
       lastPassAt: this.now().toISOString(),
       lastPassFailed: false,
@@ -247,12 +239,98 @@ export interface PassOutcome extends DeliverySummary {
   readonly digests: DigestOutcome | null;
 }
 
+/** What one run of the queue did. */
+interface QueueRun extends DeliverySummary {
+  /** Inquiries it claimed: due, or undelivered for a retry (one a stopping run did not start is neither delivered nor failed). */
+  readonly due: number;
+  readonly digestsDelivered: number;
+  readonly digestsFailed: number;
+}
+
+interface QueueRunOptions {
+  readonly stopping?: () => boolean;
+  /** The copy the digests of held inquiries are written with; without it, the run claims no digest. */
+  readonly content?: DigestContent | null;
+  /** Every undelivered job, due or not, given up on or not, through every transport it lacks: an operator's retry. */
+  readonly retryDead?: boolean;
+  /** Only this inquiry's job (one a function just stored or released). */
+  readonly reference?: string;
+}
+
+/** Delivers the jobs of one claim: its inquiries at once, then its digests. */
+const deliverClaimed = async (
+  jobs: readonly ClaimedJob[],
+  outbox: InquiryOutbox,
+  config: InquiryConfig,
+  log: OperationalLog,
+  now: () => Date,
+  { stopping = () => false, content = null, retryDead = false }: QueueRunOptions,
+): Promise<QueueRun> => {
+  const inquiries = jobs.flatMap((job) => (job.kind === "inquiry" ? [job.entry] : []));
+  const summary = await deliverEntries(inquiries, outbox, config, log, now, { retryDead, stopping });
+  let digestsDelivered = 0;
+  let digestsFailed = 0;
+  for (const job of jobs) {
+    if (job.kind !== "digest" || !content || stopping()) continue;
+    if (await deliverDigest(job.entry, outbox, config, content, log, now, retryDead)) digestsDelivered += 1;
+    else digestsFailed += 1;
+  }
+  return { ...summary, due: inquiries.length, digestsDelivered, digestsFailed };
+};
+
 /**
- * One pass over an outbox while holding its delivery lock: every inquiry due at `now` is delivered
- * through each transport it still needs; then, given `content`, the day's digest of held inquiries is made
- * if it is due, and every digest due is delivered. Null when another process holds the lock. Deliveries stop
- * being started once `stopping` says so or the lock no longer allows it. The server's worker runs a
- * pass whenever something is due; the scheduled function on the CDN deploy runs one every few minutes.
+ * The one worker loop over the queue: claims what is due (inquiries and digests alike, oldest first), as many as
+ * are delivered at once, delivers each through the transports it still needs, and lets go of them; again until
+ * nothing due is left to this run, or `stopping` says so. Every run delivers this way: the server's worker (two
+ * of them while a release takes over), the scheduled function, a function delivering what it just stored, and an
+ * operator's retry. Each claims other jobs than the others, so none is delivered twice; a job whose run died is
+ * claimed again once its claim runs out.
+ */
+export const runQueue = async (
+  outbox: InquiryOutbox,
+  config: InquiryConfig,
+  log: OperationalLog,
+  now: () => Date,
+  options: QueueRunOptions = {},
+): Promise<QueueRun> => {
+  const { stopping = () => false, content = null, retryDead = false, reference } = options;
+  const holder = randomUUID();
+  // A job tried in this run and still open (a retry that failed again) is not taken twice by it.
+  const tried = new Set<number>();
+  const totals = { delivered: 0, failed: 0, reached: 0, due: 0, digestsDelivered: 0, digestsFailed: 0 };
+  while (!stopping()) {
+    const claimed = await outbox.claim({
+      holder,
+      now: now(),
+      leaseMs: config.delivery.attemptTimeoutMs + CLAIM_MARGIN_MS,
+      limit: config.delivery.concurrency,
+      maxAttempts: config.delivery.maxAttempts,
+      storedToo: configuredTransports(config).length > 0,
+      kinds: content ? ["inquiry", "digest"] : ["inquiry"],
+      everyOpen: retryDead,
+      ...(reference === undefined ? {} : { reference }),
+    });
+    const fresh = claimed.filter((job) => !tried.has(job.id));
+    try {
+      if (fresh.length === 0) break;
+      const run = await deliverClaimed(fresh, outbox, config, log, now, options);
+      for (const key of Object.keys(totals) as (keyof QueueRun)[]) totals[key] += run[key];
+    } finally {
+      await outbox.unclaim(
+        holder,
+        claimed.map((job) => job.id),
+      );
+    }
+    for (const job of fresh) tried.add(job.id);
+  }
+  return totals;
+};
+
+/**
+ * One pass over the outbox: given `content`, the day's digest of held inquiries is made if it is due; then every
+ * inquiry and digest due at `now` is claimed and delivered (runQueue). No further delivery is started once
+ * `stopping` says so. The server's worker runs a pass whenever something is due; the scheduled function on the
+ * CDN deploy runs one every few minutes.
  */
 export const deliveryPass = async (
   outbox: InquiryOutbox,
@@ -261,51 +339,40 @@ export const deliveryPass = async (
   now: () => Date,
   stopping: () => boolean = () => false,
   content: DigestContent | null = null,
-): Promise<PassOutcome | null> => {
-  const outcome = await outbox.whileDelivering(
-    async (lease) => {
-      const before = await outbox.entries(config.delivery.maxAttempts, "open");
-      const due = dueEntries(before.entries, now(), config);
-      const summary =
-        due.length > 0
-          ? await deliverEntries(due, outbox, config, log, now, { stopping: () => stopping() || !lease.mayStart() })
-          : { delivered: 0, failed: 0, reached: 0 };
-      // Read again: this pass's failures set new due times.
-      const { entries: after, heldUnread = 0 } =
-        due.length > 0 ? await outbox.entries(config.delivery.maxAttempts, "open") : before;
-      const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
-      // After the inquiries: what is due to visitors goes first.
-      const digests = content
-        ? await digestPass(outbox, config, content, log, now, { stopping: () => stopping() || !lease.mayStart() })
-        : null;
-      return {
-        ...summary,
-        due: due.length,
-        pending: count("pending"),
-        dead: count("dead"),
-        quarantined: count("quarantined") + heldUnread,
-        nextDueAt: nextDueAt(after),
-        digests,
-      };
-    },
-    0,
-    (error) =>
-      log.error(
-        { err: error },
-        `delivery lock lost during a pass: ${(error as NodeJS.ErrnoException).code ?? error.name}`,
-      ),
-  );
-  return outcome ? outcome.value : null;
+): Promise<PassOutcome> => {
+  const made = content && !stopping() ? await makeDueDigest(outbox, config, content, log, now) : null;
+  const run = await runQueue(outbox, config, log, now, { stopping, content });
+  const { maxAttempts } = config.delivery;
+  const { entries: after, heldUnread = 0 } = await outbox.entries(maxAttempts, "open");
+  const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
+  const openDigests = content ? await outbox.openDigests(maxAttempts) : [];
+  const digestsIn = (state: string) => openDigests.filter((entry) => entry.state === state).length;
+  return {
+    delivered: run.delivered,
+    failed: run.failed,
+    reached: run.reached,
+    due: run.due,
+    pending: count("pending"),
+    dead: count("dead"),
+    quarantined: count("quarantined") + heldUnread,
+    nextDueAt: nextDueAt(after),
+    digests: content
+      ? {
+          made,
+          delivered: run.digestsDelivered,
+          failed: run.digestsFailed,
+          pending: digestsIn("pending"),
+          dead: digestsIn("dead"),
+          nextDueAt: nextDueAt(openDigests),
+        }
+      : null,
+  };
 };
 
-/** How long a function with an outbox that does not outlive it waits for the delivery lock. */
-const EPHEMERAL_LOCK_WAIT_MS = 5_000;
-
 /**
- * Delivers one stored inquiry straight away, for a platform with no worker between requests, while
- * holding the outbox's delivery lock. Resolves to whether at least one transport took it. Where the
- * outbox is durable, a lock held elsewhere (a scheduled pass) is not waited for: that pass, or the
- * next, delivers it.
+ * Delivers one stored inquiry straight away, for a platform with no worker between requests: its job alone is
+ * claimed, so a run under way elsewhere neither waits for it nor delivers it too. Resolves to whether at least
+ * one transport took it.
  */
 export const deliverNow = async (
   outbox: InquiryOutbox,
@@ -313,17 +380,4 @@ export const deliverNow = async (
   reference: string,
   log: OperationalLog,
   now: () => Date = () => new Date(),
-): Promise<boolean> => {
-  const outcome = await outbox.whileDelivering(
-    async (lease) => {
-      const entry = await outbox.entry(reference, config.delivery.maxAttempts);
-      if (entry?.state !== "pending") return false;
-      const { reached } = await deliverEntries([entry], outbox, config, log, now, {
-        stopping: () => !lease.mayStart(),
-      });
-      return reached > 0;
-    },
-    config.durableOutbox ? 0 : EPHEMERAL_LOCK_WAIT_MS,
-  );
-  return outcome?.value ?? false;
-};
+): Promise<boolean> => (await runQueue(outbox, config, log, now, { reference })).reached > 0;

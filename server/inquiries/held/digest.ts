@@ -4,14 +4,7 @@ import { configuredTransports, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { logResults, sendThrough, type AttemptOutcome, type OutgoingMessage } from "../delivery/deliver";
 import { fieldsHtml, fieldsText } from "../delivery/message";
-import {
-  nextDueAt,
-  type DigestEntry,
-  type DigestingOutbox,
-  type HeldDigest,
-  type InquiryOutbox,
-  type OutboxRecord,
-} from "../store/outbox";
+import { type DigestEntry, type HeldDigest, type InquiryOutbox, type OutboxRecord } from "../store/outbox";
 import { quarantineEndsAt, releaseUrl } from "./release-link";
 
 /**
@@ -195,17 +188,10 @@ export interface DigestOutcome {
   readonly nextDueAt: number | null;
 }
 
-const dueOf = (entries: readonly DigestEntry[], now: Date, retryDead: boolean) =>
-  entries.filter(
-    (entry) =>
-      (entry.state === "pending" && entry.dueAt !== null && Date.parse(entry.dueAt) <= now.getTime()) ||
-      (retryDead && entry.state === "dead"),
-  );
-
-/** Delivers one digest through each transport it still needs, and records each outcome. */
-const deliverDigest = async (
+/** Delivers one digest through each transport it still needs, and records each outcome: whether every one has it. */
+export const deliverDigest = async (
   entry: DigestEntry,
-  outbox: InquiryOutbox & DigestingOutbox,
+  outbox: InquiryOutbox,
   config: InquiryConfig,
   content: DigestContent,
   log: OperationalLog,
@@ -235,49 +221,26 @@ const deliverDigest = async (
 };
 
 /**
- * The digest's part of a delivery pass, run while the pass holds the outbox's delivery lease: makes the
- * day's digest when it is due, then delivers every digest due (each transport once it succeeded, retried
- * with the inquiries' backoff up to their number of attempts). Null for an outbox that keeps no digests.
+ * Makes the day's digest when it is due: every inquiry held since the last one, for the transports configured now.
+ * The store takes each day once, so of two runs at once one makes it. Null when none is made.
  */
-export const digestPass = async (
+export const makeDueDigest = async (
   outbox: InquiryOutbox,
   config: InquiryConfig,
   content: DigestContent,
   log: OperationalLog,
   now: () => Date,
-  { stopping = () => false, retryDead = false }: { stopping?: () => boolean; retryDead?: boolean } = {},
-): Promise<DigestOutcome> => {
-  let made: HeldDigest | null = null;
+): Promise<HeldDigest | null> => {
   const transports = configuredTransports(config);
-  if (config.digest.hour !== null && transports.length > 0 && !stopping()) {
-    const day = digestDayDue(now(), config.digest.hour, content.company.hours.timeZone, await outbox.lastDigestDay());
-    if (day !== null) {
-      made = await outbox.takeDigest(day, now(), transports);
-      // References only: they name an inquiry, never what its sender wrote.
-      if (made)
-        log.info(
-          { digest: made.id, references: made.references },
-          `digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`,
-        );
-    }
-  }
-  const { maxAttempts } = config.delivery;
-  const before = await outbox.openDigests(maxAttempts);
-  const due = dueOf(before, now(), retryDead);
-  let delivered = 0;
-  let failed = 0;
-  for (const entry of due) {
-    if (stopping()) break;
-    if (await deliverDigest(entry, outbox, config, content, log, now, retryDead)) delivered += 1;
-    else failed += 1;
-  }
-  const after = due.length > 0 ? await outbox.openDigests(maxAttempts) : before;
-  return {
-    made,
-    delivered,
-    failed,
-    pending: after.filter((entry) => entry.state === "pending").length,
-    dead: after.filter((entry) => entry.state === "dead").length,
-    nextDueAt: nextDueAt(after),
-  };
+  if (config.digest.hour === null || transports.length === 0) return null;
+  const day = digestDayDue(now(), config.digest.hour, content.company.hours.timeZone, await outbox.lastDigestDay());
+  if (day === null) return null;
+  const made = await outbox.takeDigest(day, now(), transports);
+  // References only: they name an inquiry, never what its sender wrote.
+  if (made)
+    log.info(
+      { digest: made.id, references: made.references },
+      `digest ${made.id} made: ${made.references.length} held inquiries (${made.references.join(", ")})`,
+    );
+  return made;
 };

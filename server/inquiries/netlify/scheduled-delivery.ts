@@ -25,12 +25,12 @@ export interface ScheduledDeliveryOptions {
 
 /** What one scheduled run reports: its pass, or why it made none. */
 export type ScheduledOutcome =
-  ({ readonly ran: true } & PassOutcome) | { readonly ran: false; readonly reason: "not-shared" | "locked" };
+  ({ readonly ran: true } & PassOutcome) | { readonly ran: false; readonly reason: "not-shared" };
 
 /**
  * One run of the scheduled delivery on the CDN deploy (netlify/functions/deliver-inquiries.mts): the
  * same pass as the single server's worker (deliveryPass: the same backoff, attempt limit and dead
- * letters, and the daily digest of held inquiries), over Netlify Database, under its lease. A run starts
+ * letters, and the daily digest of held inquiries), over Netlify Database, claiming what it delivers. A run starts
  * deliveries only while each can still end within the platform's time limit; what it leaves, the next run
  * takes up.
  */
@@ -51,10 +51,6 @@ export const runScheduledDelivery = async (
     startedAt + (options.runLimitMs ?? SCHEDULED_RUN_LIMIT_MS) - config.delivery.attemptTimeoutMs - END_MARGIN_MS;
   const outbox = (options.outbox ?? openOutbox)(config);
   const outcome = await deliveryPass(outbox, config, log, now, () => Date.now() > lastStart, options.content ?? null);
-  if (!outcome) {
-    log.info("another delivery run holds the lease; this run delivers nothing");
-    return { ran: false, reason: "locked" };
-  }
   log.info(
     `${outcome.due} due: ${outcome.delivered} delivered, ${outcome.failed} failed; ` +
       `${outcome.pending} pending, ${outcome.dead} dead, ${outcome.quarantined} quarantined`,
@@ -67,8 +63,8 @@ export const runScheduledDelivery = async (
 
 /**
  * Removes what is past its retention once a day: the store remembers when the last whole run ended
- * (nothing else outlives a scheduled run). Under the delivery lease, so that two runs never do it at
- * once; a run cut short by the time limit is finished by the next one.
+ * (nothing else outlives a scheduled run). Under the store's maintenance lock, so that two runs never do it
+ * at once; a run cut short by the time limit is finished by the next one.
  */
 const removeExpiredDaily = async (
   outbox: InquiryOutbox,
@@ -77,7 +73,7 @@ const removeExpiredDaily = async (
   at: Date,
   stopping: () => boolean,
 ): Promise<void> => {
-  await outbox.whileDelivering(async () => {
+  await outbox.whileMaintaining(async () => {
     const last = await outbox.lastRetentionAt();
     if (last !== null && at.getTime() - last.getTime() < RETENTION_EVERY_MS) return;
     const removed = await outbox.removeExpired(at, config.retention, stopping);

@@ -197,12 +197,33 @@ export const attemptsByReference = (attempts: readonly DeliveryAttempt[]): Map<s
   return byReference;
 };
 
-/** What a delivery run may still do while it holds the outbox's delivery lock. */
-export interface DeliveryLease {
-  /**
-   * Whether a delivery started now ends before the lock can pass to another process. False once the lock
-   * is lost, or (for a lease that expires) too close to its expiry: the run then starts no more.
-   */
+/** What a delivery run asks of the queue: the jobs due at `now`, for it alone until its lease ends. */
+export interface ClaimRequest {
+  /** The run: the same for each of its claims, and no other run's. */
+  readonly holder: string;
+  readonly now: Date;
+  /** Longer than the run takes to deliver a job through all its transports (the attempt deadline bounds it). */
+  readonly leaseMs: number;
+  readonly limit: number;
+  readonly maxAttempts: number;
+  /** Whether inquiries stored while no transport was configured are due: one is now. */
+  readonly storedToo: boolean;
+  /** The kinds of job to claim: a run that cannot write a digest (no content for it) claims inquiries only. */
+  readonly kinds?: readonly ("inquiry" | "digest")[];
+  /** Only the job of this inquiry (the one a function just stored). */
+  readonly reference?: string;
+  /** Every undelivered job, due or not, given up on or not: an operator's retry. */
+  readonly everyOpen?: boolean;
+}
+
+/** A job a run claimed: an inquiry's delivery or a digest's, with where its message stands. */
+export type ClaimedJob =
+  | { readonly id: number; readonly kind: "inquiry"; readonly entry: OutboxEntry }
+  | { readonly id: number; readonly kind: "digest"; readonly entry: DigestEntry };
+
+/** What a maintenance run may still do while it holds the outbox's maintenance lock. */
+export interface MaintenanceLease {
+  /** Whether the lock is still this run's: false once another run took it over (this one stalled past its expiry). */
   mayStart(): boolean;
 }
 
@@ -269,13 +290,21 @@ export interface InquiryOutbox extends RetainingOutbox, RetentionRecord, Digesti
   /** One inquiry with where it stands; null when the outbox has no such reference. */
   entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null>;
   /**
-   * Runs `work` while this process alone may deliver from this outbox, so that no inquiry is delivered
-   * twice at once. Resolves to null when another process holds the lock for longer than `waitMs`.
-   * Losing the lock while `work` runs is told to `onLost`; `work` goes on to its end, but the lease it
-   * was given says no more deliveries may start.
+   * Claims the jobs due at `now` (inquiries' deliveries and digests alike) for `holder` until its lease ends, so
+   * that runs at once take different jobs and none is delivered twice: on Postgres with FOR UPDATE SKIP LOCKED,
+   * on SQLite in the write transaction, which runs alone. A job another run holds a lease on is not due.
    */
-  whileDelivering<T>(
-    work: (lease: DeliveryLease) => Promise<T>,
+  claim(request: ClaimRequest): Promise<ClaimedJob[]>;
+  /** Lets go of `holder`'s claims on `ids` once it is done with them (their attempts recorded). */
+  unclaim(holder: string, ids: readonly number[]): Promise<void>;
+  /**
+   * Runs `work` while this process alone holds the outbox's maintenance lock (the daily retention run), so
+   * that no two runs of it overlap. Resolves to null when another process holds the lock for longer than `waitMs`.
+   * Losing the lock while `work` runs is told to `onLost`; `work` goes on to its end, but the lease it
+   * was given says it holds the lock no more.
+   */
+  whileMaintaining<T>(
+    work: (lease: MaintenanceLease) => Promise<T>,
     waitMs?: number,
     onLost?: (error: Error) => void,
   ): Promise<{ value: T } | null>;

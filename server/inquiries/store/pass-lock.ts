@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DeliveryLease } from "./outbox";
+import type { MaintenanceLease } from "./outbox";
 import type { StoreDatabase } from "./database";
 import type { Query } from "./jobs";
 import { STATE } from "./schema";
@@ -12,16 +12,15 @@ export interface PassLockOptions {
 }
 
 /**
- * The lock of a whole delivery pass, as delivery/delivery-worker.ts takes it (InquiryOutbox.whileDelivering): a row
- * of `store_state` taken by an upsert that succeeds only where it is free or its holder's time ran out,
- * renewed while the pass runs. A pass whose lock another
- * took (this process stalled past its expiry) is told through `onLost`: its work goes on to its end, but
- * starts no more deliveries.
+ * The store's maintenance lock (InquiryOutbox.whileMaintaining), which the daily retention run takes so that no two
+ * overlap: a row of `store_state` taken by an upsert that succeeds only where it is free or its holder's time ran
+ * out, renewed while the run lasts. A run whose lock another took (this process stalled past its expiry) is told
+ * through `onLost`: its work goes on to its end, but its lease says the lock is no longer its.
  */
 export const whileHoldingPassLock = async <T>(
   database: StoreDatabase,
   { leaseTtlMs = 30_000, leaseRenewMs = 5_000 }: PassLockOptions,
-  work: (lease: DeliveryLease) => Promise<T>,
+  work: (lease: MaintenanceLease) => Promise<T>,
   waitMs: number,
   onLost: (error: Error) => void,
 ): Promise<{ value: T } | null> => {
@@ -35,7 +34,7 @@ export const whileHoldingPassLock = async <T>(
     const row = await write((q) =>
       q
         .insertInto("store_state")
-        .values({ name: STATE.deliveryRun, value: holder, until })
+        .values({ name: STATE.maintenanceLock, value: holder, until })
         .onConflict((conflict) =>
           conflict
             .column("name")
@@ -63,12 +62,12 @@ export const whileHoldingPassLock = async <T>(
       q
         .updateTable("store_state")
         .set({ until })
-        .where("name", "=", STATE.deliveryRun)
+        .where("name", "=", STATE.maintenanceLock)
         .where("value", "=", holder)
         .executeTakeFirst(),
     )
       .then(({ numUpdatedRows }) => {
-        if (numUpdatedRows === 0n) loseIt(new Error("the delivery lease was taken over by another run"));
+        if (numUpdatedRows === 0n) loseIt(new Error("the maintenance lock was taken over by another run"));
       })
       // A renewal that fails (a busy database) is tried again at the next, well before the lock expires.
       .catch((error: unknown) => {
@@ -82,7 +81,7 @@ export const whileHoldingPassLock = async <T>(
     clearInterval(renewal);
     // A lock that passed to another run is not ours to remove; one that cannot be removed now runs out.
     await write((q) =>
-      q.deleteFrom("store_state").where("name", "=", STATE.deliveryRun).where("value", "=", holder).execute(),
+      q.deleteFrom("store_state").where("name", "=", STATE.maintenanceLock).where("value", "=", holder).execute(),
     ).catch((error: unknown) => onLost(error as Error));
   }
 };

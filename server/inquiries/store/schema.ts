@@ -126,7 +126,8 @@ export const netlifyMigrationFiles = (): { readonly path: string; readonly text:
 export const STATE = {
   digestDay: "digest-day",
   retention: "retention-at",
-  deliveryRun: "delivery-run",
+  // The maintenance lock's row keeps the name stores already hold it under.
+  maintenanceLock: "delivery-run",
   probe: "probe",
 } as const;
 

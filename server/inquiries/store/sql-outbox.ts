@@ -10,8 +10,9 @@ import {
   senderAddressKey,
   UnknownReferenceError,
   type AddResult,
+  type ClaimRequest,
   type DeliveryAttempt,
-  type DeliveryLease,
+  type MaintenanceLease,
   type DigestAttempt,
   type DigestEntry,
   type DigestingOutbox,
@@ -56,19 +57,6 @@ const REMOVAL_BATCH = 500;
  * indexes (about ten), so that a store with room for the probe has room for an inquiry.
  */
 const PROBE_BYTES = 65_536;
-
-/** What a delivery run asks of the queue: the jobs due at `now`, for it alone until its lease ends. */
-export interface ClaimRequest {
-  /** The run: the same for each of its claims, and no other run's. */
-  readonly holder: string;
-  readonly now: Date;
-  /** Longer than the run takes to deliver a job through all its transports (the attempt deadline bounds it). */
-  readonly leaseMs: number;
-  readonly limit: number;
-  readonly maxAttempts: number;
-  /** Whether inquiries stored while no transport was configured are due: one is now. */
-  readonly storedToo: boolean;
-}
 
 /** Inquiries with what became of them, as another store holds them (a copy) or a bench makes them up. */
 export interface AbsorbedInquiries {
@@ -343,31 +331,35 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   }
 
   /**
-   * Claims the jobs due at `now`, inquiries and digests alike, for `holder` until its lease ends: on Postgres
-   * with FOR UPDATE SKIP LOCKED, so that runs at once take different jobs and none waits; on SQLite in the
-   * write transaction, which runs alone. A job another run holds a lease on is not due. A row's due time
-   * is kept without the attempt limit: one whose earliest transport is dead under the limit is given its
-   * true due time here instead.
+   * A row's due time is kept without the attempt limit: one whose earliest transport is dead under the limit is
+   * given its true due time here instead, and left.
    */
-  claim({ holder, now, leaseMs, limit, maxAttempts, storedToo }: ClaimRequest): Promise<JobEntry[]> {
+  claim({ holder, now, leaseMs, limit, maxAttempts, storedToo, kinds, reference, everyOpen = false }: ClaimRequest) {
     const at = now.toISOString();
-    return this.write(async (q) => {
-      const candidates = q
+    return this.write(async (q): Promise<JobEntry[]> => {
+      let candidates = q
         .selectFrom("jobs")
         .select("id")
         .where("state", "=", OPEN)
-        .where("tries", "<", maxAttempts)
-        .where((eb) => eb.or([eb("due_at", "<=", at), ...(storedToo ? [eb("due_at", "is", null)] : [])]))
-        .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", at)]))
-        .orderBy("due_at")
-        .limit(limit);
-      const ids = (await this.database.locking(candidates, true).execute()).map((row) => row.id);
+        .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", at)]));
+      if (kinds) candidates = candidates.where("kind", "in", kinds);
+      if (reference !== undefined)
+        candidates = candidates.where("kind", "=", "inquiry").where("subject", "=", reference);
+      if (!everyOpen) {
+        candidates = candidates
+          .where("tries", "<", maxAttempts)
+          .where((eb) => eb.or([eb("due_at", "<=", at), ...(storedToo ? [eb("due_at", "is", null)] : [])]));
+      }
+      const ids = (await this.database.locking(candidates.orderBy("due_at").limit(limit), true).execute()).map(
+        (row) => row.id,
+      );
       const rows =
         ids.length === 0 ? [] : await jobRows(q).where("jobs.id", "in", ids).orderBy("jobs.due_at").execute();
       const found = await jobEntriesOf(q, rows, maxAttempts);
       const due = ({ entry }: JobEntry) =>
-        (entry.state === "pending" && entry.dueAt !== null && entry.dueAt <= at) ||
-        (entry.state === "stored" && storedToo);
+        (entry.state === "stored" && storedToo) ||
+        (entry.state !== "stored" &&
+          (everyOpen || (entry.state === "pending" && entry.dueAt !== null && entry.dueAt <= at)));
       for (const later of found.filter((job) => !due(job) && job.entry.dueAt !== null)) {
         await q.updateTable("jobs").set({ due_at: later.entry.dueAt }).where("id", "=", later.id).execute();
       }
@@ -670,8 +662,8 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return this.database.close();
   }
 
-  whileDelivering<T>(
-    work: (lease: DeliveryLease) => Promise<T>,
+  whileMaintaining<T>(
+    work: (lease: MaintenanceLease) => Promise<T>,
     waitMs = 0,
     onLost: (error: Error) => void = () => undefined,
   ): Promise<{ value: T } | null> {
