@@ -144,7 +144,6 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
       INQUIRY_DIGEST_HOUR: "7",
       ...env,
     });
-  const pass = passAt;
 
   it("sends one digest a day from its hour, by email and webhook, listing each held inquiry in full, marked, with a release link", async () => {
     const mail = await startMailServer();
@@ -165,10 +164,10 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
       await outbox.recordAttempt({ reference: "CRS-1A2B-3C4D", transport: "webhook", ok: true, at: "t1" });
 
       // 6:59 in New York: not yet.
-      expect((await pass(config, at("11:59"))).digests?.made).toBeNull();
+      expect((await passAt(config, at("11:59"))).digests?.made).toBeNull();
       expect([mail.received.length, receiver.received.length]).toEqual([0, 0]);
 
-      const due = await pass(config, at("12:00"));
+      const due = await passAt(config, at("12:00"));
       expect(due.digests).toMatchObject({
         made: { id: day(), references: ["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"] },
         delivered: 1,
@@ -235,14 +234,14 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
       expect(event.inquiries.map((inquiry) => inquiry.release?.url)).toEqual(links);
 
       // Once a day: not again the same day, nor the next while nothing new is held.
-      await pass(config, at("22:00"));
-      await pass(config, at("12:30", 1));
+      await passAt(config, at("22:00"));
+      await passAt(config, at("12:30", 1));
       expect([mail.received.length, receiver.received.length]).toEqual([1, 1]);
       // One held after the day's digest goes in the next day's, alone.
       await outbox.add(heldRecord("CRS-9W2X-4Y7Z", at("13:00", 1), "honeypot filled"));
-      await pass(config, at("20:00", 1));
+      await passAt(config, at("20:00", 1));
       expect(receiver.received).toHaveLength(1);
-      await pass(config, at("12:05", 2));
+      await passAt(config, at("12:05", 2));
       expect(digestsTo(receiver).map((digest) => [eventOf(digest).digest, eventOf(digest).inquiries.length])).toEqual([
         [day(), 2],
         [day(2), 1],
@@ -272,7 +271,7 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
 
     // The server was stopped over the hour and starts at 20:00 UTC: the day's digest is made then, not skipped.
     receiver.answerWith(500);
-    const failed = await pass(config, at("20:00"));
+    const failed = await passAt(config, at("20:00"));
     expect(failed.digests).toMatchObject({ made: { id: day() }, delivered: 0, failed: 1, pending: 1 });
     expect(digestsTo(receiver)).toHaveLength(1);
     const [open] = await opened(config).openDigests(8);
@@ -283,14 +282,14 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
 
     // A restart before it is due: nothing is sent, no second digest is made.
     receiver.answerWith(204);
-    expect((await pass(config, at("20:00:20"))).digests).toMatchObject({ made: null, pending: 1 });
+    expect((await passAt(config, at("20:00:20"))).digests).toMatchObject({ made: null, pending: 1 });
     expect(digestsTo(receiver)).toHaveLength(1);
     // Due: the same digest again, delivered.
-    expect((await pass(config, open?.dueAt ?? "")).digests).toMatchObject({ made: null, delivered: 1, pending: 0 });
+    expect((await passAt(config, open?.dueAt ?? "")).digests).toMatchObject({ made: null, delivered: 1, pending: 0 });
     expect(digestsTo(receiver).map((request) => request.headers["x-inquiry-digest"])).toEqual([day(), day()]);
     // And never again, whatever restarts follow.
-    await pass(config, at("23:00"));
-    await pass(config, at("12:00", 1));
+    await passAt(config, at("23:00"));
+    await passAt(config, at("12:00", 1));
     expect(digestsTo(receiver)).toHaveLength(2);
     expect(await opened(config).openDigests(8)).toEqual([]);
     expect(await opened(config).lastDigestDay()).toBe(day(1));
@@ -300,14 +299,14 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
     receiver = await startWebhookReceiver();
     const config = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
     await opened(config).add({ ...sampleRecord("CRS-1A2B-3C4D"), receivedAt: at("04:00") });
-    const outcome = await pass(config, at("12:10"));
+    const outcome = await passAt(config, at("12:10"));
     expect(outcome).toMatchObject({ delivered: 1, digests: { made: null, delivered: 0, pending: 0 } });
     expect(receiver.received.map((request) => request.headers["x-inquiry-event"])).toEqual(["inquiry"]);
     expect(await opened(config).lastDigestDay()).toBe(day());
     await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("14:00"), "sent too fast"));
-    await pass(config, at("23:00"));
+    await passAt(config, at("23:00"));
     expect(digestsTo(receiver)).toHaveLength(0);
-    await pass(config, at("12:00", 1));
+    await passAt(config, at("12:00", 1));
     expect(digestsTo(receiver)).toHaveLength(1);
   });
 
@@ -315,13 +314,13 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
     receiver = await startWebhookReceiver();
     await opened(configWith()).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
     // No transport: nothing to send it through, and the day is not taken.
-    expect((await pass(configWith(), at("13:00"))).digests?.made).toBeNull();
+    expect((await passAt(configWith(), at("13:00"))).digests?.made).toBeNull();
     expect(await opened(configWith()).lastDigestDay()).toBeNull();
     const off = configWith({ INQUIRY_WEBHOOK_URL: receiver.url, INQUIRY_DIGEST_HOUR: "off" });
-    expect((await pass(off, at("13:00"))).digests?.made).toBeNull();
+    expect((await passAt(off, at("13:00"))).digests?.made).toBeNull();
     expect(receiver.received).toHaveLength(0);
     const on = configWith({ INQUIRY_WEBHOOK_URL: receiver.url });
-    expect((await pass(on, at("13:00"))).digests?.made?.references).toEqual(["CRS-7K4M-2Q9D"]);
+    expect((await passAt(on, at("13:00"))).digests?.made?.references).toEqual(["CRS-7K4M-2Q9D"]);
   });
 
   it("lists no release links where the release secret is not set, and says how to release instead", async () => {
@@ -337,7 +336,7 @@ describe.each(stores)("the digest of held inquiries on the %s store", (kind, sto
         INQUIRY_FROM: "website@cardinal.example",
       });
       await opened(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
-      await pass(config, at("13:00"));
+      await passAt(config, at("13:00"));
       expect(eventOf(receiver.received[0] ?? { body: "{}" }).inquiries[0]?.release).toBeNull();
       const { text, html } = mailParts(mail.received[0]?.source ?? "");
       const instead = held.digest.noReleaseLink.replace("{reference}", "CRS-7K4M-2Q9D");

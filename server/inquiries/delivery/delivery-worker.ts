@@ -29,7 +29,7 @@ export interface WorkerStatus {
   readonly digests: { readonly pending: number; readonly dead: number };
 }
 
-export interface DeliverySummary {
+interface DeliverySummary {
   /** Inquiries every transport now has. */
   readonly delivered: number;
   /** Inquiries at least one transport failed. */
@@ -67,7 +67,7 @@ const transportsToTry = (entry: OutboxEntry, config: InquiryConfig, retryDead: b
  * the worker must not go on retrying it just because another transport of the inquiry is still due.
  * Once `stopping` says so, no further inquiry is started (the server is shutting down).
  */
-export const deliverEntries = async (
+const deliverEntries = async (
   entries: readonly OutboxEntry[],
   outbox: InquiryOutbox,
   config: InquiryConfig,
