@@ -60,7 +60,6 @@ const report: BenchReport = {
       p95Ms: 608,
       maxMs: 611,
       recordsStored: 200,
-      damagedLines: 0,
       storedExactlyOnce: 200,
       uniqueReferences: 199,
       webhookDeliveries: 200,
@@ -105,7 +104,7 @@ Clean build: 54.3 s.
 Budgets: written by hand.
 
 <!-- bench:inquiry-load -->
-Inquiry load (the same run; production server on loopback, email to an SMTP server and a webhook receiver on loopback): 200 concurrent valid submissions, 200 accepted in 0.69 s, latency p50 486 ms, p95 608 ms; the outbox held 200 records (200 submissions stored exactly once, 199 unique references, 0 damaged lines); the worker delivered 198 emails and 200 webhook calls, 198 inquiries exactly once by both, all within 6.27 s of the first submission. Two rounds of 2,000 requests that must be refused (GETs, invalid fields, a wrong content type, malformed JSON): 0.79 ms of server CPU each; memory held after a full collection 34.85 → 36.34 MB over the first round and −0.36 MB over the second (RSS 115.1 → 159.3 → 153.6 MB); \`GET /\` p50 62.9 ms meanwhile, 0 stored. A flood of 30 from one client at the default limit (5 per 600 s): 5 accepted and 5 stored, 25 refused with 429 and \`Retry-After: 600\`.
+Inquiry load (the same run; production server on loopback, email to an SMTP server and a webhook receiver on loopback): 200 concurrent valid submissions, 200 accepted in 0.69 s, latency p50 486 ms, p95 608 ms; the outbox held 200 records (200 submissions stored exactly once, 199 unique references); the worker delivered 198 emails and 200 webhook calls, 198 inquiries exactly once by both, all within 6.27 s of the first submission. Two rounds of 2,000 requests that must be refused (GETs, invalid fields, a wrong content type, malformed JSON): 0.79 ms of server CPU each; memory held after a full collection 34.85 → 36.34 MB over the first round and −0.36 MB over the second (RSS 115.1 → 159.3 → 153.6 MB); \`GET /\` p50 62.9 ms meanwhile, 0 stored. A flood of 30 from one client at the default limit (5 per 600 s): 5 accepted and 5 stored, 25 refused with 429 and \`Retry-After: 600\`.
 <!-- /bench:inquiry-load -->
 
 Before: written by hand.

@@ -8,7 +8,7 @@ import { getStore } from "@netlify/blobs";
 import pino from "pino";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import type { InquiryOutbox } from "../server/inquiries/store/outbox";
+import type { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { createReleaseHandler } from "../server/inquiries/held/release";
 import { quarantineEndsAt, releaseUrl } from "../server/inquiries/held/release-link";
 import { copyFromBlobs, type BlobsSource } from "../server/inquiries/store/copy-from-blobs";
@@ -71,9 +71,7 @@ const holdings = async (outbox: InquiryOutbox) => {
     records: byReference(records),
     attempts: [...attempts].sort((a, b) => a.reference.localeCompare(b.reference) || a.at.localeCompare(b.at)),
     releases: byReference(releases),
-    states: byReference(
-      (await outbox.entries(3)).entries.map((entry) => ({ ...entry, reference: entry.record.reference })),
-    ),
+    states: byReference((await outbox.entries(3)).map((entry) => ({ ...entry, reference: entry.record.reference }))),
     kept: (await outbox.inquiriesFrom("kept@example.gov")).map((inquiry) => [inquiry.record.reference, inquiry.kept]),
   };
 };

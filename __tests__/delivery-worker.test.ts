@@ -11,7 +11,8 @@ import { readInquiryConfig, type DeliveryPolicy, type InquiryConfig } from "../s
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { backoffMs } from "../server/inquiries/delivery/deliver";
 import { DeliveryWorker } from "../server/inquiries/delivery/delivery-worker";
-import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../server/inquiries/store/outbox";
+import type { OutboxRecord } from "../server/inquiries/store/outbox";
+import type { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { startMailServer } from "../testing/loopback-servers";
 import { checkPagedListing, checkPersonalDataCommands, type InquiriesCommand } from "./support/inquiries-command";
@@ -119,7 +120,7 @@ const configWith = (env: NodeJS.ProcessEnv, delivery: Partial<DeliveryPolicy> = 
 
 /** Each store the worker delivers from: the single server's, and the SQL store on each engine. */
 const sqlStores = useSqlStores();
-type Store = InquiryOutbox & RetainingOutbox;
+type Store = InquiryOutbox;
 const kinds: [string, () => Store][] = [
   [SQL_SQLITE, () => sqlStores.outbox(SQL_SQLITE, dir)],
   [SQL_POSTGRES, () => sqlStores.outbox(SQL_POSTGRES, dir)],
@@ -147,7 +148,7 @@ const pass = async (running: DeliveryWorker) => {
 };
 
 const entryOf = async (reference: string, maxAttempts: number) =>
-  (await open().entries(maxAttempts)).entries.find((entry) => entry.record.reference === reference);
+  (await open().entries(maxAttempts)).find((entry) => entry.record.reference === reference);
 
 const seconds = (clock: { now: Date }, count: number) => {
   clock.now = new Date(clock.now.getTime() + count * 1000);
@@ -284,7 +285,7 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
     await worker?.idle();
     expect(current.state.maxInFlight).toBe(2);
     expect([...current.received].sort()).toEqual(references);
-    const { entries } = await outbox.entries(8);
+    const entries = await outbox.entries(8);
     expect(entries.map((entry) => entry.state)).toEqual(references.map(() => "delivered"));
   });
 
@@ -301,7 +302,7 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
     current.held[0]?.answer(204);
     await stopped;
     expect(current.received).toEqual(["CRS-STOP-0001"]);
-    const states = (await outbox.entries(8)).entries.map((entry) => entry.state);
+    const states = (await outbox.entries(8)).map((entry) => entry.state);
     expect(states).toEqual(["delivered", "pending", "pending", "pending"]);
   });
 
@@ -547,7 +548,7 @@ describe("npm run inquiries", () => {
         Number(/Retried (\d+) undelivered/.exec(stdout)?.[1]),
       );
       expect((triedByFirst ?? 0) + (triedBySecond ?? 0)).toBe(5);
-      const { entries } = await outbox.entries(8);
+      const entries = await outbox.entries(8);
       expect(entries.map((entry) => entry.state)).toEqual(references.map(() => "delivered"));
     } finally {
       clearInterval(answering);
@@ -570,7 +571,7 @@ describe("npm run inquiries", () => {
       ]);
       expect(retried.code).toBe(0);
       expect([...current.received].sort()).toEqual(references);
-      const { entries } = await outbox.entries(8);
+      const entries = await outbox.entries(8);
       expect(entries.map((entry) => [entry.state, entry.attempts])).toEqual(references.map(() => ["delivered", 1]));
     } finally {
       clearInterval(answering);
@@ -729,7 +730,7 @@ describe("npm run inquiries", () => {
     expect(retried.code).toBe(0);
     expect([...receiver.received].sort()).toEqual(["CRS-PEND-0001", "CRS-QUAR-0001"]);
     expect((await inquiries(["--state", "pending"], env)).stdout).toMatch(/^Held as suspected spam: 1,/m);
-    const states = (await outbox.entries(8)).entries.map((entry) => [entry.record.reference, entry.state]);
+    const states = (await outbox.entries(8)).map((entry) => [entry.record.reference, entry.state]);
     expect(states).toEqual([
       ["CRS-QUAR-0001", "delivered"],
       ["CRS-QUAR-0002", "quarantined"],

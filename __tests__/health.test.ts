@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { WorkerStatus } from "../server/inquiries/delivery/delivery-worker";
-import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { openSqliteOutbox, openSqliteStore } from "../server/inquiries/store/sqlite";
 import { createHealthCheck, type HealthAnswer } from "../server/health/health-check";
 import { health } from "../server/health/plugin";
@@ -29,7 +29,7 @@ const NOW = shifted(START, { days: 3 });
 const bearer = (token: string) => `Bearer ${token}`;
 
 /** The real store, counting the probe's writes; with `gate`, each write waits for it. */
-class CountingOutbox extends SqlOutbox {
+class CountingOutbox extends InquiryOutbox {
   writes = 0;
   gate: Promise<void> | null = null;
 
@@ -276,7 +276,7 @@ describe("GET /healthz", () => {
     app = null;
   });
 
-  const serve = async (outbox: SqlOutbox, status: DeployStatus) => {
+  const serve = async (outbox: InquiryOutbox, status: DeployStatus) => {
     const { asked, releases } = deploys(status);
     app = Fastify();
     await app.register(health, {

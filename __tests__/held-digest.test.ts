@@ -11,7 +11,7 @@ import { webhookSignature } from "../server/inquiries/delivery/deliver";
 import { deliveryPass, DeliveryWorker } from "../server/inquiries/delivery/delivery-worker";
 import { digestDayDue, localDayAndHour } from "../server/inquiries/held/digest";
 import { openOutbox } from "../server/inquiries/store/open-outbox";
-import type { InquiryOutbox } from "../server/inquiries/store/outbox";
+import type { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { checkReleaseLink } from "../server/inquiries/held/release-link";
 import { runScheduledDelivery } from "../server/inquiries/netlify/scheduled-delivery";
 import { mailParts, startMailServer, startWebhookReceiver } from "../testing/loopback-servers";

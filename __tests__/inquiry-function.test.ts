@@ -46,7 +46,7 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
   });
 
 const maxAttempts = operationSettings.INQUIRY_MAX_ATTEMPTS.default;
-const outboxEntries = async () => (await openSqliteOutbox(dataDir).entries(maxAttempts)).entries;
+const outboxEntries = async () => await openSqliteOutbox(dataDir).entries(maxAttempts);
 
 /** The stored inquiries, as the outbox wrote them. */
 const storedRecords = (): OutboxRecord[] => storedRecordsIn(dataDir);

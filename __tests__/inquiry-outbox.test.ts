@@ -7,7 +7,8 @@ import path from "node:path";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { openOutbox } from "../server/inquiries/store/open-outbox";
-import { UnknownReferenceError, type InquiryOutbox, type OutboxRecord } from "../server/inquiries/store/outbox";
+import { UnknownReferenceError, type OutboxRecord } from "../server/inquiries/store/outbox";
+import type { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE, openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { newReference, referencePattern } from "../server/inquiries/intake/reference";
 import { sampleRecord } from "./support/outbox-fixtures";
@@ -52,7 +53,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     await outbox.add({ ...record("CRS-CCCC-0002"), transports: [] });
     await outbox.recordAttempt({ reference: "CRS-CCCC-0001", transport: "email", ok: false, at: "t1" });
     await outbox.recordAttempt({ reference: "CRS-CCCC-0001", transport: "email", ok: true, at: "t2" });
-    const { entries } = await outbox.entries(8);
+    const entries = await outbox.entries(8);
     expect(entries.map((entry) => [entry.deliveries, entry.state, entry.attempts])).toEqual([
       [{ email: "delivered", webhook: "not tried" }, "pending", 2],
       [{}, "stored", 0],
@@ -65,26 +66,26 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     const fail = (at: string, retryAt: string) =>
       outbox.recordAttempt({ reference: "CRS-EEEE-0001", transport: "email", ok: false, at, retryAt });
     await fail(at({ seconds: 1 }), at({ minutes: 1 }));
-    let [entry] = (await outbox.entries(2)).entries;
+    let [entry] = await outbox.entries(2);
     expect([entry?.state, entry?.dueAt, entry?.deliveries]).toEqual([
       "pending",
       at({ minutes: 1 }),
       { email: "failed" },
     ]);
     await fail(at({ minutes: 1, seconds: 1 }), at({ minutes: 3 }));
-    [entry] = (await outbox.entries(2)).entries;
+    [entry] = await outbox.entries(2);
     expect([entry?.state, entry?.dueAt, entry?.deliveries]).toEqual(["dead", null, { email: "dead" }]);
     // A higher limit (set by the operator) brings it back.
-    [entry] = (await outbox.entries(3)).entries;
+    [entry] = await outbox.entries(3);
     expect(entry?.state).toBe("pending");
   });
 
   it("holds a quarantined inquiry until it is released", async () => {
     const outbox = open();
     await outbox.add({ ...record("CRS-FFFF-0001"), quarantine: { reason: "honeypot filled" } });
-    expect((await outbox.entries(8)).entries[0]?.state).toBe("quarantined");
+    expect((await outbox.entries(8))[0]?.state).toBe("quarantined");
     await outbox.release("CRS-FFFF-0001");
-    const [entry] = (await outbox.entries(8)).entries;
+    const [entry] = await outbox.entries(8);
     expect([entry?.state, entry?.released]).toEqual(["pending", true]);
   });
 
@@ -98,7 +99,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     expect(await outbox.release("CRS-NONE-0000")).toBe(false);
     const { releases } = await outbox.read();
     expect(releases).toEqual([{ reference: "CRS-GGGG-0001", at: at({ days: 1, hours: -2 }) }]);
-    expect((await outbox.entries(8)).entries.map((entry) => entry.state)).toEqual(["pending", "pending"]);
+    expect((await outbox.entries(8)).map((entry) => entry.state)).toEqual(["pending", "pending"]);
   });
 
   it("stores one record for one idempotency key, however many arrive at once", async () => {
@@ -133,23 +134,42 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     expect(await outbox.entry("CRS-NONE-0000", 8)).toBeNull();
   });
 
-  it("lists every inquiry that is not delivered when asked for the open ones", async () => {
+  it("counts the pending and the dead, and when the first is due, with a limit raised or lowered since", async () => {
     const outbox = open();
     await outbox.add(record("CRS-JJJJ-0001"));
-    await outbox.add(record("CRS-JJJJ-0002"));
+    await outbox.add({ ...record("CRS-JJJJ-0002"), receivedAt: at({ seconds: 5 }) });
     await outbox.add({ ...record("CRS-JJJJ-0003"), quarantine: { reason: "honeypot filled" } });
-    await outbox.recordAttempt({ reference: "CRS-JJJJ-0001", transport: "email", ok: true, at: "t1" });
-    const all = (await outbox.entries(8, "all")).entries.map((entry) => [entry.record.reference, entry.state]);
-    expect(all).toEqual([
-      ["CRS-JJJJ-0001", "delivered"],
-      ["CRS-JJJJ-0002", "pending"],
-      ["CRS-JJJJ-0003", "quarantined"],
-    ]);
-    const due = await outbox.entries(8, "open");
-    const listed = due.entries.map((entry) => entry.record.reference);
-    expect(listed).toContain("CRS-JJJJ-0002");
-    // The quarantined one is listed, or counted as held without being read.
-    expect(listed.filter((reference) => reference === "CRS-JJJJ-0003").length + (due.heldUnread ?? 0)).toBe(1);
+    await outbox.add(record("CRS-JJJJ-0004"));
+    await outbox.recordAttempt({ reference: "CRS-JJJJ-0001", transport: "email", ok: true, at: at({ seconds: 1 }) });
+    for (const [tried, retry] of [
+      [{ seconds: 1 }, { minutes: 1 }],
+      [{ minutes: 1 }, { minutes: 3 }],
+    ] as const)
+      await outbox.recordAttempt({
+        reference: "CRS-JJJJ-0004",
+        transport: "email",
+        ok: false,
+        at: at(tried),
+        retryAt: at(retry),
+      });
+    const none = { pending: 0, dead: 0, nextDueAt: null };
+    expect(await outbox.counts(2)).toEqual({
+      inquiry: { pending: 1, dead: 1, nextDueAt: Date.parse(at({ seconds: 5 })) },
+      digest: none,
+    });
+    // A higher limit brings the failed one back, its retry the first due; the held one is counted apart.
+    expect((await outbox.counts(3)).inquiry).toEqual({
+      pending: 2,
+      dead: 0,
+      nextDueAt: Date.parse(at({ seconds: 5 })),
+    });
+    await outbox.recordAttempt({ reference: "CRS-JJJJ-0002", transport: "email", ok: true, at: at({ seconds: 6 }) });
+    expect((await outbox.counts(3)).inquiry).toEqual({
+      pending: 1,
+      dead: 0,
+      nextDueAt: Date.parse(at({ minutes: 3 })),
+    });
+    expect((await outbox.heldSummary()).count).toBe(1);
   });
 
   const retention = { deliveredMonths: 24, quarantinedDays: 30 };

@@ -12,7 +12,7 @@ import { DatabaseSync } from "node:sqlite";
 import { UnknownLayoutError, type OutboxRecord } from "../server/inquiries/store/outbox";
 import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
-import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { migrateAsNetlifyDoes, onPostgres } from "../testing/postgres";
 import { sampleRecord } from "./support/outbox-fixtures";
@@ -220,9 +220,8 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
       expect([...first, ...second].sort()).toEqual(expected);
       // Both ran at once: each delivered some, none the same.
       expect([first.length > 0, second.length > 0]).toEqual([true, true]);
-      const { entries } = await outbox.entries(8, "open");
-      expect(entries).toEqual([]);
-      expect(await outbox.openDigests(8)).toEqual([]);
+      const none = { pending: 0, dead: 0, nextDueAt: null };
+      expect(await outbox.counts(8)).toEqual({ inquiry: none, digest: none });
     } finally {
       receiver.closeAllConnections();
       await new Promise((resolve) => receiver.close(resolve));
@@ -237,7 +236,7 @@ describe("the SQL store on Postgres, migrated by Netlify", () => {
     await migrateAsNetlifyDoes(sqlStores.postgresUrl);
     const database = openPostgresStore({ connectionString: sqlStores.postgresUrl, migrate: false });
     try {
-      const outbox = new SqlOutbox(database);
+      const outbox = new InquiryOutbox(database);
       await outbox.add(held("CRS-NTLF-0001"));
       expect(await outbox.heldSummary()).toEqual({ count: 1, oldestReceivedAt: START });
       expect(await onDatabase(SQL_POSTGRES, "SELECT to_regclass('store_migrations') AS found")).toEqual([
@@ -297,7 +296,7 @@ describe("the SQL store on SQLite", () => {
         ok: true,
         at: at({ seconds: 1 }),
       });
-      await outbox.entries(8, "open");
+      await outbox.counts(8);
       await outbox.page({ after: "CRS-PLAN-0003", limit: 3, maxAttempts: 8 });
       await outbox.page({ after: null, limit: 3, maxAttempts: 8, state: "pending" });
       await outbox.entry("CRS-PLAN-0004", 8);
@@ -353,14 +352,15 @@ describe("the SQL store on SQLite", () => {
   };
 
   /** Everything the outbox says of what it holds, with the attempts in each inquiry's order. */
-  const everything = async (outbox: SqlOutbox) => {
+  const everything = async (outbox: InquiryOutbox) => {
     const { records, attempts, releases } = await outbox.read();
     return {
       records,
       attempts: [...attempts].sort((a, b) => a.reference.localeCompare(b.reference) || a.at.localeCompare(b.at)),
       releases,
-      entries: (await outbox.entries(3)).entries,
-      open: (await outbox.entries(3, "open")).entries,
+      entries: await outbox.entries(3),
+      // What the open jobs are: those neither delivered nor held.
+      open: (await outbox.entries(3)).filter((entry) => !["delivered", "quarantined"].includes(entry.state)),
       digests: await outbox.openDigests(3),
       lastDigestDay: await outbox.lastDigestDay(),
       held: await outbox.heldSummary(),
@@ -407,11 +407,8 @@ describe("the SQL store on SQLite", () => {
     legacyFile(1);
     const outbox = open();
     expect(await outbox.heldSummary()).toEqual({ count: 2, oldestReceivedAt: START });
-    const pending = await outbox.entries(8, "open");
-    expect([pending.entries.map((entry) => entry.record.reference), pending.heldUnread]).toEqual([
-      ["CRS-1A2B-3C4D"],
-      2,
-    ]);
+    const pending = (await outbox.entries(8)).filter((entry) => entry.state === "pending");
+    expect(pending.map((entry) => entry.record.reference)).toEqual(["CRS-1A2B-3C4D"]);
     const digest = await outbox.takeDigest(DAY, new Date(at({ hours: 2 })), ["email"]);
     expect(digest?.references).toEqual(["CRS-7K4M-2Q9D", "CRS-8P3R-5T6V"]);
   });

@@ -206,7 +206,6 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
   exactly("inquiry load: records in the outbox", concurrent?.recordsStored, submissions);
   exactly("inquiry load: submissions stored exactly once", concurrent?.storedExactlyOnce, submissions);
   exactly("inquiry load: unique references", concurrent?.uniqueReferences, submissions);
-  exactly("inquiry load: damaged outbox lines", concurrent?.damagedLines, 0);
   exactly("inquiry load: webhook deliveries", concurrent?.webhookDeliveries, submissions);
   exactly("inquiry load: email deliveries", concurrent?.emailDeliveries, submissions);
   exactly("inquiry load: delivered exactly once by email and webhook", concurrent?.deliveredOnceBoth, submissions);

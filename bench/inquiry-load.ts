@@ -79,7 +79,7 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
     while (hook.received.length + mail.received.length < 2 * CONCURRENT && Date.now() < deadline) await sleep(50);
     const allDeliveredSeconds = (performance.now() - started) / 1000;
     const latencies = results.map((result) => result.ms).sort((a, b) => a - b);
-    const { records, damagedLines } = await openSqliteOutbox(site.dataDir).read();
+    const { records } = await openSqliteOutbox(site.dataDir).read();
     const delivered = records.filter((record) => !record.quarantine);
     const counts = new Map<string, number>();
     for (const record of delivered) counts.set(record.values.message, (counts.get(record.values.message) ?? 0) + 1);
@@ -105,7 +105,6 @@ const concurrentRun = async (): Promise<InquiryLoadFigures["concurrent"]> => {
       p95Ms: Math.round(percentile(latencies, 0.95)),
       maxMs: Math.round(latencies.at(-1) ?? Number.NaN),
       recordsStored: delivered.length,
-      damagedLines,
       storedExactlyOnce: exactlyOnce,
       uniqueReferences: new Set(delivered.map((record) => record.reference)).size,
       webhookDeliveries: hook.received.length,
@@ -255,7 +254,7 @@ export const printInquiryLoad = ({ concurrent, refused, flood }: InquiryLoadFigu
     [
       `Inquiry load: ${concurrent.submissions} concurrent submissions in ${concurrent.seconds} s ` +
         `(${concurrent.requestsPerSecond} req/s), latency p50 ${concurrent.p50Ms} ms, p95 ${concurrent.p95Ms} ms, max ${concurrent.maxMs} ms`,
-      `  ${concurrent.accepted} accepted; outbox ${concurrent.recordsStored} records, ${concurrent.damagedLines} damaged, ` +
+      `  ${concurrent.accepted} accepted; outbox ${concurrent.recordsStored} records, ` +
         `${concurrent.storedExactlyOnce} submissions stored exactly once, ${concurrent.uniqueReferences} unique references; ` +
         `${concurrent.emailDeliveries} emails and ${concurrent.webhookDeliveries} webhook calls, ` +
         `${concurrent.deliveredOnceBoth} inquiries delivered exactly once by both, all within ${concurrent.allDeliveredSeconds} s`,

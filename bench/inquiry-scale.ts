@@ -19,7 +19,7 @@ import { startWebhookReceiver } from "../testing/loopback-servers";
 import type { DeliveryAttempt, OutboxRecord } from "../server/inquiries/store/outbox";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
 import type { Engine } from "../server/inquiries/store/schema";
-import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE, openSqliteOutbox } from "../server/inquiries/store/sqlite";
 import { onPostgres, startPostgres } from "../testing/postgres";
 import { emptyInquiry } from "../src/inquiry/values";
@@ -84,7 +84,7 @@ const storedInquiry = (index: number, daysAgo: number, quarantined: boolean): Ou
 };
 
 /** The store holds the history, written as the server would have (through the outbox). */
-const seed = async (outbox: SqlOutbox): Promise<void> => {
+const seed = async (outbox: InquiryOutbox): Promise<void> => {
   let taken = 0;
   for (let start = 0; start < DELIVERED; start += SEED_BATCH) {
     const records = Array.from({ length: Math.min(SEED_BATCH, DELIVERED - start) }, (_, offset) =>
@@ -113,7 +113,7 @@ const seed = async (outbox: SqlOutbox): Promise<void> => {
 /** A store of the engine under test: the server's settings for it, an outbox on it, and its size. */
 interface StoreUnderTest {
   readonly env: Record<string, string>;
-  readonly outbox: SqlOutbox;
+  readonly outbox: InquiryOutbox;
   readonly sizeMb: () => Promise<number>;
   /** After the seeding: brings the store to the state its history would have left it in. */
   readonly settle: () => Promise<void>;
@@ -153,7 +153,7 @@ const postgresEngine = async (root: string): Promise<EngineUnderTest> => {
   return {
     store: async (name) => {
       const url = await server.database();
-      const outbox = new SqlOutbox(openPostgresStore({ connectionString: url }));
+      const outbox = new InquiryOutbox(openPostgresStore({ connectionString: url }));
       const sizeMb = async () => {
         const [size] = await onPostgres<{ bytes: string }>(url, "SELECT pg_database_size(current_database()) AS bytes");
         return Number(size?.bytes ?? 0) / 1024 / 1024;

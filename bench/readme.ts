@@ -53,8 +53,8 @@ const inquiryLoadBlock = ({ concurrent, refused, flood }: InquiryLoadFigures) =>
   `on loopback): ${count(concurrent.submissions)} concurrent valid submissions, ${count(concurrent.accepted)} ` +
   `accepted in ${concurrent.seconds} s, latency p50 ${concurrent.p50Ms} ms, p95 ${concurrent.p95Ms} ms; the ` +
   `outbox held ${count(concurrent.recordsStored)} records (${count(concurrent.storedExactlyOnce)} submissions ` +
-  `stored exactly once, ${count(concurrent.uniqueReferences)} unique references, ${concurrent.damagedLines} ` +
-  `damaged lines); the worker delivered ${count(concurrent.emailDeliveries)} emails and ` +
+  `stored exactly once, ${count(concurrent.uniqueReferences)} unique references); ` +
+  `the worker delivered ${count(concurrent.emailDeliveries)} emails and ` +
   `${count(concurrent.webhookDeliveries)} webhook calls, ${count(concurrent.deliveredOnceBoth)} inquiries ` +
   `exactly once by both, all within ${concurrent.allDeliveredSeconds} s of the first submission. Two rounds of ` +
   `${count(refused.requests)} requests that must be refused (GETs, invalid fields, a wrong content type, ` +

@@ -47,9 +47,8 @@ export interface InquiryLoadFigures {
     p50Ms: number;
     p95Ms: number;
     maxMs: number;
-    /** Whole records in the outbox, lines that are not valid JSON, and submissions found in it exactly once. */
+    /** Records in the outbox, and submissions found in it exactly once. */
     recordsStored: number;
-    damagedLines: number;
     storedExactlyOnce: number;
     uniqueReferences: number;
     /** Deliveries the sinks received, and references each sink received exactly once. */

@@ -14,7 +14,7 @@ import {
   type StoredInquiry,
 } from "../server/inquiries/store/outbox";
 import { copyFromBlobs, openBlobsSource } from "../server/inquiries/store/copy-from-blobs";
-import { SqlOutbox } from "../server/inquiries/store/sql-outbox";
+import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
@@ -236,8 +236,7 @@ const list = async ({ options, outbox, config }: Context): Promise<number> => {
     console.error(`No inquiry ${options.after ?? ""} in ${outbox.location} to list after.`);
     return 1;
   }
-  const { entries, next, damagedLines } = page;
-  if (damagedLines > 0) console.warn(`${damagedLines} damaged record(s) in ${outbox.location} were skipped.`);
+  const { entries, next } = page;
   const counts = STATES.map((state) => `${entries.filter((entry) => entry.state === state).length} ${state}`);
   const which = `${options.after ? ` after ${options.after}` : ""}${next ? ` (a page of ${limit})` : ""}`;
   console.log(`${entries.length} inquiries in ${outbox.location}${which}: ${counts.join(", ")}.`);
@@ -407,7 +406,7 @@ const main = async (): Promise<number> => {
     return command ? await command.run(context) : 0;
   } finally {
     // A Postgres pool left open would keep the command running after its work is done.
-    if (context.outbox instanceof SqlOutbox) await context.outbox.close();
+    if (context.outbox instanceof InquiryOutbox) await context.outbox.close();
   }
 };
 

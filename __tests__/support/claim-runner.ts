@@ -12,14 +12,14 @@ import { readInquiryContent } from "../../server/inquiries/content-on-disk";
 import { runQueue } from "../../server/inquiries/delivery/delivery-worker";
 import { lineLog } from "../../server/inquiries/operational-log";
 import { openPostgresStore } from "../../server/inquiries/store/postgres";
-import { SqlOutbox } from "../../server/inquiries/store/sql-outbox";
+import { InquiryOutbox } from "../../server/inquiries/store/sql-outbox";
 import { openSqliteStore } from "../../server/inquiries/store/sqlite";
 
 const run = async ([engine = "", where = "", webhook = ""]: readonly string[]) => {
   const content = readInquiryContent(path.resolve(__dirname, "../../content"));
   const config = readInquiryConfig(content.form.delivery, { INQUIRY_WEBHOOK_URL: webhook });
   const database = engine === "sqlite" ? openSqliteStore(where) : openPostgresStore({ connectionString: where });
-  const outbox = new SqlOutbox(database);
+  const outbox = new InquiryOutbox(database);
   await database.ready();
   process.stdout.write("ready\n");
   await once(process.stdin, "data");

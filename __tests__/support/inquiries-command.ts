@@ -1,4 +1,5 @@
-import type { InquiryOutbox, OutboxRecord, RetainingOutbox } from "../../server/inquiries/store/outbox";
+import type { OutboxRecord } from "../../server/inquiries/store/outbox";
+import type { InquiryOutbox } from "../../server/inquiries/store/sql-outbox";
 import { sampleRecord } from "./outbox-fixtures";
 
 /** `npm run inquiries -- <args>` against one store, with `input` typed on its standard input. */
@@ -16,10 +17,7 @@ const from = (reference: string, address: string): OutboxRecord => ({
  * What the command does with a person's data, the same on every store: --export-email gives their
  * inquiries as JSON, --keep marks one, --erase-email and --erase list what goes and ask unless --yes.
  */
-export const checkPersonalDataCommands = async (
-  run: InquiriesCommand,
-  outbox: InquiryOutbox & RetainingOutbox,
-): Promise<void> => {
+export const checkPersonalDataCommands = async (run: InquiriesCommand, outbox: InquiryOutbox): Promise<void> => {
   await outbox.add(from("CRS-PERS-0001", "ask@example.gov"));
   await outbox.add(from("CRS-PERS-0002", "Ask@Example.gov"));
   await outbox.add(from("CRS-PERS-0003", "other@example.gov"));

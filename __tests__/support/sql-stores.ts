@@ -1,7 +1,7 @@
 import type { StoreDatabase } from "../../server/inquiries/store/database";
 import { openPostgresStore } from "../../server/inquiries/store/postgres";
 import type { PassLockOptions } from "../../server/inquiries/store/pass-lock";
-import { SqlOutbox } from "../../server/inquiries/store/sql-outbox";
+import { InquiryOutbox } from "../../server/inquiries/store/sql-outbox";
 import { openSqliteStore } from "../../server/inquiries/store/sqlite";
 import { startPostgres, type TestPostgres } from "../../testing/postgres";
 
@@ -18,7 +18,7 @@ export interface SqlStores {
   /** The test's database of `kind` (SQLite's in `dir`), opened afresh as another process would open it. */
   database(kind: string, dir: string): StoreDatabase;
   /** The same, as an outbox. */
-  outbox(kind: string, dir: string, options?: PassLockOptions): SqlOutbox;
+  outbox(kind: string, dir: string, options?: PassLockOptions): InquiryOutbox;
   /** The test's Postgres database's connection string. */
   readonly postgresUrl: string;
 }
@@ -55,7 +55,7 @@ export const useSqlStores = (): SqlStores => {
       if (url === null) throw new Error(`no Postgres database for this test: call databasePerTest("${kind}")`);
       return track(openPostgresStore({ connectionString: url }));
     },
-    outbox: (kind, dir, options) => new SqlOutbox(stores.database(kind, dir), options),
+    outbox: (kind, dir, options) => new InquiryOutbox(stores.database(kind, dir), options),
     get postgresUrl() {
       if (url === null) throw new Error("no Postgres database for this test");
       return url;

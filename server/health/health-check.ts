@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { WorkerStatus } from "../inquiries/delivery/delivery-worker";
-import type { InquiryOutbox } from "../inquiries/store/outbox";
+import type { InquiryOutbox } from "../inquiries/store/sql-outbox";
 import type { DeployStatus } from "../releases/release-store";
 import type { ReleaseControl } from "../releases/worker-link";
 import type { HealthReading } from "./probe";

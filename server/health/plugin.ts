@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { DeliveryWorker } from "../inquiries/delivery/delivery-worker";
-import type { InquiryOutbox } from "../inquiries/store/outbox";
+import type { InquiryOutbox } from "../inquiries/store/sql-outbox";
 import type { ReleaseControl } from "../releases/worker-link";
 import { createHealthCheck } from "./health-check";
 import { healthProbe } from "./probe";

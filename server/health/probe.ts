@@ -1,4 +1,4 @@
-import type { InquiryOutbox } from "../inquiries/store/outbox";
+import type { InquiryOutbox } from "../inquiries/store/sql-outbox";
 import type { DeployStatus } from "../releases/release-store";
 import type { ReleaseControl } from "../releases/worker-link";
 

@@ -2,7 +2,8 @@ import { createHmac } from "node:crypto";
 import type { DeliveryPolicy, InquiryConfig, TransportName } from "../config";
 import { emailBody, webhookPayload } from "./message";
 import type { OperationalLog } from "../operational-log";
-import type { InquiryOutbox, OutboxRecord } from "../store/outbox";
+import type { OutboxRecord } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 
 export interface DeliveryResult {
   readonly transport: TransportName;

@@ -5,7 +5,8 @@ import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "
 import { deliver, logResults } from "./deliver";
 import { deliverDigest, makeDueDigest, type DigestContent, type DigestOutcome } from "../held/digest";
 import { mapLimited } from "../map-limited";
-import { nextDueAt, type ClaimedJob, type InquiryOutbox, type OutboxEntry, type RemovedCounts } from "../store/outbox";
+import type { ClaimedJob, OutboxEntry, QueueCounts, RemovedCounts } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 
 export interface DeliveryWorkerOptions {
   readonly outbox: InquiryOutbox;
@@ -227,14 +228,10 @@ export class DeliveryWorker {
 }
 
 /** What one delivery pass did, and what it left. */
-export interface PassOutcome extends DeliverySummary {
+export interface PassOutcome extends DeliverySummary, QueueCounts {
   /** Inquiries that were due (one a stopping pass did not start counts as neither delivered nor failed). */
   readonly due: number;
-  readonly pending: number;
-  readonly dead: number;
   readonly quarantined: number;
-  /** When the next pending inquiry falls due (ms since the epoch); null when none is pending. */
-  readonly nextDueAt: number | null;
   /** The digest of held inquiries: made if due, and delivered; null where the pass makes none. */
   readonly digests: DigestOutcome | null;
 }
@@ -342,30 +339,15 @@ export const deliveryPass = async (
 ): Promise<PassOutcome> => {
   const made = content && !stopping() ? await makeDueDigest(outbox, config, content, log, now) : null;
   const run = await runQueue(outbox, config, log, now, { stopping, content });
-  const { maxAttempts } = config.delivery;
-  const { entries: after, heldUnread = 0 } = await outbox.entries(maxAttempts, "open");
-  const count = (state: OutboxEntry["state"]) => after.filter((entry) => entry.state === state).length;
-  const openDigests = content ? await outbox.openDigests(maxAttempts) : [];
-  const digestsIn = (state: string) => openDigests.filter((entry) => entry.state === state).length;
+  const counts = await outbox.counts(config.delivery.maxAttempts);
   return {
     delivered: run.delivered,
     failed: run.failed,
     reached: run.reached,
     due: run.due,
-    pending: count("pending"),
-    dead: count("dead"),
-    quarantined: count("quarantined") + heldUnread,
-    nextDueAt: nextDueAt(after),
-    digests: content
-      ? {
-          made,
-          delivered: run.digestsDelivered,
-          failed: run.digestsFailed,
-          pending: digestsIn("pending"),
-          dead: digestsIn("dead"),
-          nextDueAt: nextDueAt(openDigests),
-        }
-      : null,
+    ...counts.inquiry,
+    quarantined: (await outbox.heldSummary()).count,
+    digests: content ? { made, delivered: run.digestsDelivered, failed: run.digestsFailed, ...counts.digest } : null,
   };
 };
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { limitRequests } from "../../site/request-limit";
 import type { DeliveryWorker } from "../delivery/delivery-worker";
-import type { InquiryOutbox } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 import { MAX_RELEASE_BODY_BYTES, type ReleaseHandler, type ReleaseReply } from "../held/release";
 import { RELEASE_PATH } from "../held/release-link";
 

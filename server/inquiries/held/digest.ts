@@ -4,7 +4,8 @@ import { configuredTransports, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { logResults, sendThrough, type AttemptOutcome, type OutgoingMessage } from "../delivery/deliver";
 import { fieldsHtml, fieldsText } from "../delivery/message";
-import { type DigestEntry, type HeldDigest, type InquiryOutbox, type OutboxRecord } from "../store/outbox";
+import type { DigestEntry, HeldDigest, OutboxRecord, QueueCounts } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 import { quarantineEndsAt, releaseUrl } from "./release-link";
 
 /**
@@ -176,16 +177,12 @@ const digestMessage = (
 };
 
 /** What a pass did with the digests, and what it left. */
-export interface DigestOutcome {
+export interface DigestOutcome extends QueueCounts {
   /** The digest this pass made (the day's), or null. */
   readonly made: HeldDigest | null;
   /** Digests every transport now has. */
   readonly delivered: number;
   readonly failed: number;
-  readonly pending: number;
-  readonly dead: number;
-  /** When the next pending digest falls due (ms since the epoch); null when none is pending. */
-  readonly nextDueAt: number | null;
 }
 
 /** Delivers one digest through each transport it still needs, and records each outcome: whether every one has it. */

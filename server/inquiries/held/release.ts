@@ -2,7 +2,7 @@ import type { OperationalLog } from "../operational-log";
 import escapeHtml from "escape-html";
 import type { InquiryConfig } from "../config";
 import { heldReasonText, receivedText, type DigestContent } from "./digest";
-import type { InquiryOutbox } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 import { checkReleaseLink, RELEASE_FIELDS, RELEASE_PATH, type LinkCheck } from "./release-link";
 import { bodyKind } from "../intake/request-body";
 import { fill, renderPlainPage, resultPagePolicy } from "../intake/result-page";

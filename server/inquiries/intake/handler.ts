@@ -3,7 +3,8 @@ import { configuredTransports, readInquiryConfig, type InquiryConfig } from "../
 import type { InquiryContent } from "../content";
 import { outboxRecord } from "../delivery/message";
 import { openOutbox } from "../store/open-outbox";
-import { DuplicateReferenceError, type InquiryOutbox, type OutboxRecord } from "../store/outbox";
+import { DuplicateReferenceError, type OutboxRecord } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 import { takeRateLimit } from "./rate-limit";
 import { newReference } from "./reference";
 import { bodyKind } from "./request-body";

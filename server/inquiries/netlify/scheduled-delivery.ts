@@ -4,7 +4,7 @@ import type { InquiryContent } from "../content";
 import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "../delivery/delivery-worker";
 import type { DigestContent } from "../held/digest";
 import { openOutbox } from "../store/open-outbox";
-import type { InquiryOutbox } from "../store/outbox";
+import type { InquiryOutbox } from "../store/sql-outbox";
 
 /** How long Netlify lets a scheduled function run. */
 const SCHEDULED_RUN_LIMIT_MS = 30_000;

@@ -8,7 +8,7 @@ import {
   type QuarantineRelease,
 } from "./outbox";
 import { chunksOf } from "./jobs";
-import type { SqlOutbox } from "./sql-outbox";
+import type { InquiryOutbox } from "./sql-outbox";
 
 /**
  * A Netlify Blobs store that the site's earlier outbox wrote, read only. Of its keys (each blob written once,
@@ -109,7 +109,7 @@ interface CopyCounts {
  * database already holds is left as it is and only what it lacks is added, so a copy run again adds nothing.
  * A chunk of inquiries at a time, each in a transaction of its own, so that a large store is copied in steps.
  */
-export const copyFromBlobs = async (source: BlobsSource, store: SqlOutbox): Promise<CopyCounts> => {
+export const copyFromBlobs = async (source: BlobsSource, store: InquiryOutbox): Promise<CopyCounts> => {
   const { records, attempts, releases, kept, damaged } = await readBlobsStore(source);
   const attemptsOf = attemptsByReference(attempts);
   const releaseOf = new Map(releases.map((release) => [release.reference, release]));

@@ -87,8 +87,6 @@ export interface OutboxContents {
   readonly records: readonly OutboxRecord[];
   readonly attempts: readonly DeliveryAttempt[];
   readonly releases: readonly QuarantineRelease[];
-  /** Stored items that are not whole records (a blob someone wrote by hand, say): skipped, and counted. */
-  readonly damagedLines: number;
 }
 
 const latest = (times: readonly string[]): string | null =>
@@ -227,20 +225,6 @@ export interface MaintenanceLease {
   mayStart(): boolean;
 }
 
-/**
- * Which inquiries `entries` must return: all of them, or at least every one that may be due for delivery.
- * With "open" a store may leave out those it knows to be delivered, and those held in quarantine (which
- * it then counts in `heldUnread`), so that a delivery pass does not read the whole history.
- */
-export type EntryScope = "all" | "open";
-
-export interface OutboxEntries {
-  readonly entries: OutboxEntry[];
-  readonly damagedLines: number;
-  /** Quarantined inquiries left out, unread, of an "open" listing. */
-  readonly heldUnread?: number;
-}
-
 export interface PageRequest {
   readonly after: string | null;
   readonly limit: number;
@@ -251,63 +235,6 @@ export interface PageRequest {
 export interface OutboxPage {
   readonly entries: OutboxEntry[];
   readonly next: string | null;
-  readonly damagedLines: number;
-}
-
-/**
- * A store of inquiries and what became of them, and the contract its implementation (SqlOutbox, on SQLite
- * or Postgres) is tested against: delivery, retention and privacy, and the digest of held inquiries.
- */
-export interface InquiryOutbox extends RetainingOutbox, RetentionRecord, DigestingOutbox {
-  /** Where it is, in words for an operator: a database file, or a store of a site. */
-  readonly location: string;
-  /**
-   * Writes something to the store and waits until it is durable, as an inquiry would be, and removes it
-   * again: rejects when the store cannot take an inquiry now (a full disk, a store that refuses writes).
-   */
-  probe(): Promise<void>;
-  /**
-   * Stores an accepted inquiry and resolves once it is durable. An inquiry whose idempotency key was
-   * stored before (or is being stored now) is not stored again: the first one's reference comes back.
-   * A reference the outbox already holds is refused with DuplicateReferenceError.
-   */
-  add(record: OutboxRecord): Promise<AddResult>;
-  recordAttempt(attempt: DeliveryAttempt): Promise<void>;
-  /**
-   * Lets a quarantined inquiry through to delivery. True when this call released it; false when it was
-   * released already, is not held, or is not there: of two calls at once, one is true.
-   */
-  release(reference: string, at?: Date): Promise<boolean>;
-  read(): Promise<OutboxContents>;
-  /** Every inquiry (in the scope) with where it stands, oldest first. */
-  entries(maxAttempts: number, scope?: EntryScope): Promise<OutboxEntries>;
-  /**
-   * One page of the inquiries, oldest first: at most `limit` (in `state`, if given) after the inquiry
-   * `after` (from the first if null). `next` is the reference to ask the next page after; null at the end.
-   * Reads about a page's worth at a time, whatever the store holds.
-   */
-  page(request: PageRequest): Promise<OutboxPage>;
-  /** One inquiry with where it stands; null when the outbox has no such reference. */
-  entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null>;
-  /**
-   * Claims the jobs due at `now` (inquiries' deliveries and digests alike) for `holder` until its lease ends, so
-   * that runs at once take different jobs and none is delivered twice: on Postgres with FOR UPDATE SKIP LOCKED,
-   * on SQLite in the write transaction, which runs alone. A job another run holds a lease on is not due.
-   */
-  claim(request: ClaimRequest): Promise<ClaimedJob[]>;
-  /** Lets go of `holder`'s claims on `ids` once it is done with them (their attempts recorded). */
-  unclaim(holder: string, ids: readonly number[]): Promise<void>;
-  /**
-   * Runs `work` while this process alone holds the outbox's maintenance lock (the daily retention run), so
-   * that no two runs of it overlap. Resolves to null when another process holds the lock for longer than `waitMs`.
-   * Losing the lock while `work` runs is told to `onLost`; `work` goes on to its end, but the lease it
-   * was given says it holds the lock no more.
-   */
-  whileMaintaining<T>(
-    work: (lease: MaintenanceLease) => Promise<T>,
-    waitMs?: number,
-    onLost?: (error: Error) => void,
-  ): Promise<{ value: T } | null>;
 }
 
 /** What a retention run removed, by kind: counts only, never whose. */
@@ -329,37 +256,7 @@ export interface StoredInquiry {
   readonly kept: boolean;
 }
 
-/**
- * What an outbox does with the personal data it holds, as the privacy page promises: it removes
- * inquiries past their retention, keeps those an operator marks, and finds or erases a person's on request.
- * Removed means gone from the medium too, not only from listings.
- */
-export interface RetainingOutbox {
-  /**
-   * Removes what is past its time at `now`: the inquiry with its attempts, release and idempotency key.
-   * Once `stopping` says so, it removes no more (a scheduled run's time is up).
-   */
-  removeExpired(now: Date, retention: RetentionPolicy, stopping?: () => boolean): Promise<RemovedCounts>;
-  /** Marks one inquiry as never to be removed by retention; false when there is no such inquiry. */
-  keep(reference: string): Promise<boolean>;
-  /** Every inquiry sent from `address` (compared without regard to case), oldest first. */
-  inquiriesFrom(address: string): Promise<StoredInquiry[]>;
-  /** One inquiry with everything stored about it; null when there is none. */
-  stored(reference: string): Promise<StoredInquiry | null>;
-  /** Removes the given inquiries as retention does; resolves to the references that were there. */
-  erase(references: readonly string[]): Promise<string[]>;
-}
-
-/**
- * A retention run that must be remembered in the store itself, since what runs it keeps nothing between
- * runs (the scheduled function on Netlify): when the last whole run ended.
- */
-export interface RetentionRecord {
-  lastRetentionAt(): Promise<Date | null>;
-  recordRetention(at: Date): Promise<void>;
-}
-
-/** A sender's address as the outboxes compare it (RetainingOutbox.inquiriesFrom): without regard to case. */
+/** A sender's address as the outboxes compare it (InquiryOutbox.inquiriesFrom): without regard to case. */
 export const senderAddressKey = (address: string): string => address.trim().toLowerCase();
 
 /** The moment before which a retention of `months` (calendar months) or `days` has run out, at `now`. */
@@ -405,15 +302,15 @@ export interface DigestEntry extends Pick<OutboxEntry, "deliveries" | "attemptsB
   readonly state: "delivered" | "pending" | "dead";
 }
 
-/** When the first pending one of `entries` (inquiries or digests) falls due, in ms since the epoch; null when none is pending. */
-export const nextDueAt = (
-  entries: readonly { readonly state: string; readonly dueAt: string | null }[],
-): number | null =>
-  entries.reduce<number | null>((first, entry) => {
-    if (entry.state !== "pending" || entry.dueAt === null) return first;
-    const due = Date.parse(entry.dueAt);
-    return first === null || due < first ? due : first;
-  }, null);
+/** What is left in the queue of one kind of job, counted by the store rather than read job by job. */
+export interface QueueCounts {
+  /** Jobs with a transport still to try, now or later. */
+  readonly pending: number;
+  /** Jobs whose every transport still needed failed as often as it may: left for an operator's retry. */
+  readonly dead: number;
+  /** When the first pending one falls due (ms since the epoch); null when none is pending. */
+  readonly nextDueAt: number | null;
+}
 
 /** Where a digest stands, from the attempts made to deliver it. */
 export const digestEntryOf = (
@@ -431,23 +328,3 @@ export const digestEntryOf = (
     dueAt: state === "pending" ? ([...standings.dueTimes].sort()[0] ?? null) : null,
   };
 };
-
-/**
- * What an outbox keeps for the daily digest of held inquiries (held/digest.ts): which held inquiries no digest
- * has listed yet, the digests made and what became of each, and the last day one was made for. Every
- * step is recorded in the store, so a restart neither repeats a digest nor skips one.
- */
-export interface DigestingOutbox {
-  heldSummary(): Promise<HeldSummary>;
-  /** The last day (YYYY-MM-DD) whose digest was decided on, made or not; null before the first. */
-  lastDigestDay(): Promise<string | null>;
-  /**
-   * Decides the digest of `day`, once: every inquiry held now that no digest has listed is listed in a new
-   * digest for `transports`, and the day is recorded. Resolves to that digest; null when none is made (no held
-   * inquiry is new, or the day was decided on before, or no transport is given).
-   */
-  takeDigest(day: string, at: Date, transports: readonly TransportName[]): Promise<HeldDigest | null>;
-  /** The digests not yet delivered through every transport (pending or dead), oldest first. */
-  openDigests(maxAttempts: number): Promise<DigestEntry[]>;
-  recordDigestAttempt(attempt: DigestAttempt): Promise<void>;
-}

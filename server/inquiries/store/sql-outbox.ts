@@ -15,20 +15,15 @@ import {
   type MaintenanceLease,
   type DigestAttempt,
   type DigestEntry,
-  type DigestingOutbox,
-  type EntryScope,
   type HeldDigest,
   type HeldSummary,
-  type InquiryOutbox,
   type OutboxContents,
-  type OutboxEntries,
   type OutboxEntry,
   type OutboxPage,
   type OutboxRecord,
   type PageRequest,
+  type QueueCounts,
   type RemovedCounts,
-  type RetainingOutbox,
-  type RetentionRecord,
   type StoredInquiry,
 } from "./outbox";
 import type { AttemptOutcome } from "../delivery/deliver";
@@ -130,10 +125,10 @@ const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
 
 /**
  * The inquiry store in SQL, the same on SQLite and Postgres: inquiries, and one queue of jobs (a delivery
- * per inquiry, a digest per day of held ones) with their attempts. Its rules are the outbox contract's (outbox.ts); what
- * differs between the engines is in schema.ts and StoreDatabase.
+ * per inquiry, a digest per day of held ones) with their attempts. The records it keeps and how their standing
+ * is judged are in outbox.ts; what differs between the engines is in schema.ts and StoreDatabase.
  */
-export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecord, DigestingOutbox {
+export class InquiryOutbox {
   private pending: PendingAdd[] = [];
 
   constructor(
@@ -141,6 +136,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     private readonly options: PassLockOptions = {},
   ) {}
 
+  /** Where it is, in words for an operator: a database file, or a database server. */
   get location(): string {
     return this.database.location;
   }
@@ -163,7 +159,9 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   }
 
   /**
-   * Stores the inquiry once it is committed. Those that arrive while a commit is under way go in the next
+   * Stores an accepted inquiry and resolves once it is committed. One whose idempotency key was stored before (or
+   * is being stored now) is not stored again: the first one's reference comes back. A reference already held is
+   * refused with DuplicateReferenceError. Those that arrive while a commit is under way go in the next
    * one together, in the order they arrived: a burst waits for a few commits, not one each.
    */
   add(record: OutboxRecord): Promise<AddResult> {
@@ -178,7 +176,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     try {
       const outcomes = await this.write(async (q) => {
         const results: (AddResult | DuplicateReferenceError)[] = [];
-        for (const { record } of batch) results.push(await SqlOutbox.insert(q, record));
+        for (const { record } of batch) results.push(await InquiryOutbox.insert(q, record));
         return results;
       });
       batch.forEach(({ resolve, reject }, index) => {
@@ -229,7 +227,10 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return this.recordOutcome("digest", digest, outcome);
   }
 
-  /** Only a held one, once: of two releases at once, the second finds it no longer held. */
+  /**
+   * Lets a quarantined inquiry through to delivery. True when this call released it; false when it was released
+   * already, is not held, or is not there: of two releases at once, the second finds it no longer held.
+   */
   release(reference: string, at: Date = new Date()): Promise<boolean> {
     return this.write(async (q) => {
       const job = await this.lockJob(q, "inquiry", reference);
@@ -251,16 +252,16 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return (await jobEntriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "inquiry" ? [found] : []));
   }
 
+  /** Every inquiry, attempt and release, oldest first. */
   read(): Promise<OutboxContents> {
     return this.query(async (q) => {
-      const found = await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) => rows);
+      const found = await InquiryOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) => rows);
       const releasesOf = ({ row }: InquiryJob) =>
         row.released_at === null ? [] : [{ reference: row.subject, at: row.released_at }];
       return {
         records: found.map(({ entry }) => entry.record),
         attempts: found.flatMap((job) => storedOf(job).attempts),
         releases: found.flatMap(releasesOf),
-        damagedLines: 0,
       };
     });
   }
@@ -278,19 +279,48 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return { count, oldestReceivedAt: oldest?.created_at ?? null };
   }
 
-  /** With scope "open", only the inquiries not yet delivered, through their jobs' index; held ones are counted. */
-  async entries(maxAttempts: number, scope: EntryScope = "all"): Promise<OutboxEntries> {
+  /** Every inquiry with where it stands, oldest first. */
+  async entries(maxAttempts: number): Promise<OutboxEntry[]> {
+    return this.query(async (q) =>
+      (await InquiryOutbox.inquiries(q, maxAttempts, (rows) => rows)).map(({ entry }) => entry),
+    );
+  }
+
+  /**
+   * How many jobs of each kind are pending and dead, and when the first falls due, counted through the open jobs'
+   * index. A due time is kept without the attempt limit, so the first may be a job claim() finds is not yet due.
+   */
+  counts(maxAttempts: number): Promise<Record<JobKind, QueueCounts>> {
     return this.query(async (q) => {
-      const open = scope === "open";
-      const found = await SqlOutbox.inquiries(q, maxAttempts, (rows) =>
-        open ? rows.where("jobs.state", "=", OPEN) : rows,
-      );
-      const entries = found.map(({ entry }) => entry);
-      return { entries, damagedLines: 0, ...(open ? { heldUnread: (await SqlOutbox.held(q)).count } : {}) };
+      const rows = await q
+        .selectFrom("jobs")
+        .select([
+          "kind",
+          sql<number | string>`count(CASE WHEN tries < ${maxAttempts} THEN 1 END)`.as("pending"),
+          sql<number | string>`count(CASE WHEN tries >= ${maxAttempts} THEN 1 END)`.as("dead"),
+          sql<string | null>`min(CASE WHEN tries < ${maxAttempts} THEN due_at END)`.as("first_due"),
+        ])
+        .where("state", "=", OPEN)
+        .where("due_at", "is not", null)
+        .groupBy("kind")
+        .execute();
+      const countsOf = (kind: JobKind): QueueCounts => {
+        const row = rows.find((found) => found.kind === kind);
+        return {
+          pending: Number(row?.pending ?? 0),
+          dead: Number(row?.dead ?? 0),
+          nextDueAt: row?.first_due ? Date.parse(row.first_due) : null,
+        };
+      };
+      return { inquiry: countsOf("inquiry"), digest: countsOf("digest") };
     });
   }
 
-  /** Through the arrival order's key, a page of rows at a time: never the whole table. */
+  /**
+   * One page of the inquiries, oldest first: at most `limit` (in `state`, if given) after the inquiry `after` (from
+   * the first if null); `next` is the reference to ask the next page after, null at the end. Through the arrival
+   * order's key, a page of rows at a time: never the whole table.
+   */
   page({ after, limit, maxAttempts, state }: PageRequest): Promise<OutboxPage> {
     return this.query(async (q) => {
       const start =
@@ -301,7 +331,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       let position = start?.position ?? 0;
       const jobState = state === undefined ? null : jobStateOf(state);
       const rowsAfter = (from: number, count: number) =>
-        SqlOutbox.inquiries(q, maxAttempts, (rows) =>
+        InquiryOutbox.inquiries(q, maxAttempts, (rows) =>
           rows
             .where("inquiries.position", ">", from)
             .$if(jobState !== null, (narrowed) => narrowed.where("jobs.state", "=", jobState ?? "open"))
@@ -310,29 +340,35 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
       const entries: OutboxEntry[] = [];
       for (;;) {
         const found = await rowsAfter(position, limit);
-        if (found.length === 0) return { entries, next: null, damagedLines: 0 };
+        if (found.length === 0) return { entries, next: null };
         for (const { entry, row } of found) {
           position = row.position ?? position;
           if (state === undefined || entry.state === state) entries.push(entry);
           if (entries.length === limit) {
             const more = (await rowsAfter(position, 1)).length > 0;
-            return { entries, next: more ? entry.record.reference : null, damagedLines: 0 };
+            return { entries, next: more ? entry.record.reference : null };
           }
         }
       }
     });
   }
 
+  /** One inquiry with where it stands; null when there is no such reference. */
   entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
     return this.query(async (q) => {
-      const [found] = await SqlOutbox.inquiries(q, maxAttempts, (rows) => rows.where("jobs.subject", "=", reference));
+      const [found] = await InquiryOutbox.inquiries(q, maxAttempts, (rows) =>
+        rows.where("jobs.subject", "=", reference),
+      );
       return found?.entry ?? null;
     });
   }
 
   /**
-   * A row's due time is kept without the attempt limit: one whose earliest transport is dead under the limit is
-   * given its true due time here instead, and left.
+   * Claims the jobs due at `now` (inquiries' deliveries and digests alike) for `holder` until its lease ends, so that
+   * runs at once take different jobs and none is delivered twice: on Postgres with FOR UPDATE SKIP LOCKED, on SQLite
+   * in the write transaction, which runs alone. A job another run holds a lease on is not due. A row's due time is
+   * kept without the attempt limit: one whose earliest transport is dead under the limit is given its true due time
+   * here instead, and left.
    */
   claim({ holder, now, leaseMs, limit, maxAttempts, storedToo, kinds, reference, everyOpen = false }: ClaimRequest) {
     const at = now.toISOString();
@@ -386,6 +422,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     });
   }
 
+  /** Marks one inquiry as never to be removed by retention; false when there is no such inquiry. */
   keep(reference: string): Promise<boolean> {
     return this.write(async (q) => {
       const kept = await q
@@ -398,15 +435,17 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   }
 
   private storedWhere(where: (rows: JobRows) => JobRows): Promise<StoredInquiry[]> {
-    return this.query(async (q) => (await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, where)).map(storedOf));
+    return this.query(async (q) => (await InquiryOutbox.inquiries(q, Number.POSITIVE_INFINITY, where)).map(storedOf));
   }
 
+  /** Every inquiry sent from `address` (compared without regard to case), oldest first. */
   inquiriesFrom(address: string): Promise<StoredInquiry[]> {
     return this.storedWhere((rows) =>
       rows.where("inquiries.email", "=", senderAddressKey(address)).orderBy("inquiries.received_at"),
     );
   }
 
+  /** One inquiry with everything stored about it; null when there is none. */
   async stored(reference: string): Promise<StoredInquiry | null> {
     return (await this.storedWhere((rows) => rows.where("jobs.subject", "=", reference)))[0] ?? null;
   }
@@ -424,6 +463,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     });
   }
 
+  /** Removes the inquiries as retention does, gone from the files too; resolves to the references that were there. */
   async erase(references: readonly string[]): Promise<string[]> {
     const removed = await this.remove(references);
     await this.database.afterRemoval();
@@ -431,8 +471,10 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
   }
 
   /**
-   * A batch at a time (each its own transaction), through the indexes. An inquiry goes the months after
-   * its sender's last one, unreleased suspected spam after its days, a kept one never.
+   * Removes what is past its time at `now`, as the privacy page promises: the inquiry with its job, attempts and
+   * idempotency key. An inquiry goes the months after its sender's last one, unreleased suspected spam after its
+   * days, a kept one never. A batch at a time (each its own transaction), through the indexes; once `stopping` says
+   * so, no more (a scheduled run's time is up).
    */
   async removeExpired(now: Date, retention: RetentionPolicy, stopping = () => false): Promise<RemovedCounts> {
     const cutoffs = retentionCutoffs(now, retention);
@@ -502,6 +544,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     );
   }
 
+  /** When the last whole retention run ended: remembered in the store, as a scheduled function keeps nothing. */
   async lastRetentionAt(): Promise<Date | null> {
     const value = await this.stateValue(STATE.retention);
     return value === null ? null : new Date(value);
@@ -511,21 +554,27 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return this.setState(STATE.retention, at.toISOString());
   }
 
-  /** Random, so that no engine compresses it away. */
+  /**
+   * Writes as much as an inquiry takes and waits until it is durable: rejects when the store cannot take an inquiry
+   * now (a full disk, a database that refuses writes). Random, so that no engine compresses it away.
+   */
   probe(): Promise<void> {
     return this.setState(STATE.probe, randomBytes((PROBE_BYTES * 3) / 4).toString("base64"));
   }
 
   heldSummary(): Promise<HeldSummary> {
-    return this.query((q) => SqlOutbox.held(q));
+    return this.query((q) => InquiryOutbox.held(q));
   }
 
+  /** The last day (YYYY-MM-DD) whose digest was decided on, made or not; null before the first. */
   lastDigestDay(): Promise<string | null> {
     return this.stateValue(STATE.digestDay);
   }
 
   /**
-   * The day, the digest's job and the inquiries it lists in one transaction. The day is taken by an upsert
+   * Decides the digest of `day`, once: every inquiry held now that no digest has listed is listed in a new digest for
+   * `transports`, and the day is recorded; null when none is made (no held inquiry is new, the day was decided on
+   * before, or no transport is given). The day, the digest's job and the inquiries it lists in one transaction. The day is taken by an upsert
    * that only moves it on: of two runs at once, one makes the digest and the other finds the day taken.
    */
   async takeDigest(day: string, at: Date, transports: readonly TransportName[]): Promise<HeldDigest | null> {
@@ -540,7 +589,7 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
         .returning("name")
         .executeTakeFirst();
       if (!taken) return null;
-      const held = await SqlOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) =>
+      const held = await InquiryOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) =>
         rows.where("jobs.state", "=", HELD).where("inquiries.listed_in", "is", null).orderBy("inquiries.received_at"),
       );
       const references = held.map(({ entry }) => entry.record.reference);
@@ -662,6 +711,11 @@ export class SqlOutbox implements InquiryOutbox, RetainingOutbox, RetentionRecor
     return this.database.close();
   }
 
+  /**
+   * Runs `work` while this process alone holds the store's maintenance lock (a scheduled retention run), so that no
+   * two runs of it overlap; null when another holds it for longer than `waitMs`. Losing the lock while `work` runs
+   * is told to `onLost`; `work` goes on to its end, but its lease says it holds the lock no more.
+   */
   whileMaintaining<T>(
     work: (lease: MaintenanceLease) => Promise<T>,
     waitMs = 0,

@@ -15,7 +15,7 @@ import {
 import { processWide } from "../process-wide";
 import { StoreDatabase } from "./database";
 import type { PassLockOptions } from "./pass-lock";
-import { SqlOutbox } from "./sql-outbox";
+import { InquiryOutbox } from "./sql-outbox";
 import type { Tables } from "./schema";
 
 /** The database in INQUIRY_DATA_DIR; SQLite keeps its -wal and -shm files beside it. */
@@ -155,5 +155,5 @@ export const openSqliteStore = (dir: string): StoreDatabase => {
 };
 
 /** The single server's store in `dir` as an outbox: what the operator's tools and benches open directly. */
-export const openSqliteOutbox = (dir: string, options?: PassLockOptions): SqlOutbox =>
-  new SqlOutbox(openSqliteStore(dir), options);
+export const openSqliteOutbox = (dir: string, options?: PassLockOptions): InquiryOutbox =>
+  new InquiryOutbox(openSqliteStore(dir), options);
