@@ -15,6 +15,7 @@ import { copyFromBlobs, type BlobsSource } from "../server/inquiries/store/copy-
 import { startBlobsServer, type LocalBlobsServer } from "../testing/blobs-server";
 import { runInquiries, sampleRecord } from "./support/outbox-fixtures";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
+import { inquiriesFrom, storedInquiry } from "../server/inquiries/privacy/requests";
 
 /**
  * Copying a site's inquiries from the Blobs store its earlier outbox wrote into the SQL store, on both engines:
@@ -72,7 +73,7 @@ const holdings = async (outbox: InquiryOutbox) => {
     attempts: [...attempts].sort((a, b) => a.reference.localeCompare(b.reference) || a.at.localeCompare(b.at)),
     releases: byReference(releases),
     states: byReference((await outbox.entries(3)).map((entry) => ({ ...entry, reference: entry.record.reference }))),
-    kept: (await outbox.inquiriesFrom("kept@example.gov")).map((inquiry) => [inquiry.record.reference, inquiry.kept]),
+    kept: (await inquiriesFrom(outbox, "kept@example.gov")).map((inquiry) => [inquiry.record.reference, inquiry.kept]),
   };
 };
 
@@ -118,7 +119,7 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("copying a Blobs store into the SQL st
     );
     const sql = sqlStores.outbox(kind, dir);
     await copyFromBlobs(blobs, sql);
-    const copied = await sql.stored("CRS-7K4M-2Q9D");
+    const copied = await storedInquiry(sql, "CRS-7K4M-2Q9D");
     expect(copied?.record).toEqual(heldRecord);
     expect((await sql.entry("CRS-7K4M-2Q9D", 3))?.state).toBe("quarantined");
     // The link made on Blobs, followed and confirmed on the database: it releases the copied inquiry.

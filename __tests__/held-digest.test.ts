@@ -23,6 +23,7 @@ import { heldRecord, RELEASE_LINKS_ENV, RELEASE_ORIGIN, RELEASE_SECRET, visitor 
 import { forgetProcessState } from "./support/outbox-restart";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { lineLog } from "../server/inquiries/operational-log";
+import { removeExpired } from "../server/inquiries/privacy/retention";
 
 /**
  * The daily digest of inquiries held as suspected spam (server/inquiries/held/digest.ts), on both stores: made
@@ -377,7 +378,7 @@ describe.each(stores)("a held inquiry on the %s store, whatever is configured", 
     expect(listed.entries.map((found) => found.record.reference)).toEqual(["CRS-7K4M-2Q9D"]);
 
     // Suspected spam's 30 days, not the 24 months of a real lead.
-    const removed = await opened(configured).removeExpired(new Date(at("10:00", 31)), configured.retention);
+    const removed = await removeExpired(opened(configured), new Date(at("10:00", 31)), configured.retention);
     expect(removed).toMatchObject({ inquiries: 0, quarantined: 1 });
     expect(await opened(configured).entry("CRS-7K4M-2Q9D", 8)).toBeNull();
     expect(await opened(configured).heldSummary()).toEqual({ count: 0, oldestReceivedAt: null });

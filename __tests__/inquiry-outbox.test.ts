@@ -15,6 +15,8 @@ import { sampleRecord } from "./support/outbox-fixtures";
 import { forgetProcessState } from "./support/outbox-restart";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
+import { eraseInquiries, inquiriesFrom, keepInquiry, storedInquiry } from "../server/inquiries/privacy/requests";
+import { removeExpired } from "../server/inquiries/privacy/retention";
 
 const { delivery } = readInquiryContent(path.resolve("content")).form;
 
@@ -170,6 +172,16 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
       nextDueAt: Date.parse(at({ minutes: 3 })),
     });
     expect((await outbox.heldSummary()).count).toBe(1);
+    // Stored while no transport was configured: neither pending nor dead until one is. And a job another run holds
+    // is due once that run's claim ends.
+    await outbox.add({ ...sampleRecord("CRS-JJJJ-0005", []), receivedAt: at({ seconds: 2 }) });
+    const claim = { holder: "another run", limit: 1, maxAttempts: 3, storedToo: false };
+    expect(await outbox.claim({ ...claim, now: new Date(at({ minutes: 3 })), leaseMs: 60_000 })).toHaveLength(1);
+    expect((await outbox.counts(3)).inquiry).toEqual({
+      pending: 1,
+      dead: 0,
+      nextDueAt: Date.parse(at({ minutes: 4 })),
+    });
   });
 
   const retention = { deliveredMonths: 24, quarantinedDays: 30 };
@@ -189,8 +201,8 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     };
     await delivered("CRS-OLD0-0001", at({ months: -24, days: -21, hours: -1 }), "gone@example.gov");
     await delivered("CRS-KEPT-0001", at({ months: -25, days: -21, hours: -1 }), "order@example.gov");
-    expect(await outbox.keep("CRS-KEPT-0001")).toBe(true);
-    expect(await outbox.keep("CRS-NONE-0000")).toBe(false);
+    expect(await keepInquiry(outbox, "CRS-KEPT-0001")).toBe(true);
+    expect(await keepInquiry(outbox, "CRS-NONE-0000")).toBe(false);
     // 25 months old, but the same sender wrote again last month: the last contact is recent.
     await delivered("CRS-BACK-0201", at({ months: -25, days: -7, hours: -1 }), "returning@example.gov");
     await delivered("CRS-BACK-0202", at({ months: -1, days: -7, hours: -1 }), "Returning@example.gov");
@@ -201,7 +213,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     await outbox.release("CRS-SPAM-0003", new Date(at({ months: -1, days: -11, hours: -1 })));
 
     const references = async () => (await outbox.read()).records.map((stored) => stored.reference).sort();
-    expect(await outbox.removeExpired(new Date(START), retention)).toEqual({
+    expect(await removeExpired(outbox, new Date(START), retention)).toEqual({
       inquiries: 1,
       quarantined: 1,
       complete: true,
@@ -226,7 +238,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
 
     // Three weeks later the held spam has had its days; in 2027 the returning sender's last contact
     // (October 2026) is still recent, and the one from January 2025 has run out.
-    expect(await outbox.removeExpired(new Date(at({ months: 2, days: 21 })), retention)).toEqual({
+    expect(await removeExpired(outbox, new Date(at({ months: 2, days: 21 })), retention)).toEqual({
       inquiries: 1,
       quarantined: 1,
       complete: true,
@@ -240,7 +252,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
     ]);
     // Once the returning sender's last contact has run out too, both of theirs go, and the released spam
     // (an inquiry like any other since); the kept one stays.
-    expect(await outbox.removeExpired(new Date(at({ months: 23, days: -6 })), retention)).toEqual({
+    expect(await removeExpired(outbox, new Date(at({ months: 23, days: -6 })), retention)).toEqual({
       inquiries: 3,
       quarantined: 0,
       complete: true,
@@ -251,7 +263,7 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
   it("removes nothing once told to stop, and says it did not finish", async () => {
     const outbox = open();
     await outbox.add(from("CRS-STOP-0001", at({ months: -34, days: -21, hours: -1 }), "gone@example.gov"));
-    expect(await outbox.removeExpired(new Date(START), retention, () => true)).toEqual({
+    expect(await removeExpired(outbox, new Date(START), retention, () => true)).toEqual({
       inquiries: 0,
       quarantined: 0,
       complete: false,
@@ -275,8 +287,8 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
       ok: true,
       at: at({ days: -2, seconds: 1 }),
     });
-    await outbox.keep("CRS-PERS-0002");
-    const exported = await outbox.inquiriesFrom(" ASK@example.gov ");
+    await keepInquiry(outbox, "CRS-PERS-0002");
+    const exported = await inquiriesFrom(outbox, " ASK@example.gov ");
     expect(
       exported.map(({ record: found, attempts, releasedAt, kept }) => [
         found.reference,
@@ -288,9 +300,9 @@ describe.each(kinds)("the %s outbox", (kind, open) => {
       ["CRS-PERS-0001", 1, at({ days: -2 }), false],
       ["CRS-PERS-0002", 0, null, true],
     ]);
-    expect(await outbox.erase(["CRS-PERS-0001", "CRS-NONE-0000"])).toEqual(["CRS-PERS-0001"]);
-    expect(await outbox.stored("CRS-PERS-0001")).toBeNull();
-    expect((await outbox.inquiriesFrom("ask@example.gov")).map((found) => found.record.reference)).toEqual([
+    expect(await eraseInquiries(outbox, ["CRS-PERS-0001", "CRS-NONE-0000"])).toEqual(["CRS-PERS-0001"]);
+    expect(await storedInquiry(outbox, "CRS-PERS-0001")).toBeNull();
+    expect((await inquiriesFrom(outbox, "ask@example.gov")).map((found) => found.record.reference)).toEqual([
       "CRS-PERS-0002",
     ]);
     expect((await outbox.read()).attempts).toEqual([]);

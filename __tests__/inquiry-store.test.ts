@@ -18,10 +18,11 @@ import { migrateAsNetlifyDoes, onPostgres } from "../testing/postgres";
 import { sampleRecord } from "./support/outbox-fixtures";
 import { SQL_POSTGRES, SQL_SQLITE, useSqlStores } from "./support/sql-stores";
 import { shifted, type Offset } from "./support/test-clock";
+import { eraseInquiries, inquiriesFrom } from "../server/inquiries/privacy/requests";
+import { removeExpired } from "../server/inquiries/privacy/retention";
 
 /**
- * What the SQL store (server/inquiries/store/) does beyond the outbox contract the other suites run it
- * through: its migrations on both engines, its queue's claims, two delivery runs at once, and carrying an
+ * What the SQL store (server/inquiries/store/) does beyond the rules the other suites run it through: its migrations on both engines, its queue's claims, two delivery runs at once, and carrying an
  * SQLite file of layout version 1 or 2 (legacy-sqlite.ts) over in place.
  */
 
@@ -86,10 +87,13 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
     expect(await outbox.release("CRS-CNT0-0001", new Date(at({ seconds: 5 })))).toBe(true);
     // A second release of the same one changes nothing.
     expect(await outbox.release("CRS-CNT0-0001", new Date(at({ seconds: 6 })))).toBe(false);
-    expect(await outbox.erase(["CRS-CNT0-0002", "CRS-CNT0-0005"])).toEqual(["CRS-CNT0-0002", "CRS-CNT0-0005"]);
+    expect(await eraseInquiries(outbox, ["CRS-CNT0-0002", "CRS-CNT0-0005"])).toEqual([
+      "CRS-CNT0-0002",
+      "CRS-CNT0-0005",
+    ]);
     expect([await counted(), await actual()]).toEqual([2, 2]);
     // Past their 30 days, the unreleased ones go.
-    await outbox.removeExpired(new Date(at({ days: 31 })), { deliveredMonths: 24, quarantinedDays: 30 });
+    await removeExpired(outbox, new Date(at({ days: 31 })), { deliveredMonths: 24, quarantinedDays: 30 });
     expect([await counted(), await actual()]).toEqual([0, 0]);
   });
 
@@ -275,7 +279,7 @@ describe("the SQL store on SQLite", () => {
         .map((name) => readFileSync(path.join(dir, name)))
         .filter((bytes) => bytes.includes("erase.me@") || bytes.includes("Quillon")).length;
     expect(traces()).toBeGreaterThan(0);
-    expect(await outbox.erase(["CRS-ERAS-0001"])).toEqual(["CRS-ERAS-0001"]);
+    expect(await eraseInquiries(outbox, ["CRS-ERAS-0001"])).toEqual(["CRS-ERAS-0001"]);
     expect(traces()).toBe(0);
     expect(statSync(`${file()}-wal`).size).toBe(0);
     expect(await outbox.add(person("CRS-ERAS-0002"))).toEqual({ reference: "CRS-ERAS-0002", created: true });
@@ -300,7 +304,7 @@ describe("the SQL store on SQLite", () => {
       await outbox.page({ after: "CRS-PLAN-0003", limit: 3, maxAttempts: 8 });
       await outbox.page({ after: null, limit: 3, maxAttempts: 8, state: "pending" });
       await outbox.entry("CRS-PLAN-0004", 8);
-      await outbox.inquiriesFrom("pat@example.gov");
+      await inquiriesFrom(outbox, "pat@example.gov");
       await outbox.heldSummary();
       await outbox.takeDigest(DAY, new Date(START), ["webhook"]);
       await outbox.openDigests(8);
@@ -312,7 +316,7 @@ describe("the SQL store on SQLite", () => {
         maxAttempts: 8,
         storedToo: true,
       });
-      await outbox.removeExpired(new Date(START), { deliveredMonths: 24, quarantinedDays: 30 });
+      await removeExpired(outbox, new Date(START), { deliveredMonths: 24, quarantinedDays: 30 });
       // The store's own reads; the migration runner's look at the schema once, at the first query.
       selects = prepared.mock.calls
         .map(([text]) => text)
@@ -364,7 +368,7 @@ describe("the SQL store on SQLite", () => {
       digests: await outbox.openDigests(3),
       lastDigestDay: await outbox.lastDigestDay(),
       held: await outbox.heldSummary(),
-      kept: await outbox.inquiriesFrom("kept@example.gov"),
+      kept: await inquiriesFrom(outbox, "kept@example.gov"),
       page: await outbox.page({ after: "CRS-LGCY-0002", limit: 2, maxAttempts: 3 }),
     };
   };

@@ -5,14 +5,17 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
-import { retentionLine, runQueue } from "../server/inquiries/delivery/delivery-worker";
-import { openOutbox } from "../server/inquiries/store/open-outbox";
+import { runQueue } from "../server/inquiries/delivery/delivery-worker";
 import {
-  UnknownReferenceError,
-  type EntryState,
-  type OutboxEntry,
+  eraseInquiries,
+  inquiriesFrom,
+  keepInquiry,
+  storedInquiry,
   type StoredInquiry,
-} from "../server/inquiries/store/outbox";
+} from "../server/inquiries/privacy/requests";
+import { removeExpired, retentionLine } from "../server/inquiries/privacy/retention";
+import { openOutbox } from "../server/inquiries/store/open-outbox";
+import { UnknownReferenceError, type EntryState, type OutboxEntry } from "../server/inquiries/store/outbox";
 import { copyFromBlobs, openBlobsSource } from "../server/inquiries/store/copy-from-blobs";
 import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
@@ -142,8 +145,8 @@ const showOne = async ({ options, outbox, config }: Context): Promise<number> =>
 };
 
 /** What is past its retention, removed now. */
-const removeExpired = async ({ outbox, config }: Context): Promise<number> => {
-  const removed = await outbox.removeExpired(new Date(), config.retention);
+const retentionNow = async ({ outbox, config }: Context): Promise<number> => {
+  const removed = await removeExpired(outbox, new Date(), config.retention);
   console.log(retentionLine(removed, config.retention));
   return 0;
 };
@@ -160,18 +163,18 @@ const personalData = async ({ options, outbox, config }: Context): Promise<numbe
     return 0;
   }
   for (const reference of options.keep ?? []) {
-    if (!(await outbox.keep(reference))) {
+    if (!(await keepInquiry(outbox, reference))) {
       console.error(`No inquiry ${reference} in ${outbox.location}.`);
       return 1;
     }
     console.log(`${reference} is kept: retention never removes it.`);
   }
   if (options["export-email"]) {
-    console.log(JSON.stringify(await outbox.inquiriesFrom(options["export-email"]), null, 2));
+    console.log(JSON.stringify(await inquiriesFrom(outbox, options["export-email"]), null, 2));
   }
   const doomed = [
-    ...(options["erase-email"] ? await outbox.inquiriesFrom(options["erase-email"]) : []),
-    ...(await Promise.all((options.erase ?? []).map((reference) => outbox.stored(reference)))).filter(
+    ...(options["erase-email"] ? await inquiriesFrom(outbox, options["erase-email"]) : []),
+    ...(await Promise.all((options.erase ?? []).map((reference) => storedInquiry(outbox, reference)))).filter(
       (found): found is StoredInquiry => found !== null,
     ),
   ];
@@ -186,7 +189,10 @@ const personalData = async ({ options, outbox, config }: Context): Promise<numbe
       console.error("Nothing was removed.");
       return 1;
     }
-    const removed = await outbox.erase(doomed.map((inquiry) => inquiry.record.reference));
+    const removed = await eraseInquiries(
+      outbox,
+      doomed.map((inquiry) => inquiry.record.reference),
+    );
     console.log(`Removed ${removed.length} inquiries: ${removed.join(", ")}.`);
   }
   return 0;
@@ -322,7 +328,7 @@ const COMMANDS: readonly Command[] = [
   {
     help: [["--retention", "remove now what is past its retention (the server does it daily) and say how many"]],
     chosen: (options) => options.retention,
-    run: removeExpired,
+    run: retentionNow,
   },
   {
     help: [

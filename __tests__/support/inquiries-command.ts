@@ -1,6 +1,7 @@
 import type { OutboxRecord } from "../../server/inquiries/store/outbox";
 import type { InquiryOutbox } from "../../server/inquiries/store/sql-outbox";
 import { sampleRecord } from "./outbox-fixtures";
+import { inquiriesFrom, storedInquiry } from "../../server/inquiries/privacy/requests";
 
 /** `npm run inquiries -- <args>` against one store, with `input` typed on its standard input. */
 export type InquiriesCommand = (
@@ -32,7 +33,7 @@ export const checkPersonalDataCommands = async (run: InquiriesCommand, outbox: I
   ]);
 
   expect((await run(["--keep", "CRS-PERS-0003"])).stdout).toMatch(/CRS-PERS-0003 is kept/);
-  expect((await outbox.stored("CRS-PERS-0003"))?.kept).toBe(true);
+  expect((await storedInquiry(outbox, "CRS-PERS-0003"))?.kept).toBe(true);
   expect((await run(["--keep", "CRS-NONE-0000"])).code).toBe(1);
 
   // Without --yes it asks; anything but yes removes nothing.
@@ -42,7 +43,7 @@ export const checkPersonalDataCommands = async (run: InquiriesCommand, outbox: I
     expect.stringMatching(/To be removed for good.*\n.*CRS-PERS-0001 .*\n.*CRS-PERS-0002 /),
     expect.stringMatching(/Nothing was removed/),
   ]);
-  expect(await outbox.inquiriesFrom("ask@example.gov")).toHaveLength(2);
+  expect(await inquiriesFrom(outbox, "ask@example.gov")).toHaveLength(2);
 
   const erased = await run(["--erase-email", "ask@example.gov", "--yes"]);
   expect([erased.code, erased.stdout]).toEqual([

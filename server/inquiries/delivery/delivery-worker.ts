@@ -1,11 +1,12 @@
 import type { OperationalLog } from "../operational-log";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { configuredTransports, type InquiryConfig, type RetentionPolicy } from "../config";
+import { configuredTransports, type InquiryConfig } from "../config";
 import { deliver, logResults } from "./deliver";
 import { deliverDigest, makeDueDigest, type DigestContent, type DigestOutcome } from "../held/digest";
 import { mapLimited } from "../map-limited";
-import type { ClaimedJob, OutboxEntry, QueueCounts, RemovedCounts } from "../store/outbox";
+import type { ClaimedJob, OutboxEntry, QueueCounts } from "../store/outbox";
+import { removeExpiredDaily } from "../privacy/retention";
 import type { InquiryOutbox } from "../store/sql-outbox";
 
 export interface DeliveryWorkerOptions {
@@ -40,14 +41,6 @@ interface DeliverySummary {
 }
 
 const IDLE_MS = 60_000;
-/** How often the worker, and the scheduled delivery, remove what is past its retention. */
-export const RETENTION_EVERY_MS = 24 * 60 * 60 * 1000;
-
-/** What a retention run removed, for the log: how many, never whose. */
-export const retentionLine = (removed: RemovedCounts, retention: RetentionPolicy): string =>
-  `retention: removed ${removed.inquiries} inquiries past ${retention.deliveredMonths} months and ` +
-  `${removed.quarantined} unreleased suspected spam past ${retention.quarantinedDays} days` +
-  (removed.complete ? "" : "; the rest at the next run");
 /** How long after a failed pass the worker tries again. */
 const FAILED_PASS_RETRY_MS = 2_000;
 /** A claim outlasts one attempt through every transport (they go at once) by this much: recording it, clocks apart. */
@@ -108,8 +101,6 @@ export class DeliveryWorker {
   private again = false;
   private stopped = false;
   private nextRunAt = 0;
-  /** When the worker last removed what was past its retention (ms, on its clock); null: not yet. */
-  private lastRetentionAt: number | null = null;
   private lastStatus: WorkerStatus = {
     lastPassAt: null,
     lastPassFailed: false,
@@ -192,25 +183,14 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  /**
-   * Removes what is past its retention, at the first pass and then once a day. The log says how many,
-   * never whose.
-   */
-  private async removeExpired(): Promise<void> {
-    const { outbox, log } = this.options;
-    const now = this.now();
-    if (this.lastRetentionAt !== null && now.getTime() - this.lastRetentionAt < RETENTION_EVERY_MS) return;
-    const { retention } = this.options.config();
-    const removed = await outbox.removeExpired(now, retention);
-    this.lastRetentionAt = now.getTime();
-    log.info({ removed }, retentionLine(removed, retention));
-  }
-
   /** One pass over the due inquiries; resolves to how long to sleep before the next one. */
   private async pass(): Promise<number> {
     const config = this.options.config();
     const { outbox, log } = this.options;
-    await this.removeExpired();
+    // Before the deliveries, so that nothing past its time is sent; a failed removal does not hold them up.
+    await removeExpiredDaily(outbox, config.retention, log, this.now(), () => this.stopped).catch((error: unknown) =>
+      log.error({ err: error }, `retention failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`),
+    );
     const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped, this.options.content);
     this.lastStatus = {
       lastPassAt: this.now().toISOString(),

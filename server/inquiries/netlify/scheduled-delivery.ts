@@ -1,7 +1,8 @@
 import { functionLog, type OperationalLog } from "../operational-log";
 import { readInquiryConfig, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
-import { deliveryPass, RETENTION_EVERY_MS, retentionLine, type PassOutcome } from "../delivery/delivery-worker";
+import { deliveryPass, type PassOutcome } from "../delivery/delivery-worker";
+import { removeExpiredDaily } from "../privacy/retention";
 import type { DigestContent } from "../held/digest";
 import { openOutbox } from "../store/open-outbox";
 import type { InquiryOutbox } from "../store/sql-outbox";
@@ -57,29 +58,8 @@ export const runScheduledDelivery = async (
   );
   // After the deliveries, with the time left: what is due to visitors goes first.
   const retentionStop = startedAt + (options.runLimitMs ?? SCHEDULED_RUN_LIMIT_MS) - END_MARGIN_MS;
-  await removeExpiredDaily(outbox, config, log, now(), () => Date.now() > retentionStop);
+  await removeExpiredDaily(outbox, config.retention, log, now(), () => Date.now() > retentionStop);
   return { ran: true, ...outcome };
-};
-
-/**
- * Removes what is past its retention once a day: the store remembers when the last whole run ended
- * (nothing else outlives a scheduled run). Under the store's maintenance lock, so that two runs never do it
- * at once; a run cut short by the time limit is finished by the next one.
- */
-const removeExpiredDaily = async (
-  outbox: InquiryOutbox,
-  config: InquiryConfig,
-  log: OperationalLog,
-  at: Date,
-  stopping: () => boolean,
-): Promise<void> => {
-  await outbox.whileMaintaining(async () => {
-    const last = await outbox.lastRetentionAt();
-    if (last !== null && at.getTime() - last.getTime() < RETENTION_EVERY_MS) return;
-    const removed = await outbox.removeExpired(at, config.retention, stopping);
-    if (removed.complete) await outbox.recordRetention(at);
-    log.info({ removed }, retentionLine(removed, config.retention));
-  });
 };
 
 /** The scheduled function itself: a modern Netlify function (a Request in, a Response out). */

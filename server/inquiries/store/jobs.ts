@@ -105,6 +105,20 @@ export const jobEntriesOf = async (q: Query, rows: readonly JobWithInquiry[], ma
   });
 };
 
+export type InquiryJob = Extract<JobEntry, { kind: "inquiry" }>;
+
+/** The inquiries `where` picks with where each stands, in arrival order unless it orders them. */
+export const inquiryJobs = async (
+  q: Query,
+  maxAttempts: number,
+  where: (rows: JobRows) => JobRows,
+): Promise<InquiryJob[]> => {
+  const rows = await where(jobRows(q).where("jobs.kind", "=", "inquiry"))
+    .orderBy("inquiries.position")
+    .execute();
+  return (await jobEntriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "inquiry" ? [found] : []));
+};
+
 /** The job state a message in `state` is filed under (pending, dead and stored ones are all open). */
 export const jobStateOf = (state: string): JobState =>
   state === "quarantined" ? "held" : state === "delivered" ? "done" : "open";

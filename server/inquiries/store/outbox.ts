@@ -1,4 +1,4 @@
-import type { RetentionPolicy, TransportName } from "../config";
+import type { TransportName } from "../config";
 import type { InquiryValues } from "../../../src/inquiry/values";
 
 /** One accepted inquiry, as stored before any delivery is tried and as every transport sends it. */
@@ -237,37 +237,8 @@ export interface OutboxPage {
   readonly next: string | null;
 }
 
-/** What a retention run removed, by kind: counts only, never whose. */
-export interface RemovedCounts {
-  /** Inquiries past the months the privacy page states (any but unreleased suspected spam). */
-  readonly inquiries: number;
-  /** Suspected spam never released, past its days. */
-  readonly quarantined: number;
-  /** False when the run stopped early (it was told to): the rest is removed by the next run. */
-  readonly complete: boolean;
-}
-
-/** An inquiry with everything stored about it, as an export on request gives it. */
-export interface StoredInquiry {
-  readonly record: OutboxRecord;
-  readonly attempts: readonly DeliveryAttempt[];
-  readonly releasedAt: string | null;
-  /** Marked by an operator as kept (tied to a quote or an order): never removed by retention. */
-  readonly kept: boolean;
-}
-
-/** A sender's address as the outboxes compare it (InquiryOutbox.inquiriesFrom): without regard to case. */
+/** A sender's address as the store compares it (privacy/requests.ts): without regard to case. */
 export const senderAddressKey = (address: string): string => address.trim().toLowerCase();
-
-/** The moment before which a retention of `months` (calendar months) or `days` has run out, at `now`. */
-export const retentionCutoffs = (now: Date, retention: RetentionPolicy) => {
-  const delivered = new Date(now);
-  delivered.setUTCMonth(delivered.getUTCMonth() - retention.deliveredMonths);
-  return {
-    delivered: delivered.toISOString(),
-    quarantined: new Date(now.getTime() - retention.quarantinedDays * 86_400_000).toISOString(),
-  };
-};
 
 /** How many inquiries are held as suspected spam now, and since when the oldest of them. */
 export interface HeldSummary {

@@ -52,7 +52,7 @@ CREATE TRIGGER held_counted_update AFTER UPDATE OF state ON jobs WHEN (OLD.state
  * `held_count` has one row, the number of held jobs (see HELD_COUNT).
  *
  * `attempts` holds every delivery attempt of a job, never rewritten. `store_state` holds the few single
- * values: the last digest day, the last retention run, the delivery run's lock, the health probe.
+ * values: the last digest day, the last retention run, the maintenance lock, the health probe.
  */
 const inquiryStore = (engine: Engine): string => {
   const { id, text, end } = WORDS[engine];

@@ -2,11 +2,10 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, statSync } from "node:fs";
 import path from "node:path";
 import { sql } from "kysely";
-import type { RetentionPolicy, TransportName } from "../config";
+import type { TransportName } from "../config";
 import {
   attemptsByReference,
   DuplicateReferenceError,
-  retentionCutoffs,
   senderAddressKey,
   UnknownReferenceError,
   type AddResult,
@@ -23,8 +22,6 @@ import {
   type OutboxRecord,
   type PageRequest,
   type QueueCounts,
-  type RemovedCounts,
-  type StoredInquiry,
 } from "./outbox";
 import type { AttemptOutcome } from "../delivery/deliver";
 import type { StoreDatabase } from "./database";
@@ -35,18 +32,17 @@ import {
   jobEntriesOf,
   jobStateOf,
   jobRows,
+  inquiryJobs,
   newInquiryJob,
   refreshJob,
   HELD,
   OPEN,
+  type InquiryJob,
   type JobEntry,
-  type JobRows,
   type Query,
 } from "./jobs";
 import { STATE, type JobKind } from "./schema";
 
-/** Inquiries removed per transaction by retention, so that a large removal never holds the writer long. */
-const REMOVAL_BATCH = 500;
 /**
  * What a health probe writes: more than an inquiry takes, which touches a page of each of its table's and its job's
  * indexes (about ten), so that a store with room for the probe has room for an inquiry.
@@ -67,8 +63,6 @@ interface PendingAdd {
   readonly resolve: (result: AddResult) => void;
   readonly reject: (error: unknown) => void;
 }
-
-type InquiryJob = Extract<JobEntry, { kind: "inquiry" }>;
 
 /** What an inquiry taken in from another store arrives with. */
 interface ArrivingHistory {
@@ -115,14 +109,6 @@ const markReleased = async (q: Query, reference: string, at: string): Promise<bo
   return released.numUpdatedRows > 0n;
 };
 
-/** An inquiry with everything stored about it, from its job's entry. */
-const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
-  record: entry.record,
-  attempts: attempts.map((outcome) => ({ reference: row.subject, ...outcome })),
-  releasedAt: row.released_at,
-  kept: row.kept === 1,
-});
-
 /**
  * The inquiry store in SQL, the same on SQLite and Postgres: inquiries, and one queue of jobs (a delivery
  * per inquiry, a digest per day of held ones) with their attempts. The records it keeps and how their standing
@@ -132,7 +118,7 @@ export class InquiryOutbox {
   private pending: PendingAdd[] = [];
 
   constructor(
-    private readonly database: StoreDatabase,
+    readonly database: StoreDatabase,
     private readonly options: PassLockOptions = {},
   ) {}
 
@@ -141,13 +127,14 @@ export class InquiryOutbox {
     return this.database.location;
   }
 
-  private async query<T>(work: (q: Query) => Promise<T>): Promise<T> {
+  /** Runs `work` on the database once it is ready (its migrations applied). */
+  async query<T>(work: (q: Query) => Promise<T>): Promise<T> {
     await this.database.ready();
     return work(this.database.db);
   }
 
   /** Runs `work` in one write transaction: all of it happens, or none. */
-  private async write<T>(work: (q: Query) => Promise<T>): Promise<T> {
+  async write<T>(work: (q: Query) => Promise<T>): Promise<T> {
     await this.database.ready();
     return this.database.db.transaction().execute(work);
   }
@@ -240,27 +227,17 @@ export class InquiryOutbox {
     });
   }
 
-  /** The inquiries `where` picks with where each stands, in arrival order unless it orders them. */
-  private static async inquiries(
-    q: Query,
-    maxAttempts: number,
-    where: (rows: JobRows) => JobRows,
-  ): Promise<InquiryJob[]> {
-    const rows = await where(jobRows(q).where("jobs.kind", "=", "inquiry"))
-      .orderBy("inquiries.position")
-      .execute();
-    return (await jobEntriesOf(q, rows, maxAttempts)).flatMap((found) => (found.kind === "inquiry" ? [found] : []));
-  }
-
   /** Every inquiry, attempt and release, oldest first. */
   read(): Promise<OutboxContents> {
     return this.query(async (q) => {
-      const found = await InquiryOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) => rows);
+      const found = await inquiryJobs(q, Number.POSITIVE_INFINITY, (rows) => rows);
       const releasesOf = ({ row }: InquiryJob) =>
         row.released_at === null ? [] : [{ reference: row.subject, at: row.released_at }];
       return {
         records: found.map(({ entry }) => entry.record),
-        attempts: found.flatMap((job) => storedOf(job).attempts),
+        attempts: found.flatMap(({ row, attempts }) =>
+          attempts.map((outcome) => ({ reference: row.subject, ...outcome })),
+        ),
         releases: found.flatMap(releasesOf),
       };
     });
@@ -281,9 +258,7 @@ export class InquiryOutbox {
 
   /** Every inquiry with where it stands, oldest first. */
   async entries(maxAttempts: number): Promise<OutboxEntry[]> {
-    return this.query(async (q) =>
-      (await InquiryOutbox.inquiries(q, maxAttempts, (rows) => rows)).map(({ entry }) => entry),
-    );
+    return this.query(async (q) => (await inquiryJobs(q, maxAttempts, (rows) => rows)).map(({ entry }) => entry));
   }
 
   /**
@@ -298,7 +273,9 @@ export class InquiryOutbox {
           "kind",
           sql<number | string>`count(CASE WHEN tries < ${maxAttempts} THEN 1 END)`.as("pending"),
           sql<number | string>`count(CASE WHEN tries >= ${maxAttempts} THEN 1 END)`.as("dead"),
-          sql<string | null>`min(CASE WHEN tries < ${maxAttempts} THEN due_at END)`.as("first_due"),
+          // A job another run holds is due again once that run's claim ends, not before.
+          sql<string | null>`min(CASE WHEN tries < ${maxAttempts} THEN
+            CASE WHEN claimed_until > due_at THEN claimed_until ELSE due_at END END)`.as("first_due"),
         ])
         .where("state", "=", OPEN)
         .where("due_at", "is not", null)
@@ -331,7 +308,7 @@ export class InquiryOutbox {
       let position = start?.position ?? 0;
       const jobState = state === undefined ? null : jobStateOf(state);
       const rowsAfter = (from: number, count: number) =>
-        InquiryOutbox.inquiries(q, maxAttempts, (rows) =>
+        inquiryJobs(q, maxAttempts, (rows) =>
           rows
             .where("inquiries.position", ">", from)
             .$if(jobState !== null, (narrowed) => narrowed.where("jobs.state", "=", jobState ?? "open"))
@@ -356,9 +333,7 @@ export class InquiryOutbox {
   /** One inquiry with where it stands; null when there is no such reference. */
   entry(reference: string, maxAttempts: number): Promise<OutboxEntry | null> {
     return this.query(async (q) => {
-      const [found] = await InquiryOutbox.inquiries(q, maxAttempts, (rows) =>
-        rows.where("jobs.subject", "=", reference),
-      );
+      const [found] = await inquiryJobs(q, maxAttempts, (rows) => rows.where("jobs.subject", "=", reference));
       return found?.entry ?? null;
     });
   }
@@ -422,111 +397,6 @@ export class InquiryOutbox {
     });
   }
 
-  /** Marks one inquiry as never to be removed by retention; false when there is no such inquiry. */
-  keep(reference: string): Promise<boolean> {
-    return this.write(async (q) => {
-      const kept = await q
-        .updateTable("inquiries")
-        .set({ kept: 1 })
-        .where("reference", "=", reference)
-        .executeTakeFirst();
-      return kept.numUpdatedRows > 0n;
-    });
-  }
-
-  private storedWhere(where: (rows: JobRows) => JobRows): Promise<StoredInquiry[]> {
-    return this.query(async (q) => (await InquiryOutbox.inquiries(q, Number.POSITIVE_INFINITY, where)).map(storedOf));
-  }
-
-  /** Every inquiry sent from `address` (compared without regard to case), oldest first. */
-  inquiriesFrom(address: string): Promise<StoredInquiry[]> {
-    return this.storedWhere((rows) =>
-      rows.where("inquiries.email", "=", senderAddressKey(address)).orderBy("inquiries.received_at"),
-    );
-  }
-
-  /** One inquiry with everything stored about it; null when there is none. */
-  async stored(reference: string): Promise<StoredInquiry | null> {
-    return (await this.storedWhere((rows) => rows.where("jobs.subject", "=", reference)))[0] ?? null;
-  }
-
-  /** The inquiries, their jobs and (through the foreign key) their attempts, in one transaction. */
-  private remove(references: readonly string[]): Promise<string[]> {
-    return this.write(async (q) => {
-      const removed = new Set<string>();
-      for (const chunk of chunksOf(references)) {
-        await q.deleteFrom("jobs").where("kind", "=", "inquiry").where("subject", "in", chunk).execute();
-        const rows = await q.deleteFrom("inquiries").where("reference", "in", chunk).returning("reference").execute();
-        for (const row of rows) removed.add(row.reference);
-      }
-      return references.filter((reference) => removed.has(reference));
-    });
-  }
-
-  /** Removes the inquiries as retention does, gone from the files too; resolves to the references that were there. */
-  async erase(references: readonly string[]): Promise<string[]> {
-    const removed = await this.remove(references);
-    await this.database.afterRemoval();
-    return removed;
-  }
-
-  /**
-   * Removes what is past its time at `now`, as the privacy page promises: the inquiry with its job, attempts and
-   * idempotency key. An inquiry goes the months after its sender's last one, unreleased suspected spam after its
-   * days, a kept one never. A batch at a time (each its own transaction), through the indexes; once `stopping` says
-   * so, no more (a scheduled run's time is up).
-   */
-  async removeExpired(now: Date, retention: RetentionPolicy, stopping = () => false): Promise<RemovedCounts> {
-    const cutoffs = retentionCutoffs(now, retention);
-    const expired = (held: boolean, cutoff: string) =>
-      this.query((q) =>
-        jobRows(q)
-          .where("jobs.kind", "=", "inquiry")
-          .where("jobs.state", held ? "=" : "<>", HELD)
-          // A held inquiry's job was made when it arrived: its partial index finds the old ones alone.
-          .$if(held, (rows) => rows.where("jobs.created_at", "<", cutoff))
-          .where("inquiries.received_at", "<", cutoff)
-          .where("inquiries.kept", "=", 0)
-          .$if(!held, (rows) =>
-            rows.where((eb) =>
-              eb.not(
-                eb.exists(
-                  eb
-                    .selectFrom("inquiries as later")
-                    .select("later.position")
-                    .whereRef("later.email", "=", "inquiries.email")
-                    .where("later.received_at", ">=", cutoff),
-                ),
-              ),
-            ),
-          )
-          .limit(REMOVAL_BATCH)
-          .execute(),
-      );
-    const counts = { inquiries: 0, quarantined: 0, complete: true };
-    for (const [held, cutoff, kind] of [
-      [false, cutoffs.delivered, "inquiries"],
-      [true, cutoffs.quarantined, "quarantined"],
-    ] as const) {
-      for (
-        let batch = await expired(held, cutoff);
-        batch.length > 0 && counts.complete;
-        batch = await expired(held, cutoff)
-      ) {
-        counts.complete = !stopping();
-        if (counts.complete) counts[kind] += (await this.remove(batch.map((row) => row.subject))).length;
-      }
-    }
-    // A digest lists only references; once the inquiries it listed are past their quarantine, it is of no use.
-    if (!stopping()) {
-      await this.write((q) =>
-        q.deleteFrom("jobs").where("kind", "=", "digest").where("created_at", "<", cutoffs.quarantined).execute(),
-      );
-    }
-    if (counts.inquiries + counts.quarantined > 0) await this.database.afterRemoval();
-    return counts;
-  }
-
   private async stateValue(name: string): Promise<string | null> {
     const row = await this.query((q) =>
       q.selectFrom("store_state").select("value").where("name", "=", name).executeTakeFirst(),
@@ -544,7 +414,7 @@ export class InquiryOutbox {
     );
   }
 
-  /** When the last whole retention run ended: remembered in the store, as a scheduled function keeps nothing. */
+  /** When the last whole retention run started (privacy/retention.ts): remembered in the store, for every process. */
   async lastRetentionAt(): Promise<Date | null> {
     const value = await this.stateValue(STATE.retention);
     return value === null ? null : new Date(value);
@@ -589,7 +459,7 @@ export class InquiryOutbox {
         .returning("name")
         .executeTakeFirst();
       if (!taken) return null;
-      const held = await InquiryOutbox.inquiries(q, Number.POSITIVE_INFINITY, (rows) =>
+      const held = await inquiryJobs(q, Number.POSITIVE_INFINITY, (rows) =>
         rows.where("jobs.state", "=", HELD).where("inquiries.listed_in", "is", null).orderBy("inquiries.received_at"),
       );
       const references = held.map(({ entry }) => entry.record.reference);
@@ -608,7 +478,7 @@ export class InquiryOutbox {
     });
   }
 
-  /** The digests not yet delivered through every transport (pending or dead), oldest first. */
+  /** The digests not yet delivered through every transport (pending or dead), oldest first: where each stands. */
   openDigests(maxAttempts: number): Promise<DigestEntry[]> {
     return this.query(async (q) => {
       // Sorted here: ordered in SQL by day, the planner would walk every job's day to spare sorting a few.
@@ -712,7 +582,7 @@ export class InquiryOutbox {
   }
 
   /**
-   * Runs `work` while this process alone holds the store's maintenance lock (a scheduled retention run), so that no
+   * Runs `work` while this process alone holds the store's maintenance lock (a retention run), so that no
    * two runs of it overlap; null when another holds it for longer than `waitMs`. Losing the lock while `work` runs
    * is told to `onLost`; `work` goes on to its end, but its lease says it holds the lock no more.
    */
