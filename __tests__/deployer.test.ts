@@ -18,6 +18,7 @@ import {
   previousReleaseId,
   publicDirOf,
   siteDirOf,
+  sourceDirOf,
   writeReleaseRecord,
   type ReleaseRecord,
 } from "../server/releases/release-store";
@@ -485,6 +486,18 @@ describe("the build folder", () => {
     const third = await deployer.deployOnce();
     expect(third).toMatchObject({ state: "good", build: "incremental", dependencies: "reused" });
     expect(builtIn(siteDirOf(settings.dir, third?.id ?? ""))).toEqual(["First headline", "Third headline"]);
+  });
+
+  it("copies the commit's files into the build folder with their modification times to the nanosecond", async () => {
+    // Gatsby's file source reuses a file's hash for the same time and inode: times cut to the second, a file copied in
+    // anew could take the inode of another checked out in the same second, and its hash.
+    const { deployer, settings } = setUp();
+    await deployer.deployOnce();
+    const mtimeOf = (folder: string) =>
+      fs.statSync(path.join(folder, "content", "home.json"), { bigint: true }).mtimeNs;
+    const checkedOut = mtimeOf(sourceDirOf(settings.dir));
+    expect(checkedOut % 1_000_000_000n).not.toBe(0n);
+    expect(mtimeOf(buildDirOf(settings.dir))).toBe(checkedOut);
   });
 
   it("removes from the build folder every file the commit does not hold, but not the build's own state", async () => {

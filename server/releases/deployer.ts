@@ -635,12 +635,15 @@ export class Deployer {
    * The build folder at the commit: everything but the build's own state (its modules, Gatsby's .cache,
    * public/ and dist/) removed, then the source folder's files copied in with their times, as a tar stream:
    * the build's user can read nothing of the deployer's, and the deployer writes nothing of the build's.
+   * The times go whole, to the nanosecond (the POSIX format): gatsby-source-filesystem reuses a file's hash when its
+   * modification time and inode match an earlier file's, and with times cut to the second, a file copied in anew
+   * took the inode of another checked out in the same second, and its hash, so its images were processed again.
    */
   private async sendSource(source: string, deadline: number): Promise<void> {
     const kept = BUILD_STATE.flatMap((name) => ["!", "-name", name]);
     await this.transfer(
       "copying the commit into the build folder",
-      { command: ["tar", "--exclude=./.git", "-cf", "-", "."], cwd: source },
+      { command: ["tar", "--format=posix", "--exclude=./.git", "-cf", "-", "."], cwd: source },
       {
         command: [
           "sh",
