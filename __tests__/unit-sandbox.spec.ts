@@ -45,6 +45,7 @@ const buildSocket = socketOwnership(readUnit(buildSocketFile));
 const BUILD_USER = setting(buildUnit, "User") ?? "";
 const CHECKOUT = setting(unit, "WorkingDirectory") ?? "";
 const ENV_FILE = setting(unit, "EnvironmentFile") ?? "";
+const ENV_EXAMPLE = path.join(root, "deploy", "cardinal-site.env.example");
 const STATE = "/var/lib/cardinal-site";
 const ORIGIN = "/srv/cardinal-site-origin.git";
 const BACKUPS = "/var/backups/cardinal-site";
@@ -393,6 +394,10 @@ beforeAll(async () => {
   // --no-local: hard links into this checkout's objects would change their owner with the chown below.
   git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
   made.push(() => discard(ORIGIN));
+  // The branch the guide's environment file deploys, at this commit, whatever branch (or none) this checkout is on.
+  const deployBranch = /^DEPLOY_BRANCH=(\S+)$/m.exec(fs.readFileSync(ENV_EXAMPLE, "utf8"))?.[1] ?? "";
+  git(ORIGIN, "update-ref", `refs/heads/${deployBranch}`, "HEAD");
+  git(ORIGIN, "symbolic-ref", "HEAD", `refs/heads/${deployBranch}`);
   execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
   fs.mkdirSync(CHECKOUT);
   made.push(() => discard(CHECKOUT));
@@ -412,7 +417,7 @@ beforeAll(async () => {
   execFileSync("chown", ["-R", `${USER}:${USER}`, CHECKOUT]);
 
   port = 9400 + (process.pid % 500);
-  const sample = fs.readFileSync(path.join(root, "deploy", "cardinal-site.env.example"), "utf8");
+  const sample = fs.readFileSync(ENV_EXAMPLE, "utf8");
   const values: Record<string, string | null> = {
     PORT: String(port),
     SMTP_URL: null,
