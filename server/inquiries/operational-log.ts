@@ -19,6 +19,9 @@ export interface OperationalLog {
 export const functionLog = (component: string): OperationalLog =>
   pino({ base: { component } }, { write: (line: string) => console.info(line.trimEnd()) });
 
+/** A failure as a log line names it: its system code (`ENOSPC`), or else its kind; the error itself goes in `err`. */
+export const failureName = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+
 type Level = "info" | "warn" | "error";
 
 /**

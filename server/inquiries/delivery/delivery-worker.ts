@@ -1,4 +1,4 @@
-import type { OperationalLog } from "../operational-log";
+import { failureName, type OperationalLog } from "../operational-log";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { configuredTransports, type InquiryConfig } from "../config";
@@ -54,40 +54,6 @@ const transportsToTry = (entry: OutboxEntry, config: InquiryConfig, retryDead: b
   (entry.record.transports.length > 0 ? entry.record.transports : configuredTransports(config)).filter(
     (transport) => entry.deliveries[transport] !== "delivered" && (retryDead || entry.deliveries[transport] !== "dead"),
   );
-
-/**
- * Delivers the given entries through each transport they still need, at most `concurrency` at once.
- * A transport that has used up its attempts is left alone unless `retryDead` (a person asked for it):
- * the worker must not go on retrying it just because another transport of the inquiry is still due.
- * Once `stopping` says so, no further inquiry is started (the server is shutting down).
- */
-const deliverEntries = async (
-  entries: readonly OutboxEntry[],
-  outbox: InquiryOutbox,
-  config: InquiryConfig,
-  log: OperationalLog,
-  now: () => Date,
-  { retryDead = false, stopping }: { readonly retryDead?: boolean; readonly stopping?: () => boolean } = {},
-): Promise<DeliverySummary> => {
-  let delivered = 0;
-  let failed = 0;
-  let reached = 0;
-  await mapLimited(entries, config.delivery.concurrency, async (entry) => {
-    // Checked as each inquiry's turn comes: once stopping, the rest are passed over, not started.
-    if (stopping?.()) return;
-    const transports = transportsToTry(entry, config, retryDead);
-    if (transports.length === 0) return;
-    const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
-    const fields = {
-      reference: entry.record.reference,
-      deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
-    };
-    if (logResults(log, fields, entry.record.reference, results)) delivered += 1;
-    else failed += 1;
-    if (results.some((result) => result.ok)) reached += 1;
-  });
-  return { delivered, failed, reached };
-};
 
 /**
  * Delivers inquiries from the outbox in the server's process, after the visitor has had their answer:
@@ -164,10 +130,7 @@ export class DeliveryWorker {
       this.running = this.pass()
         .catch((error: unknown) => {
           // A pass that failed (the disk, say) is tried again later; the inquiries stay in the outbox.
-          this.options.log.error(
-            { err: error },
-            `delivery pass failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
-          );
+          this.options.log.error({ err: error }, `delivery pass failed: ${failureName(error)}`);
           this.lastStatus = { ...this.lastStatus, lastPassAt: this.now().toISOString(), lastPassFailed: true };
           return FAILED_PASS_RETRY_MS;
         })
@@ -189,7 +152,7 @@ export class DeliveryWorker {
     const { outbox, log } = this.options;
     // Before the deliveries, so that nothing past its time is sent; a failed removal does not hold them up.
     await removeExpiredDaily(outbox, config.retention, log, this.now(), () => this.stopped).catch((error: unknown) =>
-      log.error({ err: error }, `retention failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`),
+      log.error({ err: error }, `retention failed: ${failureName(error)}`),
     );
     const outcome = await deliveryPass(outbox, config, log, this.now, () => this.stopped, this.options.content);
     this.lastStatus = {
@@ -234,7 +197,12 @@ interface QueueRunOptions {
   readonly reference?: string;
 }
 
-/** Delivers the jobs of one claim: its inquiries at once, then its digests. */
+/**
+ * Delivers the jobs of one claim: its inquiries at once (at most `concurrency`), each through the transports it still
+ * needs, then its digests. A transport that has used up its attempts is left alone unless `retryDead` (a person asked
+ * for it): the worker must not go on retrying it just because another transport of the inquiry is still due. Once
+ * `stopping` says so, no further job is started (the server is shutting down).
+ */
 const deliverClaimed = async (
   jobs: readonly ClaimedJob[],
   outbox: InquiryOutbox,
@@ -244,15 +212,26 @@ const deliverClaimed = async (
   { stopping = () => false, content = null, retryDead = false }: QueueRunOptions,
 ): Promise<QueueRun> => {
   const inquiries = jobs.flatMap((job) => (job.kind === "inquiry" ? [job.entry] : []));
-  const summary = await deliverEntries(inquiries, outbox, config, log, now, { retryDead, stopping });
-  let digestsDelivered = 0;
-  let digestsFailed = 0;
+  const run = { delivered: 0, failed: 0, reached: 0, due: inquiries.length, digestsDelivered: 0, digestsFailed: 0 };
+  await mapLimited(inquiries, config.delivery.concurrency, async (entry) => {
+    // Checked as each inquiry's turn comes: once stopping, the rest are passed over, not started.
+    const transports = transportsToTry(entry, config, retryDead);
+    if (stopping() || transports.length === 0) return;
+    const results = await deliver(entry.record, transports, config, outbox, entry.attemptsByTransport, now);
+    const fields = {
+      reference: entry.record.reference,
+      deliveries: Object.fromEntries(results.map((result) => [result.transport, result.ok ? "sent" : "failed"])),
+    };
+    if (logResults(log, fields, entry.record.reference, results)) run.delivered += 1;
+    else run.failed += 1;
+    if (results.some((result) => result.ok)) run.reached += 1;
+  });
   for (const job of jobs) {
     if (job.kind !== "digest" || !content || stopping()) continue;
-    if (await deliverDigest(job.entry, outbox, config, content, log, now, retryDead)) digestsDelivered += 1;
-    else digestsFailed += 1;
+    if (await deliverDigest(job.entry, outbox, config, content, log, now, retryDead)) run.digestsDelivered += 1;
+    else run.digestsFailed += 1;
   }
-  return { ...summary, due: inquiries.length, digestsDelivered, digestsFailed };
+  return run;
 };
 
 /**

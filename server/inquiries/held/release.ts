@@ -1,4 +1,4 @@
-import type { OperationalLog } from "../operational-log";
+import { failureName, type OperationalLog } from "../operational-log";
 import escapeHtml from "escape-html";
 import type { InquiryConfig } from "../config";
 import { heldReasonText, receivedText, type DigestContent } from "./digest";
@@ -196,10 +196,7 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
       log.info({ reference }, `${reference} released from quarantine through the digest's link`);
       return { reply: answer(200, { kind: "released", reference }), released: reference };
     } catch (error) {
-      log.error(
-        { err: error, reference },
-        `${reference} release failed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
-      );
+      log.error({ err: error, reference }, `${reference} release failed: ${failureName(error)}`);
       return none(answer(503, { kind: "failed" }));
     }
   };

@@ -1,4 +1,4 @@
-import { functionLog, type OperationalLog } from "../operational-log";
+import { failureName, functionLog, type OperationalLog } from "../operational-log";
 import { configuredTransports, readInquiryConfig, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { outboxRecord } from "../delivery/message";
@@ -251,7 +251,7 @@ const store = async (
         record = { ...record, reference: newReference(content.form.delivery.referencePrefix) };
         continue;
       }
-      log.error({ err: error }, `not stored: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`);
+      log.error({ err: error }, `not stored: ${failureName(error)}`);
       return { reply: failure(content, request, 503, "The inquiry could not be stored."), stored: null };
     }
   }
