@@ -1,6 +1,7 @@
-// Lighthouse CI: `lhci collect` runs Lighthouse on the pages below (npm run bench) and `lhci assert`
-// judges the runs (npm run check:budgets). Both are started from reports/ (see lhci() in
-// bench/lighthouse.ts), so that the runs land in reports/.lighthouseci/, which git ignores.
+// Lighthouse CI: npm run bench runs Lighthouse on the pages below with the browser and flags below, as
+// `lhci collect` does (bench/lighthouse.ts, collectInRounds), and `lhci assert` judges the runs (npm run
+// check:budgets). The runs land in reports/.lighthouseci/, which git ignores; `lhci collect` run by hand from
+// reports/ measures the same pages on LHCI_PORT.
 //
 // Lighthouse's default settings are its mobile preset: an emulated phone, simulated slow 4G and a 4x
 // CPU slowdown. The budgets are budgets.json's "lighthouse" section, in lhci's own assertion terms,
@@ -11,21 +12,18 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 /**
- * The `--disable-features` that chrome-launcher passes by default, from the chrome-launcher the
- * Lighthouse of lhci launches Chrome with (`Launcher.defaultFlags()`). Chrome honours only the last
+ * The `--disable-features` that chrome-launcher passes by default (`Launcher.defaultFlags()`), from the
+ * chrome-launcher the bench and Lighthouse launch Chrome with. Chrome honours only the last
  * `--disable-features` on its command line, so ours must repeat these.
  */
 const launcherDisabledFeatures = () => {
-  const lighthouse = path.dirname(
-    require.resolve("lighthouse/package.json", { paths: [require.resolve("@lhci/cli/package.json")] }),
-  );
-  const { Launcher } = require(require.resolve("chrome-launcher", { paths: [lighthouse] }));
+  const { Launcher } = require("chrome-launcher");
   const flag = Launcher.defaultFlags().find((each) => each.startsWith("--disable-features="));
   return flag ? flag.slice("--disable-features=".length).split(",") : [];
 };
 
 const budgets = JSON.parse(fs.readFileSync(path.join(__dirname, "budgets.json"), "utf8"));
-/** npm run bench chooses a free port; 9100 when lhci is run by hand. */
+/** `lhci collect` run by hand; npm run bench reads only the pages' paths and serves them on a free port. */
 const port = process.env.LHCI_PORT || "9100";
 const pages = ["/", "/products/tactical/", "/contact/"];
 /** bench/lighthouse.ts's REFERENCE_PATH: served from the bench's copy of the build only (PUBLIC_DIR). */

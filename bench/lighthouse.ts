@@ -1,6 +1,6 @@
-// Lighthouse through Lighthouse CI (lighthouserc.js): `lhci collect` starts the production server and
-// runs Lighthouse on each page, `lhci assert` holds the runs to the budgets. What is left here is
-// reading lhci's runs into the report's figures, and the gzip weight of each page's JavaScript and CSS.
+// Lighthouse as Lighthouse CI runs it (lighthouserc.js): the production server, Lighthouse on each page in rounds
+// (collectInRounds), each run saved where `lhci collect` saves it, and `lhci assert` holding the runs to the
+// budgets. Then the runs read into the report's figures, and the gzip weight of each page's JavaScript and CSS.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server";
 import { pageScripts } from "../build/security-headers";
+import { startSite } from "../testing/site-server";
 import type { LighthouseFigures, PageFigures, ReferenceFigures } from "./report";
 
 const root = path.resolve(__dirname, "..");
@@ -103,40 +104,67 @@ export const prepareBenchSite = (publicDir: string, plant: PlantedTask | null = 
   return benchSiteDir;
 };
 
-/** Runs `lhci <command>` with lighthouserc.js; true when it succeeds. */
-export const lhci = (command: "collect" | "assert", args: string[] = [], env: Record<string, string> = {}) => {
+/** Runs `lhci assert` with lighthouserc.js; true when it succeeds. */
+const lhciAssert = (args: string[]) => {
   fs.mkdirSync(lhciCwd, { recursive: true });
   const cli = require.resolve("@lhci/cli/src/cli.js");
   const { status } = spawnSync(
     process.execPath,
-    [cli, command, `--config=${path.join(root, "lighthouserc.js")}`, ...args],
-    { cwd: lhciCwd, env: { ...process.env, ...env }, stdio: "inherit" },
+    [cli, "assert", `--config=${path.join(root, "lighthouserc.js")}`, ...args],
+    { cwd: lhciCwd, stdio: "inherit" },
   );
   return status === 0;
 };
 
-/** The runs per page lighthouserc.js asks of `lhci collect`. */
-const configuredRuns = async () => {
-  const config = (await import(path.join(root, "lighthouserc.js"))) as {
-    default: { ci: { collect: { numberOfRuns: number } } };
-  };
-  return config.default.ci.collect.numberOfRuns;
-};
+/** What lighthouserc.js tells `lhci collect`, and the bench's rounds follow: the pages, the runs, the browser. */
+interface CollectSettings {
+  readonly url: readonly string[];
+  readonly numberOfRuns: number;
+  readonly chromePath: string;
+  readonly settings: { readonly chromeFlags: string };
+}
 
 /**
- * `lhci collect` in rounds, each page once a round (`--additive` keeps the rounds before), where lhci by
- * itself runs one page's every run and then the next page's. A slow spell of a shared machine then costs
- * each page a run or two, which the median absorbs, instead of every run of the one page it fell on.
- * Every round's server listens on the one `port`: `lhci assert` takes a page's median over the runs of one
- * address, port included. `runs` null is lighthouserc.js's count.
+ * Lighthouse in rounds, each page once a round, the reference first (lighthouserc.js's pages, browser and flags),
+ * where `lhci collect` runs one page's every run and then the next page's: a slow spell of a shared machine then
+ * costs each page a run or two, which the median absorbs, instead of every run of the one page it fell on.
+ * Lighthouse runs in this process, each run in a Chrome of its own as `lhci collect` launches one, against one
+ * server for every round: lhci started Node and loaded Lighthouse again for each run, about 5 s a run. Each run is
+ * saved as `lhci collect` saves it (`.lighthouseci/lhr-<time>.json`), where `lhci assert` reads it. `runs` null is
+ * lighthouserc.js's count.
  */
-export const lhciCollectInRounds = async (port: number, runs: number | null, publicDir: string) => {
-  const rounds = runs ?? (await configuredRuns());
-  for (let round = 1; round <= rounds; round += 1) {
-    console.log(`Lighthouse, round ${round} of ${rounds}...`);
-    const args = ["--numberOfRuns=1", ...(round > 1 ? ["--additive"] : [])];
-    if (!lhci("collect", args, { LHCI_PORT: String(port), PUBLIC_DIR: publicDir }))
-      throw new Error("lhci collect failed");
+export const collectInRounds = async (runs: number | null, publicDir: string) => {
+  const config = (await import(path.join(root, "lighthouserc.js"))) as {
+    default: { ci: { collect: CollectSettings } };
+  };
+  const collect = config.default.ci.collect;
+  const rounds = runs ?? collect.numberOfRuns;
+  const pagePaths = collect.url.map((url) => new URL(url).pathname);
+  const [{ default: lighthouse }, { launch }] = await Promise.all([import("lighthouse"), import("chrome-launcher")]);
+  fs.rmSync(runsDir, { recursive: true, force: true });
+  fs.mkdirSync(runsDir, { recursive: true });
+  const site = await startSite({ env: { PUBLIC_DIR: publicDir } });
+  try {
+    for (let round = 1; round <= rounds; round += 1) {
+      console.log(`Lighthouse, round ${round} of ${rounds}...`);
+      for (const pagePath of pagePaths) {
+        const chrome = await launch({
+          chromePath: collect.chromePath,
+          chromeFlags: collect.settings.chromeFlags.split(/\s+/),
+        });
+        try {
+          const result = await lighthouse(site.url(pagePath), { port: chrome.port, output: "json", logLevel: "error" });
+          if (!result) throw new Error(`Lighthouse gave no result for ${pagePath}`);
+          const { runtimeError } = result.lhr;
+          if (runtimeError) throw new Error(`Lighthouse could not measure ${pagePath}: ${runtimeError.message}`);
+          fs.writeFileSync(path.join(runsDir, `lhr-${Date.now()}.json`), JSON.stringify(result.lhr));
+        } finally {
+          chrome.kill();
+        }
+      }
+    }
+  } finally {
+    await site.stop();
   }
 };
 
@@ -225,7 +253,7 @@ const assertionResultsPath = path.join(runsDir, "assertion-results.json");
  */
 export const assertLighthouseRuns = () => {
   fs.rmSync(assertionResultsPath, { force: true });
-  const passed = lhci("assert", ["--includePassedAssertions"]);
+  const passed = lhciAssert(["--includePassedAssertions"]);
   const assertions = fs.existsSync(assertionResultsPath)
     ? (JSON.parse(fs.readFileSync(assertionResultsPath, "utf8")) as LighthouseAssertion[])
     : [];

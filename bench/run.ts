@@ -1,5 +1,5 @@
 // npm run bench: a clean production build (timed); Lighthouse's mobile preset on the pages in
-// lighthouserc.js through Lighthouse CI (`lhci collect`, in 5 rounds of one run of each), with the gzip
+// lighthouserc.js, as `lhci collect` runs it (in 5 rounds of one run of each; bench/lighthouse.ts), with the gzip
 // weight of the JavaScript and CSS each page loads; then the inquiry endpoint under load
 // (bench/inquiry-load.ts), and the CDN deploy's inquiry function under load on Netlify Database, a local
 // Postgres started for it (bench/netlify-load.ts).
@@ -10,7 +10,6 @@
 // building again. `--plant-long-task <page>:<ms>` adds to that page, in the bench's copy of the build only, a
 // script that blocks the main thread for <ms>, and `--lighthouse-only` stops after Lighthouse: together they
 // show the blocking-time gate failing a page that gained a long task (docs/performance.md).
-import { freeLoopbackPort } from "../server/free-port";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -18,7 +17,7 @@ import path from "node:path";
 import { readToolSetting } from "../testing/tool-settings";
 import { enterRunTempRoot } from "../testing/run-temp-root";
 import { measureInquiryLoad, printInquiryLoad } from "./inquiry-load";
-import { lhciCollectInRounds, prepareBenchSite, readLighthouseRuns, type PlantedTask } from "./lighthouse";
+import { collectInRounds, prepareBenchSite, readLighthouseRuns, type PlantedTask } from "./lighthouse";
 import { measureNetlifyLoad, printNetlifyLoad } from "./netlify-load";
 import { measurePageBytes, pageBytesTable } from "./page-bytes";
 import { lighthouseTable } from "./readme";
@@ -66,7 +65,7 @@ const main = async () => {
   if (plant)
     console.log(`A long task of ${plant.ms} ms planted on ${plant.pagePath}, in the bench's copy of the build`);
   const benchSite = prepareBenchSite(path.join(root, "public"), plant);
-  await lhciCollectInRounds(await freeLoopbackPort(), readToolSetting("BENCH_RUNS"), benchSite);
+  await collectInRounds(readToolSetting("BENCH_RUNS"), benchSite);
   const lighthouse = readLighthouseRuns(benchSite);
   if (process.argv.includes("--lighthouse-only")) {
     const report = { date: new Date().toISOString(), machine: machine(), buildSeconds, lighthouse };

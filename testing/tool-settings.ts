@@ -13,7 +13,8 @@ export const toolCatalogue = {
   }),
   LHCI_PORT: text("9100", {
     applies: ["bench"],
-    meaning: "the port of the production server Lighthouse CI measures (`lighthouserc.js`)",
+    meaning:
+      "the port of the production server `lhci collect` measures when run by hand (`lighthouserc.js`); `npm run bench` takes a free port",
   }),
   BENCH_RUNS: wholeNumber(1, 20, null, {
     applies: ["bench"],
