@@ -1,5 +1,11 @@
+const os = require("node:os");
+
 /** @type {import('jest').Config} */
 module.exports = {
+  // A worker per core and one more: jest's default, one fewer than the cores, runs every file in one process on
+  // two cores, and most files spend much of their time waiting on a server, a build or Postgres, which another
+  // file's worker can use. A second extra worker gained nothing more.
+  maxWorkers: os.availableParallelism() + 1,
   testEnvironment: "jsdom",
   testEnvironmentOptions: { url: "http://localhost/" },
   transform: {
