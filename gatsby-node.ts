@@ -195,11 +195,12 @@ export const onPostBuild: GatsbyNode["onPostBuild"] = async ({ reporter }) => {
     return;
   }
   const adminFolder = `${ADMIN_PATH.replace(/^\/|\/$/g, "")}/`;
-  const { files, bytes, brotliBytes } = await precompressFiles(publicDir, {
+  const { files, written, bytes, brotliBytes } = await precompressFiles(publicDir, {
     skip: (relative) => relative.startsWith(adminFolder),
   });
   reporter.info(
-    `Brotli and gzip copies written for ${files} files (${Math.round(bytes / 1024)} KB -> ${Math.round(brotliBytes / 1024)} KB brotli)`,
+    `Brotli and gzip copies of ${files} files, ${written} of them written in this build, the others unchanged ` +
+      `(${Math.round(bytes / 1024)} KB -> ${Math.round(brotliBytes / 1024)} KB brotli)`,
   );
   removeEmpty();
 };

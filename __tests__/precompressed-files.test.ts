@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -64,6 +64,45 @@ it("removes the copies of an earlier build, and no other compressed file", async
   expect(exists("old-0123456789abcdef.js.gz")).toBe(false);
   expect(exists("small.css.br")).toBe(false);
   expect(exists("downloads/catalog.tar.gz")).toBe(true);
+});
+
+it("writes again only the copies of a file that changed since they were written, even with its times set back", async () => {
+  write("unchanged.js", text(5000));
+  write("rewritten/index.html", `<!doctype html>${text(3000)}`);
+  write("set-back.css", text(4000));
+  await precompressFiles(dir);
+  const copyTimes = (relative: string) =>
+    [".br", ".gz"].map((suffix) => statSync(path.join(dir, `${relative}${suffix}`), { bigint: true }).mtimeNs);
+  const before = { unchanged: copyTimes("unchanged.js"), setBack: copyTimes("set-back.css") };
+
+  write("rewritten/index.html", `<!doctype html>${text(2000)} a new headline`);
+  // A file replaced by one whose times are older than its copies (an archive unpacked, a copy that keeps times).
+  const setBack = path.join(dir, "set-back.css");
+  const { atime, mtime } = statSync(setBack);
+  write("set-back.css", `${text(3000)} .hero{color:navy}`);
+  utimesSync(setBack, atime, mtime);
+  const result = await precompressFiles(dir);
+
+  expect([result.files, result.written]).toEqual([3, 2]);
+  expect(copyTimes("unchanged.js")).toEqual(before.unchanged);
+  expect(copyTimes("set-back.css")).not.toEqual(before.setBack);
+  for (const relative of ["unchanged.js", "rewritten/index.html", "set-back.css"]) {
+    const original = readFileSync(path.join(dir, relative));
+    expect(zlib.brotliDecompressSync(readFileSync(path.join(dir, `${relative}.br`))).equals(original)).toBe(true);
+    expect(zlib.gunzipSync(readFileSync(path.join(dir, `${relative}.gz`))).equals(original)).toBe(true);
+  }
+});
+
+it("removes the copies of a file that is gone, or that it is now told to skip", async () => {
+  write("gone.js", text(5000));
+  write("admin/decap.js", text(5000));
+  await precompressFiles(dir);
+  rmSync(path.join(dir, "gone.js"));
+
+  await precompressFiles(dir, { skip: (relative) => relative.startsWith("admin/") });
+
+  for (const relative of ["gone.js.br", "gone.js.gz", "admin/decap.js.br", "admin/decap.js.gz"])
+    expect([relative, exists(relative)]).toEqual([relative, false]);
 });
 
 it("removes every copy for a build whose host compresses by itself, and nothing else", async () => {

@@ -27,29 +27,47 @@ export interface PrecompressOptions {
 }
 
 export interface PrecompressResult {
+  /** The files that have copies. */
   readonly files: number;
+  /** Of those, the files whose copies were written in this run; the others' were kept. */
+  readonly written: number;
   readonly bytes: number;
   readonly brotliBytes: number;
 }
+
+/** The copies of `file`, brotli first; null for one that is missing. */
+const copiesOf = (file: string) =>
+  Promise.all([`${file}.br`, `${file}.gz`].map((copy) => fs.stat(copy, { bigint: true }).catch(() => null)));
 
 /**
  * Writes a brotli (quality 11) and a gzip (level 9) copy beside every compressible file of a build, for the
  * production server to send as they are (server/app.ts): compressing on the fly would be most of the
  * server's CPU per page load, and at a quality fast enough for that it would send more bytes.
- * Copies from an earlier build are removed first, so no copy outlives or contradicts the file it was made from.
+ * No copy outlives or contradicts the file it was made from: a copy whose file is gone, or no longer
+ * compressed, is removed, and a file's copies are written again unless both were written after the file last
+ * changed. Its ctime says when, which every write moves, and setting the file's times back moves as well; so
+ * an incremental build compresses only the files it wrote.
  */
 export const precompressFiles = async (dir: string, options: PrecompressOptions = {}): Promise<PrecompressResult> => {
-  await removePrecompressedCopies(dir);
   const entries = await filesUnder(dir);
-
+  const kept = new Set<string>();
   let files = 0;
+  let written = 0;
   let bytes = 0;
   let brotliBytes = 0;
   for (const entry of entries) {
     if (!COMPRESSIBLE.test(entry) || options.skip?.(entry)) continue;
     const file = path.join(dir, entry);
-    const stat = await fs.stat(file);
+    const stat = await fs.stat(file, { bigint: true });
     if (!stat.isFile() || stat.size < COMPRESSION_THRESHOLD_BYTES) continue;
+    kept.add(`${entry}.br`).add(`${entry}.gz`);
+    files += 1;
+    bytes += Number(stat.size);
+    const [brotliCopy, gzipCopy] = await copiesOf(file);
+    if (brotliCopy && gzipCopy && brotliCopy.mtimeNs > stat.ctimeNs && gzipCopy.mtimeNs > stat.ctimeNs) {
+      brotliBytes += Number(brotliCopy.size);
+      continue;
+    }
     const content = await fs.readFile(file);
     const [brotli, gzipped] = await Promise.all([
       brotliCompress(content, {
@@ -62,9 +80,10 @@ export const precompressFiles = async (dir: string, options: PrecompressOptions 
       gzip(content, { level: zlib.constants.Z_BEST_COMPRESSION }),
     ]);
     await Promise.all([fs.writeFile(`${file}.br`, brotli), fs.writeFile(`${file}.gz`, gzipped)]);
-    files += 1;
-    bytes += content.length;
+    written += 1;
     brotliBytes += brotli.length;
   }
-  return { files, bytes, brotliBytes };
+  const stale = entries.filter((entry) => COPY.test(entry) && !kept.has(entry));
+  await Promise.all(stale.map((entry) => fs.rm(path.join(dir, entry))));
+  return { files, written, bytes, brotliBytes };
 };
