@@ -488,16 +488,26 @@ describe("the build folder", () => {
     expect(builtIn(siteDirOf(settings.dir, third?.id ?? ""))).toEqual(["First headline", "Third headline"]);
   });
 
-  it("copies the commit's files into the build folder with their modification times to the nanosecond", async () => {
-    // Gatsby's file source reuses a file's hash for the same time and inode: times cut to the second, a file copied in
-    // anew could take the inode of another checked out in the same second, and its hash.
-    const { deployer, settings } = setUp();
+  it("copies the commit's files into the build folder with the time of the copy, which no earlier file had", async () => {
+    // Gatsby's file source reuses a file's hash for the same time and inode: with the commit's times, a file copied
+    // in anew could take the inode of another the checkout had given the same time, and its hash.
+    const { deployer, repository, settings } = setUp();
     await deployer.deployOnce();
-    const mtimeOf = (folder: string) =>
-      fs.statSync(path.join(folder, "content", "home.json"), { bigint: true }).mtimeNs;
-    const checkedOut = mtimeOf(sourceDirOf(settings.dir));
-    expect(checkedOut % 1_000_000_000n).not.toBe(0n);
-    expect(mtimeOf(buildDirOf(settings.dir))).toBe(checkedOut);
+    editHeadline(repository, "Second headline");
+    const copiedAfter = BigInt(Date.now() - 1) * 1_000_000n;
+    expect(await deployer.deployOnce()).toMatchObject({ state: "good", build: "incremental" });
+    const timesIn = (folder: string) =>
+      fs
+        .readdirSync(folder, { recursive: true, encoding: "utf8" })
+        .filter((entry) => !/^(node_modules|\.cache|public|dist)(\/|$)/.test(entry))
+        .map((entry) => [entry, fs.statSync(path.join(folder, entry), { bigint: true }).mtimeNs] as const)
+        .filter(([entry]) => fs.statSync(path.join(folder, entry)).isFile());
+    const build = timesIn(buildDirOf(settings.dir));
+    // The unchanged lockfile too, which the source folder keeps with its first checkout's time.
+    expect(build.map(([entry]) => entry).sort()).toEqual(["content/home.json", "package-lock.json"]);
+    const source = new Map(timesIn(sourceDirOf(settings.dir)));
+    expect((source.get("package-lock.json") ?? copiedAfter) < copiedAfter).toBe(true);
+    expect(build.filter(([, time]) => time < copiedAfter)).toEqual([]);
   });
 
   it("removes from the build folder every file the commit does not hold, but not the build's own state", async () => {

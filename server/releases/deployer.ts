@@ -633,22 +633,25 @@ export class Deployer {
 
   /**
    * The build folder at the commit: everything but the build's own state (its modules, Gatsby's .cache,
-   * public/ and dist/) removed, then the source folder's files copied in with their times, as a tar stream:
-   * the build's user can read nothing of the deployer's, and the deployer writes nothing of the build's.
-   * The times go whole, to the nanosecond (the POSIX format): gatsby-source-filesystem reuses a file's hash when its
-   * modification time and inode match an earlier file's, and with times cut to the second, a file copied in anew
-   * took the inode of another checked out in the same second, and its hash, so its images were processed again.
+   * public/ and dist/) removed, then the source folder's files copied in as a tar stream: the build's user can
+   * read nothing of the deployer's, and the deployer writes nothing of the build's.
+   * The files take the time of this copy, not their commit's (`--touch`): gatsby-source-filesystem reuses a
+   * cached hash for a file whose modification time and inode match an earlier file's, and each copy frees the
+   * inodes of the files it replaces for other files, which a checkout had given the same time; a file took
+   * another's hash, and its images were processed again. No earlier file had this copy's time, so every hash
+   * is computed afresh from the file's content, and unchanged images keep their processed copies; webpack and
+   * tsc judge a file changed by its content too.
    */
   private async sendSource(source: string, deadline: number): Promise<void> {
     const kept = BUILD_STATE.flatMap((name) => ["!", "-name", name]);
     await this.transfer(
       "copying the commit into the build folder",
-      { command: ["tar", "--format=posix", "--exclude=./.git", "-cf", "-", "."], cwd: source },
+      { command: ["tar", "--exclude=./.git", "-cf", "-", "."], cwd: source },
       {
         command: [
           "sh",
           "-c",
-          'find . -mindepth 1 -maxdepth 1 "$@" -exec rm -rf -- {} + && exec tar -xf -',
+          'find . -mindepth 1 -maxdepth 1 "$@" -exec rm -rf -- {} + && exec tar --touch -xf -',
           "sh",
           ...kept,
         ],
