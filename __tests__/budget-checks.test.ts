@@ -259,6 +259,43 @@ describe("the deploy gates of npm run check:budgets", () => {
     ]);
   });
 
+  it("judge a push's webhook to live against its own build's fixed phases, so the images processed again fail it", () => {
+    const { deploy: measuredDeploy } = measured;
+    if (!measuredDeploy) throw new Error("the fixture has no deploy figures");
+    const failed = (deploy: object) =>
+      deployChecks({ ...measured.deploy, ...deploy })
+        .filter((check) => !check.ok)
+        .map(({ what, actual, limit }) => [what, actual, limit]);
+    // A machine half as fast for the whole run: every phase and the wait twice as long.
+    const doubled = (phases: Readonly<Record<string, number>>) =>
+      Object.fromEntries(Object.entries(phases).map(([phase, seconds]) => [phase, seconds * 2]));
+    expect(
+      failed({
+        webhookToLiveSeconds: 42,
+        codePushSeconds: 59.4,
+        contentPushPhases: doubled(measuredDeploy.contentPushPhases),
+        codePushPhases: doubled(measuredDeploy.codePushPhases),
+      }),
+    ).toEqual([]);
+    // The content push that spent 33 s processing the site's images again, on the same machine.
+    expect(
+      failed({
+        webhookToLiveSeconds: 54,
+        contentPushPhases: {
+          ...measuredDeploy.contentPushPhases,
+          "Running gatsby-plugin-sharp.IMAGE_PROCESSING jobs": 33,
+        },
+      }),
+    ).toEqual([["deploy: webhook to live, a content-only push, against its build's fixed phases (x)", "4.86", "<= 3"]]);
+    // A phase renamed by a Gatsby upgrade is a sum that cannot be taken, not a smaller one.
+    const { "Building HTML renderer": renamed, ...withoutOne } = measuredDeploy.codePushPhases;
+    expect(renamed).toBeGreaterThan(0);
+    expect(failed({ codePushPhases: withoutOne })).toEqual([
+      ["deploy: Gatsby's fixed phases in the build of a push of server code (s)", "not measured", "> 0"],
+      ["deploy: webhook to live, a push of server code, against its build's fixed phases (x)", "not measured", "<= 4"],
+    ]);
+  });
+
   it("allow a short phase's p95 idle's plus the floor, where one hiccup sets it, and no more", () => {
     const idle = { p50Ms: 4.6, p95Ms: 8.5, p99Ms: 18.7, maxMs: 22.3, requests: 180 };
     const failing = (p95Ms: number) =>

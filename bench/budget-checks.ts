@@ -5,7 +5,7 @@
 // NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
 // a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
 // write, a /proc entry without its line) sums to, and 0 is under every budget.
-import { allowedAgainstReference, p95AllowanceMs, type Budgets } from "./budgets";
+import { allowedAgainstReference, fixedPhaseSeconds, p95AllowanceMs, type Budgets } from "./budgets";
 import type { BenchReport, NetlifyLoadFigures, LighthouseFigures, ReadBack, ReferenceFigures } from "./report";
 
 /**
@@ -256,22 +256,26 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
   // A push deployed on the single server: what an editor waits for, and what visitors feel meanwhile.
   const { deploy } = report;
   if (deploy) {
-    atMost(
-      "deploy: webhook to live, a content-only push (s)",
-      deploy.webhookToLiveSeconds,
-      budgets.deploy.webhookToLiveSeconds,
-      {
-        positive: true,
-      },
-    );
-    atMost(
-      "deploy: webhook to live, a push of server code (s)",
-      deploy.codePushSeconds,
-      budgets.deploy.codePushSeconds,
-      {
-        positive: true,
-      },
-    );
+    // What the editor waits for, in seconds, and judged against the same build's fixed phases.
+    for (const [push, seconds, phases, ratio] of [
+      [
+        "a content-only push",
+        deploy.webhookToLiveSeconds,
+        deploy.contentPushPhases,
+        budgets.deploy.contentPushOverFixedPhases,
+      ],
+      ["a push of server code", deploy.codePushSeconds, deploy.codePushPhases, budgets.deploy.codePushOverFixedPhases],
+    ] as const) {
+      measured(`deploy: webhook to live, ${push} (s)`, seconds);
+      const fixed = fixedPhaseSeconds(phases);
+      measured(`deploy: Gatsby's fixed phases in the build of ${push} (s)`, fixed);
+      atMost(
+        `deploy: webhook to live, ${push}, against its build's fixed phases (x)`,
+        isMeasured(seconds) && fixed !== null && fixed > 0 ? Number((seconds / fixed).toFixed(2)) : null,
+        ratio,
+        { positive: true },
+      );
+    }
     atMost("deploy: GET / p99 through a switch (ms)", deploy.throughSwitch?.p99Ms, budgets.deploy.switchP99Ms, {
       positive: true,
     });
