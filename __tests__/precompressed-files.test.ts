@@ -70,6 +70,8 @@ it("writes again only the copies of a file that changed since they were written,
   write("unchanged.js", text(5000));
   write("rewritten/index.html", `<!doctype html>${text(3000)}`);
   write("set-back.css", text(4000));
+  // Past the clock tick the files were written in: a copy made within it has their time, not a later one.
+  await new Promise((resolve) => setTimeout(resolve, 50));
   await precompressFiles(dir);
   const copyTimes = (relative: string) =>
     [".br", ".gz"].map((suffix) => statSync(path.join(dir, `${relative}${suffix}`), { bigint: true }).mtimeNs);
@@ -91,6 +93,22 @@ it("writes again only the copies of a file that changed since they were written,
     expect(zlib.brotliDecompressSync(readFileSync(path.join(dir, `${relative}.br`))).equals(original)).toBe(true);
     expect(zlib.gunzipSync(readFileSync(path.join(dir, `${relative}.gz`))).equals(original)).toBe(true);
   }
+});
+
+it("writes a copy beside and renames it over the old one, and removes what an interrupted build left", async () => {
+  write("app-0123456789abcdef.js", text(5000));
+  await precompressFiles(dir);
+  const inodeOf = (relative: string) => statSync(path.join(dir, relative)).ino;
+  const before = inodeOf("app-0123456789abcdef.js.br");
+  write("app-0123456789abcdef.js", text(6000));
+  write("page-data/app-data.json.gz.partial", "cut short");
+
+  await precompressFiles(dir);
+
+  // A reader holding the old copy open reads it whole; a copy cut short never takes its name.
+  expect(inodeOf("app-0123456789abcdef.js.br")).not.toBe(before);
+  expect(exists("page-data/app-data.json.gz.partial")).toBe(false);
+  expect(exists("app-0123456789abcdef.js.br.partial")).toBe(false);
 });
 
 it("removes the copies of a file that is gone, or that it is now told to skip", async () => {

@@ -11,13 +11,15 @@ const gzip = promisify(zlib.gzip);
 const COMPRESSIBLE = /\.(html|js|css|json|svg|webmanifest|xml|txt)$/;
 /** A copy this step made: a compressible file's name with one of those suffixes. */
 const COPY = new RegExp(`${COMPRESSIBLE.source.slice(0, -1)}${PRECOMPRESSED_SUFFIX.source}`);
+/** A copy being written, under a name of its own until it is whole; one an interrupted build left behind. */
+const PARTIAL = new RegExp(`${COPY.source.slice(0, -1)}\\.partial$`);
 
 const filesUnder = async (dir: string) =>
   (await fs.readdir(dir, { recursive: true })).map((entry) => entry.split(path.sep).join("/"));
 
 /** Removes the copies an earlier build wrote, for a build whose host compresses by itself (a CDN). */
 export const removePrecompressedCopies = async (dir: string): Promise<void> => {
-  const copies = (await filesUnder(dir)).filter((entry) => COPY.test(entry));
+  const copies = (await filesUnder(dir)).filter((entry) => COPY.test(entry) || PARTIAL.test(entry));
   await Promise.all(copies.map((entry) => fs.rm(path.join(dir, entry))));
 };
 
@@ -34,6 +36,15 @@ export interface PrecompressResult {
   readonly bytes: number;
   readonly brotliBytes: number;
 }
+
+/**
+ * A copy written whole or not at all: beside, then renamed over the old one. Written in place, a copy cut short
+ * (a build stopped, a full disk) would be newer than its file and kept by every later build.
+ */
+const writeWhole = async (copy: string, content: Buffer) => {
+  await fs.writeFile(`${copy}.partial`, content);
+  await fs.rename(`${copy}.partial`, copy);
+};
 
 /** The copies of `file`, brotli first; null for one that is missing. */
 const copiesOf = (file: string) =>
@@ -79,11 +90,11 @@ export const precompressFiles = async (dir: string, options: PrecompressOptions 
       }),
       gzip(content, { level: zlib.constants.Z_BEST_COMPRESSION }),
     ]);
-    await Promise.all([fs.writeFile(`${file}.br`, brotli), fs.writeFile(`${file}.gz`, gzipped)]);
+    await Promise.all([writeWhole(`${file}.br`, brotli), writeWhole(`${file}.gz`, gzipped)]);
     written += 1;
     brotliBytes += brotli.length;
   }
-  const stale = entries.filter((entry) => COPY.test(entry) && !kept.has(entry));
+  const stale = entries.filter((entry) => (COPY.test(entry) && !kept.has(entry)) || PARTIAL.test(entry));
   await Promise.all(stale.map((entry) => fs.rm(path.join(dir, entry))));
   return { files, written, bytes, brotliBytes };
 };
