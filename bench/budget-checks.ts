@@ -5,7 +5,13 @@
 // NaN), fails as "not measured"; so does 0 where no real run can read 0 (a page's JavaScript, a latency,
 // a server's memory or CPU), since 0 is what a source that was not read (an audit Lighthouse did not
 // write, a /proc entry without its line) sums to, and 0 is under every budget.
-import { allowedAgainstReference, fixedPhaseSeconds, p95AllowanceMs, type Budgets } from "./budgets";
+import {
+  allowedAgainstReference,
+  fixedPhaseSeconds,
+  IMAGE_PROCESSING_PHASE,
+  p95AllowanceMs,
+  type Budgets,
+} from "./budgets";
 import type { BenchReport, NetlifyLoadFigures, LighthouseFigures, ReadBack, ReferenceFigures } from "./report";
 
 /**
@@ -274,6 +280,12 @@ export const judgeBenchReport = (report: ReadBack<BenchReport>, budgets: Budgets
         isMeasured(seconds) && fixed !== null && fixed > 0 ? Number((seconds / fixed).toFixed(2)) : null,
         ratio,
         { positive: true },
+      );
+      // Gatsby logs the phase only when there are jobs: a build without it processed no image.
+      exactly(
+        `deploy: images processed in the build of ${push} (s)`,
+        phases === undefined ? null : (phases[IMAGE_PROCESSING_PHASE] ?? 0),
+        budgets.deploy.imageProcessingSeconds,
       );
     }
     atMost("deploy: GET / p99 through a switch (ms)", deploy.throughSwitch?.p99Ms, budgets.deploy.switchP99Ms, {

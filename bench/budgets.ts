@@ -19,6 +19,8 @@ export interface Budgets {
     contentPushOverFixedPhases: number;
     /** The same for a push of the server's code. */
     codePushOverFixedPhases: number;
+    /** Exact: the seconds the incremental pushes' builds spend processing images (the pushes change none). */
+    imageProcessingSeconds: number;
     switchP99Ms: number;
     duringBuildP95Ratio: number;
     /** For the short phases: idle p95 plus this is allowed whatever the ratio allows less. */
@@ -87,6 +89,9 @@ export const fixedPhaseSeconds = (
   }
   return Number(sum.toFixed(1));
 };
+
+/** The phase in which gatsby-plugin-sharp processes images, as Gatsby's log names it. */
+export const IMAGE_PROCESSING_PHASE = "Running gatsby-plugin-sharp.IMAGE_PROCESSING jobs";
 
 export const budgetsPath = path.resolve(__dirname, "..", "budgets.json");
 
