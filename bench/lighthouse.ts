@@ -121,8 +121,12 @@ interface CollectSettings {
   readonly url: readonly string[];
   readonly numberOfRuns: number;
   readonly chromePath: string;
-  readonly settings: { readonly chromeFlags: string };
+  /** Lighthouse's flags, as lhci hands them on, and the browser's as one string. */
+  readonly settings: { readonly chromeFlags: string } & Record<string, unknown>;
 }
+
+/** The tries a run gets, as `lhci collect` gives each: a browser that did not start, or a page load Lighthouse could not finish. */
+const TRIES_PER_RUN = 3;
 
 /**
  * Lighthouse in rounds, each page once a round, the reference first (lighthouserc.js's pages, browser and flags),
@@ -140,7 +144,22 @@ export const collectInRounds = async (runs: number | null, publicDir: string) =>
   const collect = config.default.ci.collect;
   const rounds = runs ?? collect.numberOfRuns;
   const pagePaths = collect.url.map((url) => new URL(url).pathname);
-  const [{ default: lighthouse }, { launch }] = await Promise.all([import("lighthouse"), import("chrome-launcher")]);
+  const { chromeFlags, ...flags } = collect.settings;
+  const [{ default: lighthouse }, { Launcher }] = await Promise.all([import("lighthouse"), import("chrome-launcher")]);
+  /** One run in a Chrome of its own, killed however the run ends. */
+  const measure = async (url: string) => {
+    const chrome = new Launcher({ chromePath: collect.chromePath, chromeFlags: chromeFlags.trim().split(/\s+/) });
+    try {
+      await chrome.launch();
+      const result = await lighthouse(url, { ...flags, port: chrome.port, output: "json", logLevel: "error" });
+      if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
+      const { runtimeError } = result.lhr;
+      if (runtimeError) throw new Error(`Lighthouse could not measure ${url}: ${runtimeError.message}`);
+      return result.lhr;
+    } finally {
+      chrome.kill();
+    }
+  };
   fs.rmSync(runsDir, { recursive: true, force: true });
   fs.mkdirSync(runsDir, { recursive: true });
   const site = await startSite({ env: { PUBLIC_DIR: publicDir } });
@@ -148,19 +167,18 @@ export const collectInRounds = async (runs: number | null, publicDir: string) =>
     for (let round = 1; round <= rounds; round += 1) {
       console.log(`Lighthouse, round ${round} of ${rounds}...`);
       for (const pagePath of pagePaths) {
-        const chrome = await launch({
-          chromePath: collect.chromePath,
-          chromeFlags: collect.settings.chromeFlags.split(/\s+/),
-        });
-        try {
-          const result = await lighthouse(site.url(pagePath), { port: chrome.port, output: "json", logLevel: "error" });
-          if (!result) throw new Error(`Lighthouse gave no result for ${pagePath}`);
-          const { runtimeError } = result.lhr;
-          if (runtimeError) throw new Error(`Lighthouse could not measure ${pagePath}: ${runtimeError.message}`);
-          fs.writeFileSync(path.join(runsDir, `lhr-${Date.now()}.json`), JSON.stringify(result.lhr));
-        } finally {
-          chrome.kill();
+        const failures: unknown[] = [];
+        while (failures.length < TRIES_PER_RUN) {
+          try {
+            const lhr = await measure(site.url(pagePath));
+            fs.writeFileSync(path.join(runsDir, `lhr-${Date.now()}.json`), JSON.stringify(lhr));
+            break;
+          } catch (error) {
+            failures.push(error);
+            console.warn(`Lighthouse on ${pagePath}, try ${failures.length} of ${TRIES_PER_RUN}: ${String(error)}`);
+          }
         }
+        if (failures.length === TRIES_PER_RUN) throw failures[0];
       }
     }
   } finally {
@@ -260,7 +278,7 @@ export const assertLighthouseRuns = () => {
   return { passed, assertions };
 };
 
-/** The runs `lhci collect` saved, lhr-<time>.json: sorted by name, in the order lhci ran them. */
+/** The runs saved, lhr-<time>.json: sorted by name, in the order they ran. */
 export const savedRuns = () =>
   fs.existsSync(runsDir)
     ? fs
@@ -269,19 +287,19 @@ export const savedRuns = () =>
         .sort()
     : [];
 
-/** The figures of the runs `lhci collect` saved: per page (in lighthouserc.js's order), the median of each over its runs. */
+/** The figures of the runs saved: per page (in lighthouserc.js's order), the median of each over its runs. */
 export const readLighthouseRuns = (publicDir: string): LighthouseFigures => {
   const results = savedRuns().map(
     (name) => JSON.parse(fs.readFileSync(path.join(runsDir, name), "utf8")) as LighthouseResult,
   );
   const [first] = results;
-  if (!first) throw new Error(`lhci collect saved no runs in ${path.relative(root, runsDir)}`);
+  if (!first) throw new Error(`No Lighthouse run was saved in ${path.relative(root, runsDir)}`);
   const byPath = new Map<string, LighthouseResult[]>();
   for (const result of results) {
     const pagePath = new URL(result.finalUrl ?? result.requestedUrl ?? "").pathname;
     byPath.set(pagePath, [...(byPath.get(pagePath) ?? []), result]);
   }
-  /** The figures the gates judge against the reference, with each run's, in the order lhci ran them. */
+  /** The figures the gates judge against the reference, with each run's, in the order they ran. */
   const timings = (pagePath: string, runs: LighthouseResult[]): ReferenceFigures => {
     const each = (figure: (result: LighthouseResult) => number) => runs.map((result) => Math.round(figure(result)));
     const audit = (id: string) => (result: LighthouseResult) => result.audits[id]?.numericValue ?? Number.NaN;
