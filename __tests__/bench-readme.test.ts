@@ -91,7 +91,7 @@ Before: written by hand.
 const expected = `# Performance
 
 <!-- bench:lighthouse -->
-Measured with \`npm run bench\` (linux x64, 2 cores, node v20.19.0; Chromium 156, Lighthouse 12.6.1 through Lighthouse CI, mobile preset: emulated phone, simulated slow 4G, 4× CPU slowdown; median of 5 runs per page):
+Measured with \`npm run bench\` (linux x64, 2 cores, node v20.19.0; Chromium 156, Lighthouse 12.6.1 with lighthouserc.js's settings, mobile preset: emulated phone, simulated slow 4G, 4× CPU slowdown; median of 5 runs per page):
 
 | page | performance | accessibility | best practices | SEO | LCP | CLS | TBT | JS (gzip) | CSS (gzip) |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |

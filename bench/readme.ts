@@ -39,7 +39,7 @@ const lighthouseBlock = ({ machine, buildSeconds, lighthouse }: BenchReport) => 
   const runs = [...new Set(lighthouse.pages.map((page) => page.runs))].join(" or ");
   return [
     `Measured with \`npm run bench\` (${machine}; Chromium ${lighthouse.chromeVersion}, ` +
-      `Lighthouse ${lighthouse.lighthouseVersion} through Lighthouse CI, mobile preset: emulated phone, simulated ` +
+      `Lighthouse ${lighthouse.lighthouseVersion} with lighthouserc.js's settings, mobile preset: emulated phone, simulated ` +
       `slow 4G, 4× CPU slowdown; median of ${runs} runs per page):`,
     "",
     lighthouseTable(lighthouse.pages),
