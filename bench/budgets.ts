@@ -90,6 +90,17 @@ export const fixedPhaseSeconds = (
   return Number(sum.toFixed(1));
 };
 
+/** A push's webhook to live over its build's fixed phases, to two places; null where either was not measured. */
+export const pushOverFixedPhases = (
+  seconds: number | null | undefined,
+  phases: Readonly<Record<string, number | null | undefined>> | undefined,
+): number | null => {
+  const fixed = fixedPhaseSeconds(phases);
+  return typeof seconds === "number" && Number.isFinite(seconds) && fixed !== null && fixed > 0
+    ? Number((seconds / fixed).toFixed(2))
+    : null;
+};
+
 /** The phase in which gatsby-plugin-sharp processes images, as Gatsby's log names it. */
 export const IMAGE_PROCESSING_PHASE = "Running gatsby-plugin-sharp.IMAGE_PROCESSING jobs";
 

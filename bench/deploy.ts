@@ -32,7 +32,7 @@ import { fetchAsProxied } from "../testing/proxied-fetch";
 import { healthDetailsHeaders, startSite, type RunningSite } from "../testing/site-server";
 import { buildLogOf, listReleases, siteDirOf, writeReleaseRecord } from "../server/releases/release-store";
 import { addToReport, type DeployFigures, type Latency } from "./report";
-import { fixedPhaseSeconds } from "./budgets";
+import { fixedPhaseSeconds, pushOverFixedPhases } from "./budgets";
 
 const root = path.resolve(__dirname, "..");
 // DEPLOY_WEBHOOK_SECRET: the server refuses one under 32 characters.
@@ -402,12 +402,8 @@ const describeLatency = (what: string, latency: Latency) =>
 /** An editor's wait for a content-only push, webhook to live, that the fast loop aims at (npm run check:budgets gates a ratio). */
 const CONTENT_PUSH_GOAL_SECONDS = 15;
 
-const againstFixedPhases = (seconds: number, phases: Readonly<Record<string, number>>) => {
-  const fixed = fixedPhaseSeconds(phases);
-  return fixed === null
-    ? "its build's fixed phases not all in its log"
-    : `${(seconds / fixed).toFixed(2)}x its build's fixed phases, ${fixed} s`;
-};
+const againstFixedPhases = (seconds: number, phases: Readonly<Record<string, number>>) =>
+  `${pushOverFixedPhases(seconds, phases) ?? "?"}x its build's fixed phases, ${fixedPhaseSeconds(phases) ?? "not all in its log"} s`;
 
 export const printDeploy = (figures: DeployFigures) => {
   console.log(

@@ -160,26 +160,27 @@ export const collectInRounds = async (runs: number | null, publicDir: string) =>
       chrome.kill();
     }
   };
+  /** A run with the tries `lhci collect` gives it, saved as `lhci collect` saves it. */
+  const measureAndSave = async (url: string) => {
+    const failures: unknown[] = [];
+    while (failures.length < TRIES_PER_RUN) {
+      try {
+        fs.writeFileSync(path.join(runsDir, `lhr-${Date.now()}.json`), JSON.stringify(await measure(url)));
+        return;
+      } catch (error) {
+        failures.push(error);
+        console.warn(`Lighthouse on ${url}, try ${failures.length} of ${TRIES_PER_RUN}: ${String(error)}`);
+      }
+    }
+    throw failures[0];
+  };
   fs.rmSync(runsDir, { recursive: true, force: true });
   fs.mkdirSync(runsDir, { recursive: true });
   const site = await startSite({ env: { PUBLIC_DIR: publicDir } });
   try {
     for (let round = 1; round <= rounds; round += 1) {
       console.log(`Lighthouse, round ${round} of ${rounds}...`);
-      for (const pagePath of pagePaths) {
-        const failures: unknown[] = [];
-        while (failures.length < TRIES_PER_RUN) {
-          try {
-            const lhr = await measure(site.url(pagePath));
-            fs.writeFileSync(path.join(runsDir, `lhr-${Date.now()}.json`), JSON.stringify(lhr));
-            break;
-          } catch (error) {
-            failures.push(error);
-            console.warn(`Lighthouse on ${pagePath}, try ${failures.length} of ${TRIES_PER_RUN}: ${String(error)}`);
-          }
-        }
-        if (failures.length === TRIES_PER_RUN) throw failures[0];
-      }
+      for (const pagePath of pagePaths) await measureAndSave(site.url(pagePath));
     }
   } finally {
     await site.stop();
