@@ -69,9 +69,9 @@ let bootstrapped = false;
  * build but only reports during develop, which keeps the dev server up while
  * the editor fixes the file.
  */
-export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = async ({ reporter }) => {
+export const onPreBootstrap: GatsbyNode["onPreBootstrap"] = async ({ reporter, cache }) => {
   checkContent(reporter);
-  const files = await writeEditingScreen(path.resolve("public"));
+  const files = await writeEditingScreen(path.resolve("public"), cache.directory);
   reporter.info(`Editing screen written to public${ADMIN_PATH} (${files} files)`);
 };
 

@@ -20,7 +20,7 @@ import { formatHeaderRules, parseHeaderRules } from "../server/site/headers-file
 
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
-beforeAll(() => writeEditingScreen(publicDir));
+beforeAll(() => writeEditingScreen(publicDir, fs.mkdtempSync(path.join(os.tmpdir(), "preview-cache-"))));
 // A site page beside it, with an inline script and a script file as the pages that run the app have.
 const sitePage = '<!doctype html><html><head><script>window.a=1</script><script src="/app.js"></script></head></html>';
 fs.writeFileSync(path.join(publicDir, "index.html"), sitePage);

@@ -13,9 +13,10 @@ import { CMS_CONFIG_PATH } from "../src/content-contract/cms-config";
 const root = path.join(__dirname, "..");
 const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "public-"));
 const adminDir = path.join(publicDir, "admin");
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "preview-cache-"));
 let written = 0;
 beforeAll(async () => {
-  written = await writeEditingScreen(publicDir);
+  written = await writeEditingScreen(publicDir, cacheDir);
 });
 
 describe("the editing screen in public/admin/", () => {
@@ -69,8 +70,41 @@ describe("the editing screen in public/admin/", () => {
 
   it("is written afresh, so a previous Decap version's chunks do not linger", async () => {
     fs.writeFileSync(path.join(adminDir, "decap", "1.decap-cms.js"), "old");
-    await writeEditingScreen(publicDir);
+    await writeEditingScreen(publicDir, cacheDir);
     expect(fs.existsSync(path.join(adminDir, "decap", "1.decap-cms.js"))).toBe(false);
+  });
+
+  it("bundles the previews again only when a file they were bundled from changed, or the last bundle was cut short", async () => {
+    const cachedScript = path.join(cacheDir, "preview.js");
+    const keyFile = path.join(cacheDir, "key.json");
+    const previewScript = () => fs.readFileSync(path.join(adminDir, "preview", "preview.js"), "utf8");
+    // A mark in the kept bundle: a build that keeps it copies the mark, one that bundles again does not.
+    const mark = () => fs.appendFileSync(cachedScript, "\n/* kept */");
+    const key = JSON.parse(fs.readFileSync(keyFile, "utf8")) as { inputs: string[]; key: string };
+    expect(key.inputs).toEqual(expect.arrayContaining(["src/admin/preview/register.tsx"]));
+    expect(key.inputs.some((input) => input.startsWith("src/components/"))).toBe(true);
+
+    mark();
+    await writeEditingScreen(publicDir, cacheDir);
+    expect(previewScript()).toMatch(/\/\* kept \*\/$/);
+
+    // A file it was bundled from, changed: its content no longer gives the key.
+    fs.writeFileSync(keyFile, JSON.stringify({ ...key, key: "0".repeat(64) }));
+    await writeEditingScreen(publicDir, cacheDir);
+    expect(previewScript()).not.toContain("/* kept */");
+
+    // A file it was bundled from, gone.
+    mark();
+    fs.writeFileSync(keyFile, JSON.stringify({ ...key, inputs: [...key.inputs, "src/admin/preview/gone.tsx"] }));
+    await writeEditingScreen(publicDir, cacheDir);
+    expect(previewScript()).not.toContain("/* kept */");
+
+    // A bundle cut short, with no key written after it.
+    mark();
+    fs.rmSync(keyFile);
+    await writeEditingScreen(publicDir, cacheDir);
+    expect(previewScript()).not.toContain("/* kept */");
+    expect(JSON.parse(fs.readFileSync(keyFile, "utf8"))).toEqual(key);
   });
 });
 

@@ -92,7 +92,7 @@ const editorScreenshots = async () => {
   // The live site's screen is built with the repository it commits to; any name does for a picture of its sign-in.
   process.env.CMS_GITHUB_REPO ??= "cardinal-ridge/site";
   const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), "editor-screen-"));
-  await writeEditingScreen(publicDir);
+  await writeEditingScreen(publicDir, fs.mkdtempSync(path.join(os.tmpdir(), "editor-screen-cache-")));
   const server = Fastify();
   await server.register(fastifyStatic, { root: publicDir });
   const port = await freeLoopbackPort();

@@ -31,8 +31,8 @@ const isDecapFile = (name: string) =>
 // so require.resolve would be resolved at bundle time rather than where the build runs.
 const decapDist = path.resolve("node_modules", "decap-cms", "dist");
 
-/** Writes public/admin/; returns the number of files written. */
-export const writeEditingScreen = async (publicDir: string): Promise<number> => {
+/** Writes public/admin/, the previews' bundle kept in `cacheDir` between builds; returns the number of files written. */
+export const writeEditingScreen = async (publicDir: string, cacheDir: string): Promise<number> => {
   const target = path.join(publicDir, ADMIN_PATH);
   const decapTarget = path.join(target, "decap");
   // A previous Decap version's chunks would otherwise stay next to the new ones.
@@ -45,7 +45,7 @@ export const writeEditingScreen = async (publicDir: string): Promise<number> => 
   fs.writeFileSync(path.join(target, "config.json"), toJsonText({ ...backend, ...cmsConfig() }));
   const decapFiles = fs.readdirSync(decapDist).filter(isDecapFile);
   for (const file of decapFiles) fs.copyFileSync(path.join(decapDist, file), path.join(decapTarget, file));
-  const previewFiles = await writePreviews(target);
+  const previewFiles = await writePreviews(target, cacheDir);
   return PAGE_FILES.length + 2 + decapFiles.length + previewFiles.length;
 };
 

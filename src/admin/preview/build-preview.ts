@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import type { BuildOptions } from "esbuild";
 import { toJsonText } from "../../content-contract/tidy-json";
 import { readPreviewContent } from "./preview-content";
 import { PREVIEW_CONTENT_FILE, PREVIEW_FOLDER } from "./preview-content-types";
@@ -14,14 +16,35 @@ import { PREVIEW_CONTENT_FILE, PREVIEW_FOLDER } from "./preview-content-types";
 const sourceDir = path.resolve("src", "admin", "preview");
 const PREVIEW_SCRIPT = `${PREVIEW_FOLDER}preview.js`;
 
-/** Writes the preview bundle, its content and the files the content links to into `adminDir`; returns their paths in it. */
-export const writePreviews = async (adminDir: string): Promise<string[]> => {
-  const script = path.join(adminDir, PREVIEW_SCRIPT);
+/**
+ * The bundle's key: esbuild's version, its options, and the path and content of every file the last bundle read.
+ * Throws when one of them is gone.
+ */
+const keyOf = (version: string, options: object, inputs: readonly string[]): string => {
+  const hash = createHash("sha256").update(version).update(JSON.stringify(options));
+  for (const input of inputs) hash.update(`\0${input}\0`).update(fs.readFileSync(input));
+  return hash.digest("hex");
+};
+
+/** The inputs and key the cached bundle was built from, if it is there whole. */
+const readCachedKey = (keyFile: string): { readonly inputs: string[]; readonly key: string } | null => {
+  try {
+    return JSON.parse(fs.readFileSync(keyFile, "utf8")) as { inputs: string[]; key: string };
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The preview script in `cacheDir`, bundled again only when a file it was bundled from changed: on a content
+ * push, the bundle esbuild would make is the last build's, so that one is kept. Its key is written last, so a
+ * bundle cut short by a stopped build has none and is made again.
+ */
+const bundlePreviews = async (cacheDir: string): Promise<string> => {
   // Loaded when the screen is written: esbuild refuses to load under jsdom, where tests import gatsby-node.
-  const { build } = await import("esbuild");
-  await build({
+  const { build, version } = await import("esbuild");
+  const options = {
     entryPoints: [path.join(sourceDir, "register.tsx")],
-    outfile: script,
     bundle: true,
     format: "iife",
     minify: true,
@@ -35,7 +58,36 @@ export const writePreviews = async (adminDir: string): Promise<string[]> => {
     define: { "process.env.NODE_ENV": '"production"' },
     legalComments: "linked",
     logLevel: "silent",
-  });
+  } satisfies BuildOptions;
+  const script = path.join(cacheDir, path.basename(PREVIEW_SCRIPT));
+  const keyFile = path.join(cacheDir, "key.json");
+  const cached = readCachedKey(keyFile);
+  const stillCurrent = (found: NonNullable<typeof cached>) => {
+    try {
+      return keyOf(version, options, found.inputs) === found.key;
+    } catch {
+      return false;
+    }
+  };
+  if (cached && fs.existsSync(script) && stillCurrent(cached)) return script;
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+  const { metafile } = await build({ ...options, outfile: script, metafile: true });
+  const inputs = Object.keys(metafile.inputs).sort();
+  fs.writeFileSync(keyFile, JSON.stringify({ inputs, key: keyOf(version, options, inputs) }));
+  return script;
+};
+
+/**
+ * Writes the preview bundle, its content and the files the content links to into `adminDir`; returns their paths
+ * in it. The bundle is kept in `cacheDir` between builds (Gatsby's cache folder for the site's plugin, which a
+ * release's build keeps from one push to the next and a full build starts without).
+ */
+export const writePreviews = async (adminDir: string, cacheDir: string): Promise<string[]> => {
+  const script = await bundlePreviews(cacheDir);
+  const target = path.join(adminDir, PREVIEW_SCRIPT);
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.copyFileSync(script, target);
+  fs.copyFileSync(`${script}.LEGAL.txt`, `${target}.LEGAL.txt`);
   const content = readPreviewContent();
   fs.writeFileSync(path.join(adminDir, PREVIEW_CONTENT_FILE), toJsonText(content));
   for (const file of content.linkedFiles) {
