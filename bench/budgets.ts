@@ -61,8 +61,9 @@ export const p95AllowanceMs = (baselineP95Ms: number, ratio: number, floorMs: nu
 
 /**
  * Gatsby's phases that take about the same time in every incremental build, whatever the push changed, as its log
- * names them: compiling its own files, loading the plugins, the site's onPreBootstrap, extracting every
- * component's queries, compiling the functions, and the bundles and HTML renderer from webpack's cache. A push's
+ * names them: compiling its own files, loading the plugins, onPreBootstrap (the functions' compilation, which
+ * Gatsby's functions plugin runs there, included), extracting every component's queries, and the bundles and HTML
+ * renderer from webpack's cache. A push's
  * webhook to live is judged against their sum in the same build, so that a machine slow for the whole run slows
  * both sides, while work that grows with the push (images processed, pages rendered, files compressed) does not
  * hide in it.
@@ -72,7 +73,6 @@ export const FIXED_BUILD_PHASES = [
   "load plugins",
   "onPreBootstrap",
   "extract queries from components",
-  "Compiling Gatsby Functions",
   "Building production JavaScript and CSS bundles",
   "Building HTML renderer",
 ] as const;
