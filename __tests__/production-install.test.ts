@@ -95,7 +95,7 @@ describe("the production server runs compiled, and a serving-only install (npm c
   it("npm run serve runs the compiled server with node alone: no npm, no TypeScript loader", () => {
     expect(pkg.scripts.serve).toBe("node dist/server/main.js");
     expect(pkg.scripts.build).toMatch(/&& npm run build:server$/);
-    expect(pkg.scripts["build:server"]).toBe("tsc -b tsconfig.server.json");
+    expect(pkg.scripts["build:server"]).toBe("tsc -p tsconfig.server.json");
   });
 
   it("every package npm run serve loads is a dependency", () => {

@@ -8,7 +8,7 @@ import { enterRunTempRoot } from "../../testing/run-temp-root";
  */
 export default (): void => {
   enterRunTempRoot("site-jest-");
-  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-b", "tsconfig.server.json"], {
+  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.server.json"], {
     cwd: path.resolve(__dirname, "../.."),
     stdio: "inherit",
   });
