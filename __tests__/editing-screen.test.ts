@@ -75,8 +75,8 @@ describe("the editing screen in public/admin/", () => {
   });
 
   it("bundles the previews again only when a file they were bundled from changed, or the last bundle was cut short", async () => {
-    const cachedScript = path.join(cacheDir, "preview.js");
-    const keyFile = path.join(cacheDir, "key.json");
+    const cachedScript = path.join(cacheDir, "preview-bundle", "preview.js");
+    const keyFile = path.join(cacheDir, "preview-bundle", "key.json");
     const previewScript = () => fs.readFileSync(path.join(adminDir, "preview", "preview.js"), "utf8");
     // A mark in the kept bundle: a build that keeps it copies the mark, one that bundles again does not.
     const mark = () => fs.appendFileSync(cachedScript, "\n/* kept */");

@@ -17,12 +17,23 @@ const sourceDir = path.resolve("src", "admin", "preview");
 const PREVIEW_SCRIPT = `${PREVIEW_FOLDER}preview.js`;
 
 /**
- * The bundle's key: esbuild's version, its options, and the path and content of every file the last bundle read.
+ * Files esbuild reads besides those it bundles: the TypeScript settings it takes from tsconfig.json, and the
+ * packages' manifests it resolves through, which change with the lockfile.
+ */
+const SETTINGS_FILES = ["tsconfig.json", "package.json", "package-lock.json"];
+
+/**
+ * The bundle's key: esbuild's version, its options, the settings files, and for every file bundled its path, its
+ * content and the names beside it in its folder (a file added there may be what an import resolves to now).
  * Throws when one of them is gone.
  */
 const keyOf = (version: string, options: object, inputs: readonly string[]): string => {
   const hash = createHash("sha256").update(version).update(JSON.stringify(options));
-  for (const input of inputs) hash.update(`\0${input}\0`).update(fs.readFileSync(input));
+  for (const input of [...SETTINGS_FILES, ...inputs]) hash.update(`\0${input}\0`).update(fs.readFileSync(input));
+  const folders = new Set(
+    inputs.filter((input) => !input.startsWith("node_modules/")).map((input) => path.dirname(input)),
+  );
+  for (const folder of [...folders].sort()) hash.update(`\0${folder}/\0${fs.readdirSync(folder).sort().join("\0")}`);
   return hash.digest("hex");
 };
 
@@ -36,9 +47,10 @@ const readCachedKey = (keyFile: string): { readonly inputs: string[]; readonly k
 };
 
 /**
- * The preview script in `cacheDir`, bundled again only when a file it was bundled from changed: on a content
- * push, the bundle esbuild would make is the last build's, so that one is kept. Its key is written last, so a
- * bundle cut short by a stopped build has none and is made again.
+ * The preview script in `cacheDir`, bundled again only when a file it was bundled from, or a settings file,
+ * changed: on a content push, the bundle esbuild would make is the last build's, so that one is kept. Its key is
+ * written last, and not at all when a file it was bundled from changed while esbuild ran: a bundle cut short or
+ * made from a file half saved is made again by the next build.
  */
 const bundlePreviews = async (cacheDir: string): Promise<string> => {
   // Loaded when the screen is written: esbuild refuses to load under jsdom, where tests import gatsby-node.
@@ -71,19 +83,22 @@ const bundlePreviews = async (cacheDir: string): Promise<string> => {
   };
   if (cached && fs.existsSync(script) && stillCurrent(cached)) return script;
   fs.rmSync(cacheDir, { recursive: true, force: true });
+  const startedAt = Date.now();
   const { metafile } = await build({ ...options, outfile: script, metafile: true });
   const inputs = Object.keys(metafile.inputs).sort();
-  fs.writeFileSync(keyFile, JSON.stringify({ inputs, key: keyOf(version, options, inputs) }));
+  const key = keyOf(version, options, inputs);
+  const unchanged = [...SETTINGS_FILES, ...inputs].every((input) => fs.statSync(input).mtimeMs < startedAt);
+  if (unchanged) fs.writeFileSync(keyFile, JSON.stringify({ inputs, key }));
   return script;
 };
 
 /**
  * Writes the preview bundle, its content and the files the content links to into `adminDir`; returns their paths
- * in it. The bundle is kept in `cacheDir` between builds (Gatsby's cache folder for the site's plugin, which a
- * release's build keeps from one push to the next and a full build starts without).
+ * in it. The bundle is kept in a folder of its own under `cacheDir` between builds (Gatsby's cache folder for the
+ * site's plugin, which a release's build keeps from one push to the next and a full build starts without).
  */
 export const writePreviews = async (adminDir: string, cacheDir: string): Promise<string[]> => {
-  const script = await bundlePreviews(cacheDir);
+  const script = await bundlePreviews(path.join(cacheDir, "preview-bundle"));
   const target = path.join(adminDir, PREVIEW_SCRIPT);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.copyFileSync(script, target);
