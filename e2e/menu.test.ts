@@ -32,7 +32,7 @@ test.describe("with JavaScript off", () => {
       for (const link of headerLinks) {
         await page.goto(path);
         await expect(menu(page)).toBeHidden();
-        // Reached by keyboard as well: the summary takes focus, Enter opens it, Tab goes into the list.
+        // Opened by keyboard as well: the summary takes focus and Enter opens it; then the link is followed.
         await menuSummary(page).focus();
         await page.keyboard.press("Enter");
         await expect(menu(page)).toBeVisible();
