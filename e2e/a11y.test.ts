@@ -47,31 +47,41 @@ for (const width of [375, 1280]) {
   });
 }
 
-/** Tabs through the page and records each element that takes focus, with whether its focus is visible. */
+/**
+ * Tabs through the page and records each element that takes focus, with whether its focus is visible. Each is
+ * marked as it takes focus and named once the walk is over, by its place in the document then: images that load as
+ * the walk scrolls them into view add elements, and a place read before and after them would differ.
+ */
 const tabThrough = async (page: Page, limit: number) => {
-  const stops: { key: string; visibleFocus: boolean; inViewport: boolean }[] = [];
+  const stops: { visibleFocus: boolean; inViewport: boolean }[] = [];
   for (let index = 0; index < limit; index += 1) {
     await page.keyboard.press("Tab");
-    const stop = await page.evaluate(() => {
+    const stop = await page.evaluate((order) => {
       const element = document.activeElement as HTMLElement | null;
-      if (!element || element === document.body) return null;
+      if (!element || element === document.body || element.dataset.tabStop !== undefined) return null;
+      element.dataset.tabStop = String(order);
       const style = getComputedStyle(element);
       const rect = element.getBoundingClientRect();
       const ringed =
         (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== "none";
-      // Indexed within <body>: scripts the page adds to <head> as it loads code must not renumber its controls.
-      const all = [...document.body.querySelectorAll("*")];
       return {
-        key: `${all.indexOf(element)}:${element.tagName.toLowerCase()}:${element.getAttribute("href") ?? element.getAttribute("name") ?? element.getAttribute("aria-label") ?? element.textContent.trim().slice(0, 30)}`,
         visibleFocus: ringed,
         inViewport: rect.bottom > 0 && rect.top < window.innerHeight && rect.width > 0,
       };
-    });
+    }, index);
     if (!stop) break;
-    if (stops.some((seen) => seen.key === stop.key)) break;
     stops.push(stop);
   }
-  return stops;
+  const keys = await page.evaluate((count) => {
+    // Indexed within <body>: scripts the page adds to <head> as it loads code must not renumber its controls.
+    const all = [...document.body.querySelectorAll("*")];
+    return Array.from({ length: count }, (_, order) => {
+      const element = document.querySelector<HTMLElement>(`[data-tab-stop="${order}"]`);
+      if (!element) return `${order}: no longer in the page`;
+      return `${all.indexOf(element)}:${element.tagName.toLowerCase()}:${element.getAttribute("href") ?? element.getAttribute("name") ?? element.getAttribute("aria-label") ?? element.textContent.trim().slice(0, 30)}`;
+    });
+  }, stops.length);
+  return stops.map((stop, order) => ({ ...stop, key: keys[order] ?? "" }));
 };
 
 // The menu folds away below the md breakpoint only.
