@@ -10,8 +10,10 @@ import {
   fixedPhaseSeconds,
   IMAGE_PROCESSING_PHASE,
   p95AllowanceMs,
+  isMeasured,
   pushOverFixedPhases,
   type Budgets,
+  type Figure,
 } from "./budgets";
 import type { BenchReport, NetlifyLoadFigures, LighthouseFigures, ReadBack, ReferenceFigures } from "./report";
 
@@ -58,10 +60,6 @@ export interface BudgetCheck {
   readonly limit: string;
   readonly ok: boolean;
 }
-
-type Figure = number | null | undefined;
-
-const isMeasured = (value: Figure): value is number => typeof value === "number" && Number.isFinite(value);
 
 const notMeasured = "not measured";
 

@@ -63,10 +63,9 @@ export const p95AllowanceMs = (baselineP95Ms: number, ratio: number, floorMs: nu
  * Gatsby's phases that take about the same time in every incremental build, whatever the push changed, as its log
  * names them: compiling its own files, loading the plugins, onPreBootstrap (the functions' compilation, which
  * Gatsby's functions plugin runs there, included), extracting every component's queries, and the bundles and HTML
- * renderer from webpack's cache. A push's
- * webhook to live is judged against their sum in the same build, so that a machine slow for the whole run slows
- * both sides, while work that grows with the push (images processed, pages rendered, files compressed) does not
- * hide in it.
+ * renderer from webpack's cache. A push's webhook to live is judged against their sum in the same build, so that a
+ * machine slow for the whole run slows both sides, while work that grows with the push (images processed, pages
+ * rendered, files compressed) does not hide in it.
  */
 export const FIXED_BUILD_PHASES = [
   "compile gatsby files",
@@ -90,15 +89,19 @@ export const fixedPhaseSeconds = (
   return Number(sum.toFixed(1));
 };
 
+/** A figure a bench wrote, or one it could not measure. */
+export type Figure = number | null | undefined;
+
+/** Whether a bench measured the figure: a number, and a finite one. */
+export const isMeasured = (value: Figure): value is number => typeof value === "number" && Number.isFinite(value);
+
 /** A push's webhook to live over its build's fixed phases, to two places; null where either was not measured. */
 export const pushOverFixedPhases = (
-  seconds: number | null | undefined,
-  phases: Readonly<Record<string, number | null | undefined>> | undefined,
+  seconds: Figure,
+  phases: Readonly<Record<string, Figure>> | undefined,
 ): number | null => {
   const fixed = fixedPhaseSeconds(phases);
-  return typeof seconds === "number" && Number.isFinite(seconds) && fixed !== null && fixed > 0
-    ? Number((seconds / fixed).toFixed(2))
-    : null;
+  return isMeasured(seconds) && fixed !== null && fixed > 0 ? Number((seconds / fixed).toFixed(2)) : null;
 };
 
 /** The phase in which gatsby-plugin-sharp processes images, as Gatsby's log names it. */

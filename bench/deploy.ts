@@ -402,8 +402,12 @@ const describeLatency = (what: string, latency: Latency) =>
 /** An editor's wait for a content-only push, webhook to live, that the fast loop aims at (npm run check:budgets gates a ratio). */
 const CONTENT_PUSH_GOAL_SECONDS = 15;
 
-const againstFixedPhases = (seconds: number, phases: Readonly<Record<string, number>>) =>
-  `${pushOverFixedPhases(seconds, phases) ?? "?"}x its build's fixed phases, ${fixedPhaseSeconds(phases) ?? "not all in its log"} s`;
+const againstFixedPhases = (seconds: number, phases: Readonly<Record<string, number>>) => {
+  const fixed = fixedPhaseSeconds(phases);
+  return fixed === null
+    ? "its build's fixed phases not all in its log"
+    : `${pushOverFixedPhases(seconds, phases)}x its build's fixed phases, ${fixed} s`;
+};
 
 export const printDeploy = (figures: DeployFigures) => {
   console.log(
