@@ -6,7 +6,8 @@
 // without systemd. The machine is set up as the guide says (the service user, the checkout at /srv, the
 // environment file in /etc, Node 24 and npm at /usr/local/bin), with a bare repository on this machine in
 // GitHub's place; pushes then go live, or fail with their real reason, through real installs and builds.
-// Everything it makes is removed afterwards; it refuses to run where any of it already exists.
+// Everything it makes is removed afterwards; it refuses to run where any of it already exists, unless a run of
+// its own that was cut short left it (see CLAIM).
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -56,10 +57,90 @@ const PUSH_EXAMPLE = (examples.find((definition) => definition.name === "push")?
 >;
 // A real install and build at idle priority in the sandbox, on two cores.
 const DEPLOY_TIMEOUT_MS = 15 * 60_000;
+// Another run on the same machine, from start to end.
+const CLAIM_WAIT_MS = 15 * 60_000;
 jest.setTimeout(DEPLOY_TIMEOUT_MS + 60_000);
 
 /** What the test made on the machine, removed afterwards in reverse order. */
 const made: (() => void)[] = [];
+
+/**
+ * A run's claim on the machine: its process and the boot it ran in, written before it makes anything and removed
+ * after everything it made. A claim whose process is gone is a run cut short (killed, or its machine restarted),
+ * and what it left is removed before this run sets up; a live claim is another run, waited for. Without a claim,
+ * what exists is another install's, and refused.
+ */
+const CLAIM = "/var/tmp/cardinal-site-unit-sandbox.claim";
+const bootId = () => fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+const installedUnits = () =>
+  [unitFile, buildUnitFile, buildSocketFile].map((file) => path.join("/etc/systemd/system", path.basename(file)));
+/** Everything a run makes on the machine outside its own temporary folder. */
+const machineFootprint = () => [
+  CHECKOUT,
+  ORIGIN,
+  ENV_FILE,
+  BACKUPS,
+  buildSocket.path,
+  ...[...grantedDirectories(unit), ...grantedDirectories(buildUnit)].map((folder) => folder.path),
+  ...installedUnits(),
+];
+interface Claim {
+  pid: number;
+  boot: string;
+  /** The process groups the run started (the units' sandboxes), which outlive it when it is killed. */
+  groups: number[];
+}
+const readClaim = (): Claim | null => {
+  try {
+    return JSON.parse(fs.readFileSync(CLAIM, "utf8")) as Claim;
+  } catch {
+    return null;
+  }
+};
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const claimHolder = (): number | null => {
+  const claim = readClaim();
+  return claim?.boot === bootId() && isAlive(claim.pid) ? claim.pid : null;
+};
+const claimGroup = (group: number) => {
+  const claim = readClaim();
+  if (claim?.pid === process.pid)
+    fs.writeFileSync(CLAIM, JSON.stringify({ ...claim, groups: [...claim.groups, group] }));
+};
+const removeCutShortRun = (claim: Claim | null) => {
+  for (const group of claim?.boot === bootId() ? claim.groups : []) {
+    if (isAlive(-group)) process.kill(-group, "SIGKILL");
+  }
+  for (const user of [USER, BUILD_USER]) spawnSync("pkill", ["-KILL", "-u", user]);
+  for (const taken of machineFootprint()) {
+    fs.rmSync(taken, { recursive: true, force: true });
+    const folder = path.dirname(taken);
+    for (const entry of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
+      if (entry.startsWith(`${path.basename(taken)}.discarded-`))
+        fs.rmSync(path.join(folder, entry), { recursive: true, force: true });
+    }
+  }
+  for (const user of [USER, BUILD_USER]) spawnSync("userdel", [user]);
+};
+const claimMachine = async () => {
+  const waitUntil = Date.now() + CLAIM_WAIT_MS;
+  for (let holder = claimHolder(); holder !== null; holder = claimHolder()) {
+    if (Date.now() > waitUntil) throw new Error(`another run of this test (process ${holder}) holds ${CLAIM}`);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+  }
+  if (fs.existsSync(CLAIM)) {
+    process.stderr.write(`${CLAIM} is a run cut short: removing what it left on the machine\n`);
+    removeCutShortRun(readClaim());
+  }
+  fs.writeFileSync(CLAIM, JSON.stringify({ pid: process.pid, boot: bootId(), groups: [] } satisfies Claim));
+};
 /**
  * A folder the test made, moved aside at once and removed in the background at the lowest priority: its trees of
  * modules and caches took most of the teardown's time, which nothing after the test needs to wait for.
@@ -154,6 +235,7 @@ const launch = async (
   const [program, ...args] = command;
   const before = output.join("").length;
   const child = spawn(program!, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  if (child.pid !== undefined) claimGroup(child.pid);
   child.stdout.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   await until(`"${ready}"`, () => (output.join("").slice(before).includes(ready) ? true : undefined));
@@ -354,120 +436,126 @@ const setHeadline = (text: unknown) => (checkout: string) =>
     (home.hero as Record<string, unknown>).headline = text;
   });
 
-beforeAll(async () => {
-  if (process.getuid?.() !== 0)
-    throw new Error("npm run test:sandbox sets up a user, /srv, /etc and /var: run it as root");
-  for (const tool of ["bwrap", "setpriv", "systemd-analyze"]) {
-    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
-      throw new Error(`${tool} is missing: apt-get install bubblewrap util-linux systemd`);
+beforeAll(
+  async () => {
+    if (process.getuid?.() !== 0)
+      throw new Error("npm run test:sandbox sets up a user, /srv, /etc and /var: run it as root");
+    for (const tool of ["bwrap", "setpriv", "systemd-analyze"]) {
+      if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
+        throw new Error(`${tool} is missing: apt-get install bubblewrap util-linux systemd`);
+      }
     }
-  }
-  if (!fs.existsSync(path.join(root, "public", "index.html")) || !fs.existsSync(path.join(root, "dist", "server"))) {
-    throw new Error("No build: run npm run build first");
-  }
-  const granted = [...grantedDirectories(unit), ...grantedDirectories(buildUnit)].map((folder) => folder.path);
-  for (const taken of [CHECKOUT, ORIGIN, ENV_FILE, BACKUPS, buildSocket.path, ...granted]) {
-    if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
-  }
-  for (const user of [USER, BUILD_USER])
-    if (spawnSync("id", [user]).status === 0) throw new Error(`the user ${user} exists already`);
+    if (!fs.existsSync(path.join(root, "public", "index.html")) || !fs.existsSync(path.join(root, "dist", "server"))) {
+      throw new Error("No build: run npm run build first");
+    }
+    await claimMachine();
+    for (const taken of machineFootprint()) {
+      if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
+    }
+    for (const user of [USER, BUILD_USER])
+      if (spawnSync("id", [user]).status === 0) throw new Error(`the user ${user} exists already`);
 
-  // The guide's steps, as root: the service's user and the builds'.
-  const addUser = (name: string): { uid: number; gid: number } => {
-    execFileSync("useradd", [
-      "--system",
-      "--home-dir",
-      "/nonexistent",
-      "--no-create-home",
-      "--shell",
-      "/usr/sbin/nologin",
-      name,
-    ]);
-    made.push(() => void spawnSync("userdel", [name]));
-    return {
-      uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8" })),
-      gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8" })),
+    // The guide's steps, as root: the service's user and the builds'.
+    const addUser = (name: string): { uid: number; gid: number } => {
+      execFileSync("useradd", [
+        "--system",
+        "--home-dir",
+        "/nonexistent",
+        "--no-create-home",
+        "--shell",
+        "/usr/sbin/nologin",
+        name,
+      ]);
+      made.push(() => void spawnSync("userdel", [name]));
+      return {
+        uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8" })),
+        gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8" })),
+      };
     };
-  };
-  ({ uid, gid } = addUser(USER));
-  ({ uid: buildUid, gid: buildGid } = addUser(BUILD_USER));
-  // GitHub's place: this commit, in a bare repository the service user can fetch from.
-  // --no-local: hard links into this checkout's objects would change their owner with the chown below.
-  git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
-  made.push(() => discard(ORIGIN));
-  // The branch the guide's environment file deploys, at this commit, whatever branch (or none) this checkout is on.
-  const deployBranch = /^DEPLOY_BRANCH=(\S+)$/m.exec(fs.readFileSync(ENV_EXAMPLE, "utf8"))?.[1] ?? "";
-  git(ORIGIN, "update-ref", `refs/heads/${deployBranch}`, "HEAD");
-  git(ORIGIN, "symbolic-ref", "HEAD", `refs/heads/${deployBranch}`);
-  execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
-  fs.mkdirSync(CHECKOUT);
-  made.push(() => discard(CHECKOUT));
-  execFileSync("chown", [`${USER}:${USER}`, CHECKOUT]);
-  execFileSync(
-    "setpriv",
-    [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "git", "clone", "--quiet", ORIGIN, CHECKOUT],
-    {
-      env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
-    },
-  );
-  // The install and first build the guide runs (npm ci, npm run build), taken from this checkout's own: same commit.
-  for (const folder of ["node_modules", "public", "dist"]) {
-    execFileSync("cp", ["-a", path.join(root, folder), path.join(CHECKOUT, folder)]);
-  }
-  fs.rmSync(path.join(CHECKOUT, "node_modules", ".cache"), { recursive: true, force: true });
-  execFileSync("chown", ["-R", `${USER}:${USER}`, CHECKOUT]);
-
-  port = 9400 + (process.pid % 500);
-  const sample = fs.readFileSync(ENV_EXAMPLE, "utf8");
-  const values: Record<string, string | null> = {
-    PORT: String(port),
-    SMTP_URL: null,
-    INQUIRY_TO: null,
-    INQUIRY_FROM: null,
-    DEPLOY_REPOSITORY: `file://${ORIGIN}`,
-    DEPLOY_WEBHOOK_SECRET: `'${SECRET}'`,
-    CMS_GITHUB_REPO: "cardinal-ridge-supply/site",
-  };
-  const envText = sample
-    .split("\n")
-    .map((line) => {
-      const name = /^([A-Z_]+)=/.exec(line)?.[1];
-      if (name === undefined || !(name in values)) return line;
-      const value = values[name];
-      return value === null ? `#${line}` : `${name}=${value}`;
-    })
-    .join("\n")
-    // The steady traffic below comes from one address, past the per-visitor limits: a page every 20 ms and an
-    // inquiry a second.
-    .concat(`\nINQUIRY_RATE_LIMIT_REQUESTS=100000\nSITE_REQUESTS_PER_MINUTE=0\nHEALTH_TOKEN=${TEST_HEALTH_TOKEN}\n`);
-  // Root's alone, as the guide installs it: systemd and the operator's command read it as root.
-  fs.writeFileSync(ENV_FILE, envText, { mode: 0o600 });
-  made.push(() => fs.rmSync(ENV_FILE, { force: true }));
-  execFileSync("chown", ["root:root", ENV_FILE]);
-  fs.chmodSync(ENV_FILE, 0o600);
-
-  // The backups' folder as the guide makes it: the service user's, mode 700.
-  fs.mkdirSync(BACKUPS, { mode: 0o700 });
-  made.push(() => discard(BACKUPS));
-  execFileSync("chown", [`${USER}:${USER}`, BACKUPS]);
-
-  // What systemd does before it starts a service: the granted directories, owned by its user.
-  for (const [of, user] of [
-    [unit, USER],
-    [buildUnit, BUILD_USER],
-  ] as const) {
-    for (const folder of grantedDirectories(of)) {
-      fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
-      made.push(() => discard(folder.path));
-      execFileSync("chown", [`${user}:${user}`, folder.path]);
+    ({ uid, gid } = addUser(USER));
+    ({ uid: buildUid, gid: buildGid } = addUser(BUILD_USER));
+    // GitHub's place: this commit, in a bare repository the service user can fetch from.
+    // --no-local: hard links into this checkout's objects would change their owner with the chown below.
+    git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
+    made.push(() => discard(ORIGIN));
+    // The branch the guide's environment file deploys, at this commit, whatever branch (or none) this checkout is on.
+    const deployBranch = /^DEPLOY_BRANCH=(\S+)$/m.exec(fs.readFileSync(ENV_EXAMPLE, "utf8"))?.[1] ?? "";
+    git(ORIGIN, "update-ref", `refs/heads/${deployBranch}`, "HEAD");
+    git(ORIGIN, "symbolic-ref", "HEAD", `refs/heads/${deployBranch}`);
+    execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
+    fs.mkdirSync(CHECKOUT);
+    made.push(() => discard(CHECKOUT));
+    execFileSync("chown", [`${USER}:${USER}`, CHECKOUT]);
+    execFileSync(
+      "setpriv",
+      [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "git", "clone", "--quiet", ORIGIN, CHECKOUT],
+      {
+        env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
+      },
+    );
+    // The install and first build the guide runs (npm ci, npm run build), taken from this checkout's own: same commit.
+    for (const folder of ["node_modules", "public", "dist"]) {
+      execFileSync("cp", ["-a", path.join(root, folder), path.join(CHECKOUT, folder)]);
     }
-  }
-  made.push(() => fs.rmSync(buildSocket.path, { force: true }));
-  memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "1G", 10) * 1024, "unit-sandbox");
-  buildMemory = memoryLimit(Number.parseInt(setting(buildUnit, "MemoryMax") ?? "4G", 10) * 1024, "unit-sandbox-build");
-  await startBuildUnit();
-  figures.startSeconds = await startService();
-}, 10 * 60_000);
+    fs.rmSync(path.join(CHECKOUT, "node_modules", ".cache"), { recursive: true, force: true });
+    execFileSync("chown", ["-R", `${USER}:${USER}`, CHECKOUT]);
+
+    port = 9400 + (process.pid % 500);
+    const sample = fs.readFileSync(ENV_EXAMPLE, "utf8");
+    const values: Record<string, string | null> = {
+      PORT: String(port),
+      SMTP_URL: null,
+      INQUIRY_TO: null,
+      INQUIRY_FROM: null,
+      DEPLOY_REPOSITORY: `file://${ORIGIN}`,
+      DEPLOY_WEBHOOK_SECRET: `'${SECRET}'`,
+      CMS_GITHUB_REPO: "cardinal-ridge-supply/site",
+    };
+    const envText = sample
+      .split("\n")
+      .map((line) => {
+        const name = /^([A-Z_]+)=/.exec(line)?.[1];
+        if (name === undefined || !(name in values)) return line;
+        const value = values[name];
+        return value === null ? `#${line}` : `${name}=${value}`;
+      })
+      .join("\n")
+      // The steady traffic below comes from one address, past the per-visitor limits: a page every 20 ms and an
+      // inquiry a second.
+      .concat(`\nINQUIRY_RATE_LIMIT_REQUESTS=100000\nSITE_REQUESTS_PER_MINUTE=0\nHEALTH_TOKEN=${TEST_HEALTH_TOKEN}\n`);
+    // Root's alone, as the guide installs it: systemd and the operator's command read it as root.
+    fs.writeFileSync(ENV_FILE, envText, { mode: 0o600 });
+    made.push(() => fs.rmSync(ENV_FILE, { force: true }));
+    execFileSync("chown", ["root:root", ENV_FILE]);
+    fs.chmodSync(ENV_FILE, 0o600);
+
+    // The backups' folder as the guide makes it: the service user's, mode 700.
+    fs.mkdirSync(BACKUPS, { mode: 0o700 });
+    made.push(() => discard(BACKUPS));
+    execFileSync("chown", [`${USER}:${USER}`, BACKUPS]);
+
+    // What systemd does before it starts a service: the granted directories, owned by its user.
+    for (const [of, user] of [
+      [unit, USER],
+      [buildUnit, BUILD_USER],
+    ] as const) {
+      for (const folder of grantedDirectories(of)) {
+        fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
+        made.push(() => discard(folder.path));
+        execFileSync("chown", [`${user}:${user}`, folder.path]);
+      }
+    }
+    made.push(() => fs.rmSync(buildSocket.path, { force: true }));
+    memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "1G", 10) * 1024, "unit-sandbox");
+    buildMemory = memoryLimit(
+      Number.parseInt(setting(buildUnit, "MemoryMax") ?? "4G", 10) * 1024,
+      "unit-sandbox-build",
+    );
+    await startBuildUnit();
+    figures.startSeconds = await startService();
+  },
+  CLAIM_WAIT_MS + 10 * 60_000,
+);
 
 /**
  * A walk of the whole disk begun ahead of the last test's own, at the lowest priority: most of that walk's time went
@@ -497,6 +585,7 @@ afterAll(async () => {
     }
   }
   for (const undo of made.reverse()) undo();
+  if (claimHolder() === process.pid) fs.rmSync(CLAIM);
   // A cgroup empties once the processes bwrap's death took with it have ended.
   for (const limit of [memory, buildMemory]) {
     for (let tries = 0; limit && tries < 50; tries += 1) {
