@@ -43,7 +43,9 @@ const linkFor = (
   return `${url.pathname}${url.search}`;
 };
 /** The link's fields, as the page's form posts them back. */
-const fieldsOf = (link: string) => new URL(link, "https://desk.example").searchParams;
+const fieldsOf = (link: string) => new URL(link, RELEASE_ORIGIN).searchParams;
+/** A deploy preview's address: the same site's code, at another host than the release origin's. */
+const PREVIEW_ORIGIN = "https://deploy-preview-42--cardinal-ridge.netlify.app";
 const withField = (link: string, name: string, value: string) => {
   const fields = fieldsOf(link);
   fields.set(name, value);
@@ -84,9 +86,14 @@ describe("/api/inquiry-release on the single server", () => {
     await hook.close();
   });
 
-  const get = (link: string) => app.fetch(`${app.origin}${link}`);
-  const post = (link: string, headers: Record<string, string> = { "Sec-Fetch-Site": "same-origin" }) =>
-    app.fetch(`${app.origin}${RELEASE_PATH}`, {
+  // Through app.inject(), whose Host is the address's: the release origin's, where the desk opens its links.
+  const get = (link: string, at = RELEASE_ORIGIN) => app.fetch(`${at}${link}`);
+  const post = (
+    link: string,
+    headers: Record<string, string> = { "Sec-Fetch-Site": "same-origin" },
+    at = RELEASE_ORIGIN,
+  ) =>
+    app.fetch(`${at}${RELEASE_PATH}`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
       body: fieldsOf(link).toString(),
@@ -100,7 +107,7 @@ describe("/api/inquiry-release on the single server", () => {
     await openOutbox(config).add(record);
     const link = linkFor(record);
     for (const method of ["GET", "HEAD"]) {
-      const page = await app.fetch(`${app.origin}${link}`, { method });
+      const page = await app.fetch(`${RELEASE_ORIGIN}${link}`, { method });
       expect([method, page.status]).toEqual([method, 200]);
       expect(page.headers.get("content-security-policy")).toBe(resultPagePolicy);
       expect(page.headers.get("referrer-policy")).toBe("no-referrer");
@@ -244,6 +251,31 @@ describe("/api/inquiry-release on the single server", () => {
     expect(await stateOf("CRS-7K4M-2Q9D")).toBe("quarantined");
   });
 
+  it("is not there at another host than INQUIRY_RELEASE_ORIGIN's, as at a deploy preview's", async () => {
+    await start();
+    const record = heldAnHourAgo("CRS-7K4M-2Q9D");
+    await openOutbox(config).add(record);
+    const link = linkFor(record);
+    for (const elsewhere of [app.origin, PREVIEW_ORIGIN]) {
+      expect([elsewhere, (await get(link, elsewhere)).status]).toEqual([elsewhere, 404]);
+      expect([elsewhere, (await post(link, { "Sec-Fetch-Site": "same-origin" }, elsewhere)).status]).toEqual([
+        elsewhere,
+        404,
+      ]);
+    }
+    await app.delivered();
+    expect([await stateOf("CRS-7K4M-2Q9D"), hook.received.length]).toEqual(["quarantined", 0]);
+    expect(logs.filter((line) => line.endsWith("not at INQUIRY_RELEASE_ORIGIN's host: answered as not found"))).toEqual(
+      [
+        'release page asked for at "site.test", not at INQUIRY_RELEASE_ORIGIN\'s host: answered as not found',
+        'release page asked for at "site.test", not at INQUIRY_RELEASE_ORIGIN\'s host: answered as not found',
+        'release page asked for at "deploy-preview-42--cardinal-ridge.netlify.app", not at INQUIRY_RELEASE_ORIGIN\'s host: answered as not found',
+        'release page asked for at "deploy-preview-42--cardinal-ridge.netlify.app", not at INQUIRY_RELEASE_ORIGIN\'s host: answered as not found',
+      ],
+    );
+    expect((await get(link)).status).toBe(200);
+  });
+
   it("is not there where release links are not set up", async () => {
     await start({ INQUIRY_RELEASE_SECRET: "" });
     const record = heldAnHourAgo("CRS-7K4M-2Q9D");
@@ -283,7 +315,7 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, on Postgres"
           remoteAddress: null,
           bodyIn: "adapter",
           contentType: "application/x-www-form-urlencoded",
-          headers: { "sec-fetch-site": "same-origin", ...headers },
+          headers: { host: new URL(RELEASE_ORIGIN).host, "sec-fetch-site": "same-origin", ...headers },
         });
 
       const page = await call("GET", link);
@@ -293,6 +325,14 @@ describe("/api/inquiry-release as the Gatsby Function Netlify runs, on Postgres"
       for (const [name, value] of Object.entries(commonHeaders).filter(([name]) => name !== "Referrer-Policy"))
         expect([name, page.headers[name.toLowerCase()]]).toEqual([name, value]);
       expect((await direct.entry("CRS-7K4M-2Q9D", 8))?.state).toBe("quarantined");
+
+      // A deploy preview, given production's secret and origin, at its own address: no page, nothing released.
+      const atPreview = { host: new URL(PREVIEW_ORIGIN).host };
+      expect((await call("GET", link, "", atPreview)).status).toBe(404);
+      expect((await call("POST", RELEASE_PATH, fieldsOf(link).toString(), atPreview)).status).toBe(404);
+      expect((await direct.entry("CRS-7K4M-2Q9D", 8))?.state).toBe("quarantined");
+      // The release origin's host with its default port named, as a client may send it: the page.
+      expect((await call("GET", link, "", { host: `${new URL(RELEASE_ORIGIN).host}:443` })).status).toBe(200);
 
       const released = await call("POST", RELEASE_PATH, fieldsOf(link).toString());
       expect(released.status).toBe(200);

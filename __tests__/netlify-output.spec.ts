@@ -921,7 +921,11 @@ describe("a held inquiry on the Netlify build, in Netlify Database (a local Post
     const altered = new URL(link, ORIGIN);
     altered.searchParams.set("expires", String(Number(altered.searchParams.get("expires")) + 86_400));
 
+    // A deploy preview given production's secret and origin, at its own address: no page, and nothing released.
+    const atPreview = { host: "deploy-preview-42--cardinal-ridge.netlify.app" };
     const { answers, log } = await invokeFunction(RELEASE_PATH, [
+      releaseEvent(link, "GET", atPreview),
+      releaseEvent(link, "POST", atPreview),
       releaseEvent(link),
       releaseEvent(link, "POST"),
       releaseEvent(link, "POST"),
@@ -929,7 +933,8 @@ describe("a held inquiry on the Netlify build, in Netlify Database (a local Post
       releaseEvent(link, "POST", { "sec-fetch-site": "cross-site" }),
       releaseEvent(`/.netlify/functions/${functionRoutedFrom(RELEASE_PATH)}${released.search}`),
     ]);
-    const [page, release, replay, forged, crossSite, direct] = answers;
+    const [previewPage, previewRelease, page, release, replay, forged, crossSite, direct] = answers;
+    expect([previewPage?.statusCode, previewRelease?.statusCode]).toEqual([404, 404]);
     expect(page?.statusCode).toBe(200);
     expect(page?.body).toContain(`<form method="post" action="${RELEASE_PATH}">`);
     expect(page?.body).not.toContain("<script");

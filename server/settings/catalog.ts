@@ -403,7 +403,7 @@ const digestSettings = {
       applies: SERVER_AND_FUNCTIONS,
       defaultText: "—",
       meaning:
-        "required with `INQUIRY_RELEASE_SECRET`: the origin the digest's release links point to, where the sales desk reaches the site (`https://www.example.com`)",
+        "required with `INQUIRY_RELEASE_SECRET`: the origin the digest's release links point to, where the sales desk reaches the site (`https://www.example.com`), and the only host at which `/api/inquiry-release` answers",
     },
     (value) => value.protocol === "https:" || isLoopbackHost(value.hostname),
   ),

@@ -80,6 +80,16 @@ const isCrossSite = (request: ReleaseRequest): boolean => {
   }
 };
 
+/**
+ * Whether the request reached the host release links point to. A deploy at another address (a Netlify deploy
+ * preview, whose database is a copy of production's) has no release page, whatever secret it was given.
+ */
+const isAtReleaseOrigin = (host: string, origin: string): boolean => {
+  const expected = new URL(origin);
+  const defaultPort = expected.protocol === "https:" ? "443" : "80";
+  return host === expected.host || host === `${expected.host}:${defaultPort}`;
+};
+
 export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
   const { content, log } = options;
   const now = options.now ?? (() => new Date());
@@ -145,10 +155,26 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
     return check.why === "expired" ? answer(410, { kind: "expired" }) : answer(400, { kind: "forged" });
   };
 
-  /** Null where release links are not set up: the adapters answer as for a path without a page. */
+  /** The release links' settings, where they are set up and the request reached their host; else null. */
+  const linksAt = (request: ReleaseRequest, config: InquiryConfig) => {
+    const links = config.digest.releaseLinks;
+    if (links === null) return null;
+    const host = request.host?.trim().toLowerCase() ?? "";
+    if (isAtReleaseOrigin(host, links.origin)) return links;
+    // A proxy that rewrites the host would hide every link from the desk: the operator is told which host came.
+    log.warn(
+      `release page asked for at ${JSON.stringify(host.slice(0, 100))}, not at INQUIRY_RELEASE_ORIGIN's host: answered as not found`,
+    );
+    return null;
+  };
+
+  /**
+   * Null where release links are not set up, or at another host than theirs: the adapters answer as for a path
+   * without a page.
+   */
   const handle = async (request: ReleaseRequest, outbox: InquiryOutbox): Promise<ReleaseOutcome | null> => {
     const config = options.config();
-    const links = config.digest.releaseLinks;
+    const links = linksAt(request, config);
     if (links === null) return null;
     const none = (reply: ReleaseReply): ReleaseOutcome => ({ reply, released: null });
     if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") {
