@@ -59,6 +59,8 @@ const PUSH_EXAMPLE = (examples.find((definition) => definition.name === "push")?
 const DEPLOY_TIMEOUT_MS = 15 * 60_000;
 // Another run on the same machine, from start to end.
 const CLAIM_WAIT_MS = 15 * 60_000;
+// The machine claimed, set up as the guide says, and both units started.
+const SETUP_TIMEOUT_MS = CLAIM_WAIT_MS + 10 * 60_000;
 jest.setTimeout(DEPLOY_TIMEOUT_MS + 60_000);
 
 /** What the test made on the machine, removed afterwards in reverse order. */
@@ -71,6 +73,8 @@ const made: (() => void)[] = [];
  * what exists is another install's, and refused.
  */
 const CLAIM = "/var/tmp/cardinal-site-unit-sandbox.claim";
+/** Where `discard` moves a folder aside, before the run's own process number. */
+const discardedPrefix = (folder: string) => `${folder}.discarded-`;
 const bootId = () => fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
 const installedUnits = () =>
   [unitFile, buildUnitFile, buildSocketFile].map((file) => path.join("/etc/systemd/system", path.basename(file)));
@@ -123,8 +127,8 @@ const removeCutShortRun = (claim: Claim | null) => {
     fs.rmSync(taken, { recursive: true, force: true });
     const folder = path.dirname(taken);
     for (const entry of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
-      if (entry.startsWith(`${path.basename(taken)}.discarded-`))
-        fs.rmSync(path.join(folder, entry), { recursive: true, force: true });
+      const aside = path.join(folder, entry);
+      if (aside.startsWith(discardedPrefix(taken))) fs.rmSync(aside, { recursive: true, force: true });
     }
   }
   for (const user of [USER, BUILD_USER]) spawnSync("userdel", [user]);
@@ -147,7 +151,7 @@ const claimMachine = async () => {
  */
 const discard = (folder: string) => {
   if (!fs.existsSync(folder)) return;
-  const aside = `${folder}.discarded-${process.pid}`;
+  const aside = `${discardedPrefix(folder)}${process.pid}`;
   fs.renameSync(folder, aside);
   spawn("nice", ["-n", "19", "ionice", "-c", "3", "rm", "-rf", aside], { detached: true, stdio: "ignore" }).unref();
 };
@@ -179,22 +183,14 @@ const figures: Record<string, number> = {};
 /**
  * Node 24 and npm at /usr/local/bin, and root's copies of the operator's command and of the unit, as the guide
  * installs them from the checkout: the command in the sandbox's view, the unit where the command reads it. Both
- * are made on the first call; a unit already installed is another machine's, and refused.
+ * are made on the first call, after beforeAll has refused a machine where a unit is installed already.
  */
 const machine = (): MachineOptions => {
   const npmCli = execFileSync("sh", ["-c", 'readlink -f "$(command -v npm)"'], { encoding: "utf8" }).trim();
   const command = path.join(work, "cardinal-site");
-  const installedUnit = path.join("/etc/systemd/system", path.basename(unitFile));
   if (!fs.existsSync(command)) {
-    if (fs.existsSync(installedUnit))
-      throw new Error(`${installedUnit} exists: this machine is not one to set up afresh`);
-    fs.copyFileSync(path.join(CHECKOUT, "deploy", path.basename(unitFile)), installedUnit);
-    made.push(() => fs.rmSync(installedUnit, { force: true }));
-    fs.chownSync(installedUnit, 0, 0);
-    fs.chmodSync(installedUnit, 0o644);
-    for (const file of [buildUnitFile, buildSocketFile]) {
-      const installed = path.join("/etc/systemd/system", path.basename(file));
-      fs.copyFileSync(path.join(CHECKOUT, "deploy", path.basename(file)), installed);
+    for (const installed of installedUnits()) {
+      fs.copyFileSync(path.join(CHECKOUT, "deploy", path.basename(installed)), installed);
       made.push(() => fs.rmSync(installed, { force: true }));
       fs.chownSync(installed, 0, 0);
       fs.chmodSync(installed, 0o644);
@@ -436,126 +432,120 @@ const setHeadline = (text: unknown) => (checkout: string) =>
     (home.hero as Record<string, unknown>).headline = text;
   });
 
-beforeAll(
-  async () => {
-    if (process.getuid?.() !== 0)
-      throw new Error("npm run test:sandbox sets up a user, /srv, /etc and /var: run it as root");
-    for (const tool of ["bwrap", "setpriv", "systemd-analyze"]) {
-      if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
-        throw new Error(`${tool} is missing: apt-get install bubblewrap util-linux systemd`);
-      }
+beforeAll(async () => {
+  if (process.getuid?.() !== 0)
+    throw new Error("npm run test:sandbox sets up a user, /srv, /etc and /var: run it as root");
+  for (const tool of ["bwrap", "setpriv", "systemd-analyze"]) {
+    if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
+      throw new Error(`${tool} is missing: apt-get install bubblewrap util-linux systemd`);
     }
-    if (!fs.existsSync(path.join(root, "public", "index.html")) || !fs.existsSync(path.join(root, "dist", "server"))) {
-      throw new Error("No build: run npm run build first");
-    }
-    await claimMachine();
-    for (const taken of machineFootprint()) {
-      if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
-    }
-    for (const user of [USER, BUILD_USER])
-      if (spawnSync("id", [user]).status === 0) throw new Error(`the user ${user} exists already`);
+  }
+  if (!fs.existsSync(path.join(root, "public", "index.html")) || !fs.existsSync(path.join(root, "dist", "server"))) {
+    throw new Error("No build: run npm run build first");
+  }
+  await claimMachine();
+  for (const taken of machineFootprint()) {
+    if (fs.existsSync(taken)) throw new Error(`${taken} exists: this machine is not one to set up afresh`);
+  }
+  for (const user of [USER, BUILD_USER])
+    if (spawnSync("id", [user]).status === 0) throw new Error(`the user ${user} exists already`);
 
-    // The guide's steps, as root: the service's user and the builds'.
-    const addUser = (name: string): { uid: number; gid: number } => {
-      execFileSync("useradd", [
-        "--system",
-        "--home-dir",
-        "/nonexistent",
-        "--no-create-home",
-        "--shell",
-        "/usr/sbin/nologin",
-        name,
-      ]);
-      made.push(() => void spawnSync("userdel", [name]));
-      return {
-        uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8" })),
-        gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8" })),
-      };
+  // The guide's steps, as root: the service's user and the builds'.
+  const addUser = (name: string): { uid: number; gid: number } => {
+    execFileSync("useradd", [
+      "--system",
+      "--home-dir",
+      "/nonexistent",
+      "--no-create-home",
+      "--shell",
+      "/usr/sbin/nologin",
+      name,
+    ]);
+    made.push(() => void spawnSync("userdel", [name]));
+    return {
+      uid: Number(execFileSync("id", ["-u", name], { encoding: "utf8" })),
+      gid: Number(execFileSync("id", ["-g", name], { encoding: "utf8" })),
     };
-    ({ uid, gid } = addUser(USER));
-    ({ uid: buildUid, gid: buildGid } = addUser(BUILD_USER));
-    // GitHub's place: this commit, in a bare repository the service user can fetch from.
-    // --no-local: hard links into this checkout's objects would change their owner with the chown below.
-    git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
-    made.push(() => discard(ORIGIN));
-    // The branch the guide's environment file deploys, at this commit, whatever branch (or none) this checkout is on.
-    const deployBranch = /^DEPLOY_BRANCH=(\S+)$/m.exec(fs.readFileSync(ENV_EXAMPLE, "utf8"))?.[1] ?? "";
-    git(ORIGIN, "update-ref", `refs/heads/${deployBranch}`, "HEAD");
-    git(ORIGIN, "symbolic-ref", "HEAD", `refs/heads/${deployBranch}`);
-    execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
-    fs.mkdirSync(CHECKOUT);
-    made.push(() => discard(CHECKOUT));
-    execFileSync("chown", [`${USER}:${USER}`, CHECKOUT]);
-    execFileSync(
-      "setpriv",
-      [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "git", "clone", "--quiet", ORIGIN, CHECKOUT],
-      {
-        env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
-      },
-    );
-    // The install and first build the guide runs (npm ci, npm run build), taken from this checkout's own: same commit.
-    for (const folder of ["node_modules", "public", "dist"]) {
-      execFileSync("cp", ["-a", path.join(root, folder), path.join(CHECKOUT, folder)]);
+  };
+  ({ uid, gid } = addUser(USER));
+  ({ uid: buildUid, gid: buildGid } = addUser(BUILD_USER));
+  // GitHub's place: this commit, in a bare repository the service user can fetch from.
+  // --no-local: hard links into this checkout's objects would change their owner with the chown below.
+  git(root, "clone", "--quiet", "--bare", "--no-local", root, ORIGIN);
+  made.push(() => discard(ORIGIN));
+  // The branch the guide's environment file deploys, at this commit, whatever branch (or none) this checkout is on.
+  const deployBranch = /^DEPLOY_BRANCH=(\S+)$/m.exec(fs.readFileSync(ENV_EXAMPLE, "utf8"))?.[1] ?? "";
+  git(ORIGIN, "update-ref", `refs/heads/${deployBranch}`, "HEAD");
+  git(ORIGIN, "symbolic-ref", "HEAD", `refs/heads/${deployBranch}`);
+  execFileSync("chown", ["-R", `${USER}:${USER}`, ORIGIN]);
+  fs.mkdirSync(CHECKOUT);
+  made.push(() => discard(CHECKOUT));
+  execFileSync("chown", [`${USER}:${USER}`, CHECKOUT]);
+  execFileSync(
+    "setpriv",
+    [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "git", "clone", "--quiet", ORIGIN, CHECKOUT],
+    {
+      env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
+    },
+  );
+  // The install and first build the guide runs (npm ci, npm run build), taken from this checkout's own: same commit.
+  for (const folder of ["node_modules", "public", "dist"]) {
+    execFileSync("cp", ["-a", path.join(root, folder), path.join(CHECKOUT, folder)]);
+  }
+  fs.rmSync(path.join(CHECKOUT, "node_modules", ".cache"), { recursive: true, force: true });
+  execFileSync("chown", ["-R", `${USER}:${USER}`, CHECKOUT]);
+
+  port = 9400 + (process.pid % 500);
+  const sample = fs.readFileSync(ENV_EXAMPLE, "utf8");
+  const values: Record<string, string | null> = {
+    PORT: String(port),
+    SMTP_URL: null,
+    INQUIRY_TO: null,
+    INQUIRY_FROM: null,
+    DEPLOY_REPOSITORY: `file://${ORIGIN}`,
+    DEPLOY_WEBHOOK_SECRET: `'${SECRET}'`,
+    CMS_GITHUB_REPO: "cardinal-ridge-supply/site",
+  };
+  const envText = sample
+    .split("\n")
+    .map((line) => {
+      const name = /^([A-Z_]+)=/.exec(line)?.[1];
+      if (name === undefined || !(name in values)) return line;
+      const value = values[name];
+      return value === null ? `#${line}` : `${name}=${value}`;
+    })
+    .join("\n")
+    // The steady traffic below comes from one address, past the per-visitor limits: a page every 20 ms and an
+    // inquiry a second.
+    .concat(`\nINQUIRY_RATE_LIMIT_REQUESTS=100000\nSITE_REQUESTS_PER_MINUTE=0\nHEALTH_TOKEN=${TEST_HEALTH_TOKEN}\n`);
+  // Root's alone, as the guide installs it: systemd and the operator's command read it as root.
+  fs.writeFileSync(ENV_FILE, envText, { mode: 0o600 });
+  made.push(() => fs.rmSync(ENV_FILE, { force: true }));
+  execFileSync("chown", ["root:root", ENV_FILE]);
+  fs.chmodSync(ENV_FILE, 0o600);
+
+  // The backups' folder as the guide makes it: the service user's, mode 700.
+  fs.mkdirSync(BACKUPS, { mode: 0o700 });
+  made.push(() => discard(BACKUPS));
+  execFileSync("chown", [`${USER}:${USER}`, BACKUPS]);
+
+  // What systemd does before it starts a service: the granted directories, owned by its user.
+  for (const [of, user] of [
+    [unit, USER],
+    [buildUnit, BUILD_USER],
+  ] as const) {
+    for (const folder of grantedDirectories(of)) {
+      fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
+      made.push(() => discard(folder.path));
+      execFileSync("chown", [`${user}:${user}`, folder.path]);
     }
-    fs.rmSync(path.join(CHECKOUT, "node_modules", ".cache"), { recursive: true, force: true });
-    execFileSync("chown", ["-R", `${USER}:${USER}`, CHECKOUT]);
-
-    port = 9400 + (process.pid % 500);
-    const sample = fs.readFileSync(ENV_EXAMPLE, "utf8");
-    const values: Record<string, string | null> = {
-      PORT: String(port),
-      SMTP_URL: null,
-      INQUIRY_TO: null,
-      INQUIRY_FROM: null,
-      DEPLOY_REPOSITORY: `file://${ORIGIN}`,
-      DEPLOY_WEBHOOK_SECRET: `'${SECRET}'`,
-      CMS_GITHUB_REPO: "cardinal-ridge-supply/site",
-    };
-    const envText = sample
-      .split("\n")
-      .map((line) => {
-        const name = /^([A-Z_]+)=/.exec(line)?.[1];
-        if (name === undefined || !(name in values)) return line;
-        const value = values[name];
-        return value === null ? `#${line}` : `${name}=${value}`;
-      })
-      .join("\n")
-      // The steady traffic below comes from one address, past the per-visitor limits: a page every 20 ms and an
-      // inquiry a second.
-      .concat(`\nINQUIRY_RATE_LIMIT_REQUESTS=100000\nSITE_REQUESTS_PER_MINUTE=0\nHEALTH_TOKEN=${TEST_HEALTH_TOKEN}\n`);
-    // Root's alone, as the guide installs it: systemd and the operator's command read it as root.
-    fs.writeFileSync(ENV_FILE, envText, { mode: 0o600 });
-    made.push(() => fs.rmSync(ENV_FILE, { force: true }));
-    execFileSync("chown", ["root:root", ENV_FILE]);
-    fs.chmodSync(ENV_FILE, 0o600);
-
-    // The backups' folder as the guide makes it: the service user's, mode 700.
-    fs.mkdirSync(BACKUPS, { mode: 0o700 });
-    made.push(() => discard(BACKUPS));
-    execFileSync("chown", [`${USER}:${USER}`, BACKUPS]);
-
-    // What systemd does before it starts a service: the granted directories, owned by its user.
-    for (const [of, user] of [
-      [unit, USER],
-      [buildUnit, BUILD_USER],
-    ] as const) {
-      for (const folder of grantedDirectories(of)) {
-        fs.mkdirSync(folder.path, { mode: Number.parseInt(folder.mode, 8) });
-        made.push(() => discard(folder.path));
-        execFileSync("chown", [`${user}:${user}`, folder.path]);
-      }
-    }
-    made.push(() => fs.rmSync(buildSocket.path, { force: true }));
-    memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "1G", 10) * 1024, "unit-sandbox");
-    buildMemory = memoryLimit(
-      Number.parseInt(setting(buildUnit, "MemoryMax") ?? "4G", 10) * 1024,
-      "unit-sandbox-build",
-    );
-    await startBuildUnit();
-    figures.startSeconds = await startService();
-  },
-  CLAIM_WAIT_MS + 10 * 60_000,
-);
+  }
+  made.push(() => fs.rmSync(buildSocket.path, { force: true }));
+  memory = memoryLimit(Number.parseInt(setting(unit, "MemoryMax") ?? "1G", 10) * 1024, "unit-sandbox");
+  buildMemory = memoryLimit(Number.parseInt(setting(buildUnit, "MemoryMax") ?? "4G", 10) * 1024, "unit-sandbox-build");
+  await startBuildUnit();
+  figures.startSeconds = await startService();
+}, SETUP_TIMEOUT_MS);
 
 /**
  * A walk of the whole disk begun ahead of the last test's own, at the lowest priority: most of that walk's time went

@@ -5,6 +5,7 @@ import { heldReasonText, receivedText, type DigestContent } from "./digest";
 import type { InquiryOutbox } from "../store/sql-outbox";
 import { checkReleaseLink, RELEASE_FIELDS, RELEASE_PATH, type LinkCheck } from "./release-link";
 import { bodyKind } from "../intake/request-body";
+import { hostOf, requestHost } from "../intake/request-host";
 import { fill, renderPlainPage, resultPagePolicy } from "../intake/result-page";
 
 /**
@@ -73,11 +74,7 @@ const isCrossSite = (request: ReleaseRequest): boolean => {
   if (site) return site !== "same-origin";
   const origin = request.origin?.trim();
   if (!origin || origin === "null") return origin === "null";
-  try {
-    return new URL(origin).host.toLowerCase() !== request.host?.trim().toLowerCase();
-  } catch {
-    return true;
-  }
+  return hostOf(origin) !== requestHost(request.host);
 };
 
 /**
@@ -159,7 +156,7 @@ export const createReleaseHandler = (options: ReleaseHandlerOptions) => {
   const linksAt = (request: ReleaseRequest, config: InquiryConfig) => {
     const links = config.digest.releaseLinks;
     if (links === null) return null;
-    const host = request.host?.trim().toLowerCase() ?? "";
+    const host = requestHost(request.host);
     if (isAtReleaseOrigin(host, links.origin)) return links;
     // A proxy that rewrites the host would hide every link from the desk: the operator is told which host came.
     log.warn(

@@ -1,4 +1,5 @@
 import { failureName, functionLog, type OperationalLog } from "../operational-log";
+import { hostOf, requestHost } from "./request-host";
 import { configuredTransports, readInquiryConfig, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { outboxRecord } from "../delivery/message";
@@ -103,14 +104,6 @@ const idempotencyKeyOf = (body: Record<string, unknown>): string | undefined => 
   return typeof key === "string" && idempotencyKeyPattern.test(key) ? key : undefined;
 };
 
-const hostOf = (origin: string): string | null => {
-  try {
-    return new URL(origin).host.toLowerCase();
-  } catch {
-    return null;
-  }
-};
-
 /**
  * Whether a browser sent this post from another site: Fetch Metadata where the browser sends it,
  * the Origin header otherwise. A request with neither (a script, a server, an old browser) is not a
@@ -122,7 +115,7 @@ const isCrossSite = (request: InquiryRequest, allowedOrigins: readonly string[])
   const site = request.secFetchSite?.trim().toLowerCase();
   if (site) return site !== "same-origin" && site !== "none";
   if (!origin) return false;
-  const host = request.host?.trim().toLowerCase();
+  const host = requestHost(request.host);
   return !host || hostOf(origin) !== host;
 };
 
