@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { operationSettings, readInquiryConfig } from "../server/inquiries/config";
+import { readInquiryConfig } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import type { OutboxRecord } from "../server/inquiries/store/outbox";
 import { openSqliteOutbox } from "../server/inquiries/store/sqlite";
@@ -45,7 +45,7 @@ const startApp = (env: NodeJS.ProcessEnv = {}, server: Partial<InquiryAppOptions
     ...server,
   });
 
-const maxAttempts = operationSettings.INQUIRY_MAX_ATTEMPTS.default;
+const maxAttempts = readInquiryConfig(content.form.delivery, {}).delivery.maxAttempts;
 const outboxEntries = async () => await openSqliteOutbox(dataDir).entries(maxAttempts);
 
 /** The stored inquiries, as the outbox wrote them. */

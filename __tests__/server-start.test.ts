@@ -33,7 +33,7 @@ describe("the compiled server's start", () => {
     );
   });
 
-  it("names every setting it refuses at once, then the rules between settings, before it starts anything", () => {
+  it("names every setting it refuses and every rule between settings broken, at once, before it starts anything", () => {
     const start = (env: NodeJS.ProcessEnv) =>
       spawnSync(process.execPath, [compiledServer], {
         encoding: "utf8",
@@ -52,6 +52,18 @@ describe("the compiled server's start", () => {
     expect(rules.stderr).toBe(
       "The server could not start: INQUIRY_DATABASE_URL is set but INQUIRY_OUTBOX is sqlite: " +
         "set INQUIRY_OUTBOX=postgres or unset it\n",
+    );
+    const both = start({
+      HSTS: "maybe",
+      INQUIRY_RELEASE_SECRET: "r".repeat(32),
+      CMS_GITHUB_CLIENT_ID: "Iv1.0123456789abcdef",
+    });
+    expect(both.status).toBe(1);
+    expect(both.stderr).toBe(
+      "The server could not start: 3 settings are wrong:\n" +
+        "- HSTS must be 1, true, yes, 0, false or no, not maybe\n" +
+        "- INQUIRY_RELEASE_SECRET is set but INQUIRY_RELEASE_ORIGIN is not: say where the digest's release links point\n" +
+        "- CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET go together: set both, or neither\n",
     );
   });
 });

@@ -1,13 +1,27 @@
 import fs from "node:fs";
 import path from "node:path";
-import { catalogue, readSetting, type Setting, type SettingName } from "../server/settings/catalog";
+import {
+  metaOf,
+  metaOfField,
+  readSettings,
+  settingsPart,
+  siteSettings,
+  type Environment,
+  type SettingMeta,
+  type SettingName,
+  type SettingValues,
+} from "../server/settings/catalog";
 import { SETTINGS_TABLES, settingsTableProblem } from "../scripts/settings-doc";
 import { readToolSetting, toolCatalogue } from "../testing/tool-settings";
 
 const root = path.join(__dirname, "..");
 const CATALOGUE_FILE = "server/settings/catalog.ts";
+const catalogue = siteSettings.shape;
 const names = Object.keys(catalogue) as SettingName[];
-const settingOf = (name: SettingName): Setting<unknown> => catalogue[name];
+const settingOf = (name: SettingName): SettingMeta => metaOf(name);
+/** One setting, read as an entry point reads its part. */
+const readSetting = <N extends SettingName>(name: N, env: Environment): SettingValues[N] =>
+  readSettings([settingsPart([name])], env)[name];
 
 describe("the catalogue of settings", () => {
   it.each(names)("%s: unset or blank, its default", (name) => {
@@ -22,11 +36,12 @@ describe("the catalogue of settings", () => {
   });
 
   it("refuses a whole number out of its range, by name, for every whole-number setting", () => {
-    for (const [name, entry] of Object.entries(catalogue)) {
-      if (!("min" in entry)) continue;
+    for (const name of names) {
+      const entry = settingOf(name);
+      if (entry.min === undefined || entry.max === undefined) continue;
       const outside = [...(entry.min > 0 ? [entry.min - 1] : []), entry.max + 1];
       for (const value of outside) {
-        expect(() => readSetting(name as SettingName, { [name]: String(value) })).toThrow(
+        expect(() => readSetting(name, { [name]: String(value) })).toThrow(
           new Error(`${name} must be a whole number from ${entry.min} to ${entry.max}, not ${value}`),
         );
       }
@@ -98,11 +113,55 @@ describe("the catalogue of settings", () => {
   });
 });
 
+describe("an entry point's settings, read once", () => {
+  const part = settingsPart(["HSTS", "PORT", "INQUIRY_RELEASE_SECRET", "INQUIRY_RELEASE_ORIGIN"], {
+    reads: ["INQUIRY_RELEASE_SECRET", "INQUIRY_RELEASE_ORIGIN"],
+    problem: (values) =>
+      values.INQUIRY_RELEASE_SECRET !== null && values.INQUIRY_RELEASE_ORIGIN === null
+        ? "the secret needs its origin"
+        : null,
+  });
+  const secret = "s".repeat(32);
+
+  it("are frozen values, each its default or its text parsed", () => {
+    const settings = readSettings([part], { HSTS: "yes" });
+    expect(settings).toEqual({ HSTS: true, PORT: null, INQUIRY_RELEASE_SECRET: null, INQUIRY_RELEASE_ORIGIN: null });
+    expect(Object.isFrozen(settings)).toBe(true);
+  });
+
+  it("name every value refused and every rule broken, at once", () => {
+    expect(() => readSettings([part], { HSTS: "maybe", PORT: "99999", INQUIRY_RELEASE_SECRET: secret })).toThrow(
+      new Error(
+        "3 settings are wrong:\n" +
+          "- HSTS must be 1, true, yes, 0, false or no, not maybe\n" +
+          "- PORT must be a whole number from 0 to 65535, not 99999\n" +
+          "- the secret needs its origin",
+      ),
+    );
+  });
+
+  it("judge no rule over a value that was refused", () => {
+    expect(() => readSettings([part], { INQUIRY_RELEASE_SECRET: "short" })).toThrow(
+      new Error("INQUIRY_RELEASE_SECRET must be at least 32 characters (openssl rand -hex 32 makes one), not 5"),
+    );
+  });
+
+  it("read a setting two parts share once, and keep both parts' rules", () => {
+    const other = settingsPart(["PORT"], {
+      reads: ["PORT"],
+      problem: (values) => (values.PORT === 1 ? "not port 1" : null),
+    });
+    expect(() => readSettings([part, other], { PORT: "1", INQUIRY_RELEASE_SECRET: secret })).toThrow(
+      /2 settings are wrong:\n- the secret needs its origin\n- not port 1/,
+    );
+  });
+});
+
 describe("the tests' and benches' settings (testing/tool-settings.ts)", () => {
   const toolNames = Object.keys(toolCatalogue) as (keyof typeof toolCatalogue)[];
 
   it.each(toolNames)("%s: unset or blank, its default; out of its range, refused by name", (name) => {
-    const setting: Setting<unknown> & { readonly min?: number; readonly max?: number } = toolCatalogue[name];
+    const setting = metaOfField(name, toolCatalogue[name]);
     expect(readToolSetting(name, {})).toEqual(setting.default);
     expect(readToolSetting(name, { [name]: "  " })).toEqual(setting.default);
     const { min, max } = setting;
@@ -114,9 +173,9 @@ describe("the tests' and benches' settings (testing/tool-settings.ts)", () => {
 
   it("are none of the site's, so the Netlify functions, which carry its catalogue, carry none of them", () => {
     expect(toolNames.filter((name) => name in catalogue)).toEqual([]);
-    expect(Object.values(catalogue).filter((setting) => setting.applies.some((scope) => scope === "bench"))).toEqual(
-      [],
-    );
+    expect(
+      names.filter((name) => settingOf(name).applies.some((scope) => scope === "bench" || scope === "tests")),
+    ).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
 // a flood from one client at the configured rate limit. Part of `npm run bench`;
 // `npm run bench:inquiries` runs it alone against the existing build. npm run check:budgets judges
 // the figures.
-import { operationSettings } from "../server/inquiries/config";
+import { readSettings, settingsPart } from "../server/settings/catalog";
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -213,9 +213,13 @@ const refusedRun = async (): Promise<InquiryLoadFigures["refused"]> => {
 
 const floodRun = async (): Promise<InquiryLoadFigures["flood"]> => {
   // The limit a deploy runs with unless its operator sets another (startSite raises it for the other runs).
+  const defaults = readSettings(
+    [settingsPart(["INQUIRY_RATE_LIMIT_REQUESTS", "INQUIRY_RATE_LIMIT_WINDOW_SECONDS"])],
+    {},
+  );
   const rateLimit = {
-    requests: operationSettings.INQUIRY_RATE_LIMIT_REQUESTS.default,
-    windowSeconds: operationSettings.INQUIRY_RATE_LIMIT_WINDOW_SECONDS.default,
+    requests: defaults.INQUIRY_RATE_LIMIT_REQUESTS,
+    windowSeconds: defaults.INQUIRY_RATE_LIMIT_WINDOW_SECONDS,
   };
   const site = await startSite({
     env: {

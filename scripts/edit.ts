@@ -8,13 +8,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { readSetting, runtimeEnvironment } from "../server/settings/catalog";
+import { readSettings, runtimeEnvironment, settingsPart } from "../server/settings/catalog";
+import { readToolSetting } from "../testing/tool-settings";
 
 const root = path.resolve(__dirname, "..");
 // The server's own defaults are not an editor's: the develop site listens where Gatsby's does.
-const host = readSetting("HOST") ?? "localhost";
-const sitePort = readSetting("PORT") ?? 8000;
-const decapPort = readSetting("DECAP_SERVER_PORT");
+const settings = readSettings([settingsPart(["HOST", "PORT"])]);
+const host = settings.HOST ?? "localhost";
+const sitePort = settings.PORT ?? 8000;
+const decapPort = readToolSetting("DECAP_SERVER_PORT");
 const siteUrl = `http://${host}:${sitePort}/`;
 
 interface Child {

@@ -3,7 +3,7 @@ import "../server/require-node";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { readInquiryConfig } from "../server/inquiries/config";
+import { inquiryConfigOf, inquirySettings } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { runQueue } from "../server/inquiries/delivery/delivery-worker";
 import {
@@ -21,7 +21,7 @@ import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
-import { isSet, readSetting } from "../server/settings/catalog";
+import { readSettings, settingsPart, type PartValues } from "../server/settings/catalog";
 import { lineLog } from "../server/inquiries/operational-log";
 
 const INTRO = `
@@ -67,7 +67,8 @@ type Outbox = ReturnType<typeof openOutbox>;
 interface Context {
   readonly options: Options;
   readonly outbox: Outbox;
-  readonly config: ReturnType<typeof readInquiryConfig>;
+  readonly config: ReturnType<typeof inquiryConfigOf>;
+  readonly settings: CommandSettings;
   readonly content: ReturnType<typeof readInquiryContent>;
 }
 
@@ -284,9 +285,9 @@ const retryAll = async ({ outbox, config, content }: Context): Promise<number> =
  * names: through the Netlify API with a site's ID and a token, or with the access @netlify/blobs finds in its
  * environment (as under `netlify dev`).
  */
-const copyBlobs = async ({ options, outbox }: Context): Promise<number> => {
-  const siteID = options.site ?? readSetting("NETLIFY_SITE_ID");
-  const token = options.token ?? readSetting("NETLIFY_AUTH_TOKEN");
+const copyBlobs = async ({ options, outbox, settings }: Context): Promise<number> => {
+  const siteID = options.site ?? settings.NETLIFY_SITE_ID;
+  const token = options.token ?? settings.NETLIFY_AUTH_TOKEN;
   const site = siteID && token ? { siteID, token } : null;
   if ((siteID === null) !== (token === null)) {
     console.error("--copy-from-blobs needs both the site's ID and a token: --site and --token.");
@@ -379,11 +380,17 @@ const USAGE = [
 
 const options = readCommandLine(USAGE, OPTIONS);
 
+/** What the command reads besides the inquiries' settings: the Blobs store's site and token, for the copy. */
+const blobsSettings = settingsPart(["NETLIFY_SITE_ID", "NETLIFY_AUTH_TOKEN"]);
+
+type CommandSettings = PartValues<typeof inquirySettings> & PartValues<typeof blobsSettings>;
+
 /** The store the options and the environment name, or the exit code when it cannot be read as asked. */
 const openStore = (): Context | number => {
   // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
   const content = readInquiryContent(path.join(projectRoot(), "content"));
-  const config = readInquiryConfig(content.form.delivery);
+  const settings: CommandSettings = readSettings([inquirySettings, blobsSettings]);
+  const config = inquiryConfigOf(content.form.delivery, settings);
   const copying = options["copy-from-blobs"];
   if (!copying && [options.site, options.token, options.store].some((option) => option !== undefined)) {
     console.error("--site, --token and --store name the Blobs store that --copy-from-blobs copies.");
@@ -392,7 +399,7 @@ const openStore = (): Context | number => {
   if (config.outbox === "sqlite" && !copying && !existsSync(path.join(config.dataDir, DATABASE_FILE))) {
     // Opening it would create an empty database: in the wrong folder, the operator would see nothing.
     console.error(
-      isSet("INQUIRY_DATA_DIR")
+      settings.INQUIRY_DATA_DIR !== null
         ? `There is no inquiry database in ${config.dataDir} (INQUIRY_DATA_DIR): nothing was stored there yet, or the folder is wrong.`
         : `INQUIRY_DATA_DIR is not set, and ${config.dataDir} holds no inquiry database: run this with the service's ` +
             "environment (its INQUIRY_DATA_DIR, e.g. from /etc/cardinal-site.env, as the service's user).",
@@ -401,7 +408,7 @@ const openStore = (): Context | number => {
   }
   const outbox = openOutbox(config);
   console.error(`Reading ${outbox.location}.`);
-  return { options, outbox, config, content };
+  return { options, outbox, config, content, settings };
 };
 
 const main = async (): Promise<number> => {

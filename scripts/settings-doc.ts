@@ -6,7 +6,7 @@
 // Usage: npm run docs:settings [-- --check]
 import fs from "node:fs";
 import path from "node:path";
-import { catalogue, type Catalogue, type Setting } from "../server/settings/catalog";
+import { metaOfField, siteSettings, type Catalogue, type SettingMeta } from "../server/settings/catalog";
 import { toolCatalogue } from "../testing/tool-settings";
 
 /** A generated table: the guide that holds it, the catalogue it lists, and the file that catalogue is in. */
@@ -17,7 +17,7 @@ export interface SettingsTable {
 }
 
 export const SETTINGS_TABLES: readonly SettingsTable[] = [
-  { doc: "docs/configuration.md", settings: catalogue, source: "server/settings/catalog.ts" },
+  { doc: "docs/configuration.md", settings: siteSettings.shape, source: "server/settings/catalog.ts" },
   { doc: "docs/development.md", settings: toolCatalogue, source: "testing/tool-settings.ts" },
 ];
 
@@ -28,7 +28,7 @@ const markersOf = ({ source }: SettingsTable) => ({
 
 const HEADER = ["variable", "default", "allowed", "where it applies", "what it does"];
 
-const defaultOf = (setting: Setting<unknown>): string => {
+const defaultOf = (setting: SettingMeta): string => {
   if (setting.defaultText !== undefined) return setting.defaultText;
   const value = setting.default;
   if (value === null || value === false) return "unset";
@@ -37,13 +37,10 @@ const defaultOf = (setting: Setting<unknown>): string => {
 };
 
 const rows = (settings: Catalogue): string[][] =>
-  Object.entries(settings).map(([name, setting]) => [
-    `\`${name}\``,
-    defaultOf(setting),
-    setting.allowed,
-    setting.applies.join(", "),
-    setting.meaning,
-  ]);
+  Object.entries(settings).map(([name, field]) => {
+    const setting = metaOfField(name, field);
+    return [`\`${name}\``, defaultOf(setting), setting.allowed, setting.applies.join(", "), setting.meaning];
+  });
 
 /** The table as Prettier lays it out (each column as wide as its widest cell), so that `npm run format` keeps it. */
 export const settingsTable = (settings: Catalogue): string => {

@@ -11,7 +11,7 @@ import Fastify, {
 import { inquiryEndpoint } from "../src/inquiry/protocol";
 import { health, type HealthOptions } from "./health/plugin";
 import { logOutput } from "./log-output";
-import { readInquiryConfig, type InquiryConfig } from "./inquiries/config";
+import type { InquiryConfig } from "./inquiries/config";
 import type { InquiryContent } from "./inquiries/content";
 import { preloadEmailTransport } from "./inquiries/delivery/deliver";
 import { DeliveryWorker } from "./inquiries/delivery/delivery-worker";
@@ -23,7 +23,6 @@ import { inquiryRelease } from "./inquiries/fastify/release-plugin";
 import { deployWebhook } from "./releases/webhook-plugin";
 import type { ReleaseControl } from "./releases/worker-link";
 import type { GithubOAuthSettings } from "./sign-in/github-oauth";
-import { readSetting } from "./settings/catalog";
 import { signIn } from "./sign-in/plugin";
 import { COMPRESSION_THRESHOLD_BYTES } from "./site/compression";
 import { siteAnswers, siteFiles } from "./site/plugin";
@@ -42,10 +41,10 @@ export interface ServerOptions {
   readonly content: InquiryContent;
   /** Editors' sign-in with GitHub for the editing screen (CMS_GITHUB_*); null: its routes do not exist. */
   readonly githubOAuth?: GithubOAuthSettings | null;
-  /** HEALTH_TOKEN, which /healthz's details take; by default the environment's. Null: no details. */
+  /** HEALTH_TOKEN, which /healthz's details take; absent or null: no details. */
   readonly healthToken?: string | null;
-  /** Inquiry settings, read for every request; by default the environment, read once as the server starts. */
-  readonly inquiryConfig?: () => InquiryConfig;
+  /** Inquiry settings, read for every request: the entry point's, read once as it started (tests vary them). */
+  readonly inquiryConfig: () => InquiryConfig;
   /**
    * Which proxies in front of this server to believe about the client's address: a number of hops,
    * a list of addresses or ranges, or false for none (the socket's address is the client's).
@@ -203,7 +202,7 @@ const stopWithApp = (app: FastifyInstance, worker: DeliveryWorker, drained?: () 
   if (drained) app.addHook("onClose", () => drained());
 };
 
-/** /healthz's: the store as the inquiry settings say now, and HEALTH_TOKEN from the environment unless given. */
+/** /healthz's: the store as the inquiry settings say now, and the token its details take. */
 const healthOptions = (
   options: ServerOptions,
   readConfig: () => InquiryConfig,
@@ -213,7 +212,7 @@ const healthOptions = (
   worker,
   releases: options.releases?.control ?? null,
   served: options.releases?.served ?? null,
-  token: options.healthToken === undefined ? readSetting("HEALTH_TOKEN") : options.healthToken,
+  token: options.healthToken ?? null,
 });
 
 /**
@@ -232,10 +231,8 @@ export const buildApp = async (options: ServerOptions): Promise<SiteServer> => {
   const headersOfEveryAnswer = () => ({ ...site.siteHeaders, ...hsts });
   const app = createFastify(options, timeouts, headersOfEveryAnswer);
   const logFor = componentLog(app);
-  // A process's environment does not change while it runs, so the default settings are read once, here,
-  // where a bad one stops the start, rather than again for every inquiry (bench/inquiry-load.ts).
-  const startConfig = options.inquiryConfig?.() ?? readInquiryConfig(content.form.delivery);
-  const readConfig = options.inquiryConfig ?? (() => startConfig);
+  const readConfig = options.inquiryConfig;
+  const startConfig = readConfig();
   const core = { content, config: readConfig, now: options.now };
   const handler = createInquiryHandler({ ...core, log: logFor("inquiries") });
   const outbox = openOutbox(startConfig);

@@ -14,18 +14,18 @@ import path from "node:path";
 import closeWithGrace from "close-with-grace";
 import pino from "pino";
 import { readInquiryContent } from "./inquiries/content-on-disk";
-import { readInquiryConfig } from "./inquiries/config";
+import { inquiryConfigOf, inquirySettings, type InquiryConfig } from "./inquiries/config";
 import { buildApp, type ServedReleases } from "./app";
 import { DeployerProcess } from "./releases/deployer-process";
 import { Primary } from "./releases/primary";
 import { siteDirOf } from "./releases/release-store";
-import { readDeploySettings, type DeploySettings } from "./releases/settings";
+import { deploySettings, deploySettingsOf, type DeploySettings } from "./releases/settings";
 import { privateAddress } from "./releases/handoff";
 import { answerWorker, workerEnd, type WorkerEnd } from "./releases/worker-link";
 import { logOutput } from "./log-output";
-import { readGithubOAuthSettings } from "./sign-in/github-oauth";
+import { githubOAuthSettings, githubOAuthSettingsOf } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
-import { readSetting, settingProblems, variablesHolding } from "./settings/catalog";
+import { readSettings, settingsPart, variablesHolding, type PartValues } from "./settings/catalog";
 import { stopGraceMs } from "./stop-grace";
 
 /** The environment file's sample (deploy/cardinal-site.env.example) marks what an operator must fill in. */
@@ -41,36 +41,35 @@ const refuseUnfilledSettings = () => {
   }
 };
 
+/** The server's own settings; the inquiries', the releases' and sign-in's are their parts'. */
+const siteServerSettings = settingsPart([
+  "PORT",
+  "HOST",
+  "TRUST_PROXY",
+  "HSTS",
+  "SITE_REQUESTS_PER_MINUTE",
+  "PUBLIC_DIR",
+  "HEALTH_TOKEN",
+]);
+
+type ServerSettings = PartValues<typeof siteServerSettings> &
+  PartValues<typeof inquirySettings> &
+  PartValues<typeof deploySettings> &
+  PartValues<typeof githubOAuthSettings>;
+
 /**
- * Every setting the server reads, checked before anything starts, and every problem named at once: first each
- * value its setting refuses, then, once every value is one its setting allows, the rules between settings that
- * each part's reader holds (a database named beside another store, a release secret without its origin, ...).
+ * Every setting the server reads, read once before anything starts, and every problem named at once: each value
+ * its setting refuses, and the rules between settings (a database named beside another store, a release secret
+ * without its origin, ...).
  */
-const refuseBadSettings = (root: string) => {
-  const problems = settingProblems("server");
-  if (problems.length === 0) {
-    const { delivery } = readInquiryContent(path.join(root, "content")).form;
-    for (const readPart of [
-      () => readDeploySettings(),
-      () => readGithubOAuthSettings(),
-      () => readInquiryConfig(delivery),
-    ]) {
-      try {
-        readPart();
-      } catch (error) {
-        problems.push((error as Error).message);
-      }
-    }
-  }
-  if (problems.length === 1) throw new Error(problems[0]);
-  if (problems.length > 1) throw new Error(`${problems.length} settings are wrong:\n- ${problems.join("\n- ")}`);
+const readServerSettings = (): ServerSettings => {
+  refuseUnfilledSettings();
+  return readSettings([siteServerSettings, inquirySettings, deploySettings, githubOAuthSettings]);
 };
 
-/** How long a stop may take: the delivery attempts under way, then a margin, within the unit's TimeoutStopSec. */
-const shutdownGrace = (root: string): number =>
-  stopGraceMs(
-    readInquiryConfig(readInquiryContent(path.join(root, "content")).form.delivery).delivery.attemptTimeoutMs,
-  );
+/** The inquiry settings, with what content/inquiry.json promises. */
+const inquiryConfigAt = (root: string, settings: ServerSettings): InquiryConfig =>
+  inquiryConfigOf(readInquiryContent(path.join(root, "content")).form.delivery, settings);
 
 /**
  * Stops on SIGTERM, SIGINT and the like (close-with-grace) with `close`, exiting 0 when it ends within the grace
@@ -114,12 +113,16 @@ const releaseOfFolder = (deploy: DeploySettings, root: string): string | null =>
 };
 
 /** Where visitors connect: PORT, and HOST (unset or blank: loopback only). */
-const publicAddress = () => ({ port: readSetting("PORT") ?? 9000, host: readSetting("HOST") ?? "127.0.0.1" });
+const publicAddress = (settings: ServerSettings) => ({
+  port: settings.PORT ?? 9000,
+  host: settings.HOST ?? "127.0.0.1",
+});
 
 /** One site server, in this process: the whole server without releases, or a release's own as a worker. */
-const serveSite = async (deploy: DeploySettings | null) => {
+const serveSite = async (settings: ServerSettings, deploy: DeploySettings | null) => {
   const root = projectRoot();
   const content = readInquiryContent(path.join(root, "content"));
+  const inquiryConfig = inquiryConfigOf(content.form.delivery, settings);
   // As a release's server: the primary's orders and connections, once the logger exists to say what it got.
   let stop: () => void = () => undefined;
   let log: pino.Logger | null = null;
@@ -139,20 +142,20 @@ const serveSite = async (deploy: DeploySettings | null) => {
       : null;
   const server = await buildApp({
     // A release's server serves its own build, whatever PUBLIC_DIR says.
-    publicDir: releases
-      ? path.join(root, "public")
-      : path.resolve(readSetting("PUBLIC_DIR") ?? path.join(root, "public")),
+    publicDir: releases ? path.join(root, "public") : path.resolve(settings.PUBLIC_DIR ?? path.join(root, "public")),
     releases,
     content,
-    githubOAuth: readGithubOAuthSettings(),
-    trustProxy: readSetting("TRUST_PROXY"),
-    hsts: readSetting("HSTS"),
-    requestsPerMinute: readSetting("SITE_REQUESTS_PER_MINUTE"),
+    inquiryConfig: () => inquiryConfig,
+    githubOAuth: githubOAuthSettingsOf(settings),
+    healthToken: settings.HEALTH_TOKEN,
+    trustProxy: settings.TRUST_PROXY,
+    hsts: settings.HSTS,
+    requestsPerMinute: settings.SITE_REQUESTS_PER_MINUTE,
   });
   // Fastify's logger is a pino logger; its own type names only the methods Fastify's plugins may call.
   log = server.app.log as unknown as pino.Logger;
-  stop = stopOnSignals(log, shutdownGrace(root), server.close);
-  const { port, host } = publicAddress();
+  stop = stopOnSignals(log, stopGraceMs(inquiryConfig.delivery.attemptTimeoutMs), server.close);
+  const { port, host } = publicAddress(settings);
   if (primary) {
     // The primary holds the public socket and hands this server its connections.
     await server.app.listen({ path: privateAddress(), exclusive: true });
@@ -165,7 +168,7 @@ const serveSite = async (deploy: DeploySettings | null) => {
     ? releases.served === null
       ? "the checkout (no release yet)"
       : `release ${releases.served}`
-    : path.relative(process.cwd(), path.resolve(readSetting("PUBLIC_DIR") ?? "public")) || ".";
+    : path.relative(process.cwd(), path.resolve(settings.PUBLIC_DIR ?? "public")) || ".";
   log.info(
     { release: releases?.served ?? null },
     `serving ${served} on http://${host.includes(":") ? `[${host}]` : host}:${port}`,
@@ -173,10 +176,10 @@ const serveSite = async (deploy: DeploySettings | null) => {
 };
 
 /** The primary: runs the live release's own server as its worker, and the deploys in a process of their own. */
-const runPrimary = async (deploy: DeploySettings) => {
+const runPrimary = async (settings: ServerSettings, deploy: DeploySettings) => {
   const root = projectRoot();
   const log = pino({ level: "info" }, logOutput());
-  const graceMs = shutdownGrace(root);
+  const graceMs = stopGraceMs(inquiryConfigAt(root, settings).delivery.attemptTimeoutMs);
   let primary: Primary | null = null;
   const primaryLog = (level: "info" | "warn" | "error", fields: Record<string, unknown>, message: string) =>
     log[level]({ component: "primary", ...fields }, message);
@@ -184,7 +187,7 @@ const runPrimary = async (deploy: DeploySettings) => {
   primary = new Primary({
     deployDir: deploy.dir,
     checkoutDir: root,
-    listen: publicAddress(),
+    listen: publicAddress(settings),
     stopGraceMs: graceMs,
     log: primaryLog,
     onMessage: answerWorker(deployer, primaryLog),
@@ -199,11 +202,10 @@ const runPrimary = async (deploy: DeploySettings) => {
 };
 
 const main = async () => {
-  refuseUnfilledSettings();
-  refuseBadSettings(projectRoot());
-  const deploy = readDeploySettings();
-  if (deploy && cluster.isPrimary) await runPrimary(deploy);
-  else await serveSite(deploy);
+  const settings = readServerSettings();
+  const deploy = deploySettingsOf(settings);
+  if (deploy && cluster.isPrimary) await runPrimary(settings, deploy);
+  else await serveSite(settings, deploy);
 };
 
 if (require.main === module) {

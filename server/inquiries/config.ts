@@ -1,12 +1,19 @@
 import path from "node:path";
 import * as z from "zod/mini";
 import type { InquiryContent } from "./content";
-import { catalogue, isSet, isUrl, readSetting, runtimeEnvironment, type Environment } from "../settings/catalog";
+import {
+  isUrl,
+  readSettings,
+  runtimeEnvironment,
+  settingsPart,
+  type Environment,
+  type PartValues,
+} from "../settings/catalog";
 
 /*
- * How this deployment stores and delivers inquiries: environment variables, read when a request arrives, through
- * the catalogue of settings (which reaches the environment through `globalThis`, out of the function bundler's
- * sight: a server is configured when it starts, not when the site was built).
+ * How this deployment stores and delivers inquiries: environment variables, read once as the server or a function
+ * instance starts, through the catalogue of settings (which reaches the environment through `globalThis`, out of
+ * the function bundler's sight: a server is configured when it starts, not when the site was built).
  */
 
 export type TransportName = "email" | "webhook";
@@ -90,130 +97,153 @@ export interface InquiryConfig {
 
 /**
  * How inquiries are delivered and limited: operations, set by whoever runs the site in its environment, not by
- * editors in content/inquiry.json. Each is the catalogue's entry (its default, range and meaning); each default is
- * what the site ran with when these lived in content.
+ * editors in content/inquiry.json. Each default is what the site ran with when these lived in content.
  */
-export const operationSettings = {
-  INQUIRY_CONCURRENCY: catalogue.INQUIRY_CONCURRENCY,
-  INQUIRY_ATTEMPT_TIMEOUT_SECONDS: catalogue.INQUIRY_ATTEMPT_TIMEOUT_SECONDS,
-  INQUIRY_MAX_ATTEMPTS: catalogue.INQUIRY_MAX_ATTEMPTS,
-  INQUIRY_RETRY_DELAY_SECONDS: catalogue.INQUIRY_RETRY_DELAY_SECONDS,
-  INQUIRY_RETRY_MAX_DELAY_SECONDS: catalogue.INQUIRY_RETRY_MAX_DELAY_SECONDS,
-  INQUIRY_RATE_LIMIT_REQUESTS: catalogue.INQUIRY_RATE_LIMIT_REQUESTS,
-  INQUIRY_RATE_LIMIT_WINDOW_SECONDS: catalogue.INQUIRY_RATE_LIMIT_WINDOW_SECONDS,
-} as const;
+export const OPERATION_SETTINGS = [
+  "INQUIRY_CONCURRENCY",
+  "INQUIRY_ATTEMPT_TIMEOUT_SECONDS",
+  "INQUIRY_MAX_ATTEMPTS",
+  "INQUIRY_RETRY_DELAY_SECONDS",
+  "INQUIRY_RETRY_MAX_DELAY_SECONDS",
+  "INQUIRY_RATE_LIMIT_REQUESTS",
+  "INQUIRY_RATE_LIMIT_WINDOW_SECONDS",
+] as const;
+
+/** The longest delay between retries when INQUIRY_RETRY_MAX_DELAY_SECONDS is unset, unless the first is longer. */
+const DEFAULT_LONGEST_RETRY_SECONDS = 3_600;
+
+/** Every setting the inquiries read, and the rules between them: part of each entry point's settings. */
+export const inquirySettings = settingsPart(
+  [
+    "INQUIRY_DATA_DIR",
+    "INQUIRY_OUTBOX",
+    "INQUIRY_DATABASE_URL",
+    "NETLIFY_DB_URL",
+    "INQUIRY_OUTBOX_EPHEMERAL",
+    "SMTP_URL",
+    "SMTP_ALLOW_PLAIN",
+    "INQUIRY_TO",
+    "INQUIRY_FROM",
+    "INQUIRY_WEBHOOK_URL",
+    "INQUIRY_WEBHOOK_SECRET",
+    "INQUIRY_MIN_FILL_SECONDS",
+    "INQUIRY_ALLOWED_ORIGINS",
+    "INQUIRY_CLIENT_IP_HEADER",
+    "INQUIRY_DIGEST_HOUR",
+    "INQUIRY_RELEASE_SECRET",
+    "INQUIRY_RELEASE_ORIGIN",
+    ...OPERATION_SETTINGS,
+  ],
+  {
+    // A longest delay set below the first is a contradiction; the default one gives way to a first delay raised
+    // past it, so raising the first delay alone keeps working.
+    reads: ["INQUIRY_RETRY_DELAY_SECONDS", "INQUIRY_RETRY_MAX_DELAY_SECONDS"],
+    problem: ({ INQUIRY_RETRY_DELAY_SECONDS: first, INQUIRY_RETRY_MAX_DELAY_SECONDS: longest }) =>
+      longest !== null && longest < first
+        ? `INQUIRY_RETRY_MAX_DELAY_SECONDS must be at least INQUIRY_RETRY_DELAY_SECONDS (${first}), not ${longest}`
+        : null,
+  },
+  {
+    // The links would have nowhere to point but content's siteUrl, which editors change. An origin without a
+    // secret is read, and refused if wrong, but unused.
+    reads: ["INQUIRY_RELEASE_SECRET", "INQUIRY_RELEASE_ORIGIN"],
+    problem: (values) =>
+      values.INQUIRY_RELEASE_SECRET !== null && values.INQUIRY_RELEASE_ORIGIN === null
+        ? "INQUIRY_RELEASE_SECRET is set but INQUIRY_RELEASE_ORIGIN is not: say where the digest's release links point"
+        : null,
+  },
+  {
+    // A database named but not used would leave an operator who moved to Postgres writing to SQLite unawares.
+    reads: ["INQUIRY_DATABASE_URL", "INQUIRY_OUTBOX"],
+    problem: (values) =>
+      values.INQUIRY_DATABASE_URL !== null && values.INQUIRY_OUTBOX === "sqlite"
+        ? "INQUIRY_DATABASE_URL is set but INQUIRY_OUTBOX is sqlite: set INQUIRY_OUTBOX=postgres or unset it"
+        : null,
+  },
+);
+
+export type InquirySettings = PartValues<typeof inquirySettings>;
 
 const isAddress = (value: string) => z.email().safeParse(value.replace(/^.*<(.+)>$/, "$1")).success;
 
 /**
  * What the settings need of content/inquiry.json's `delivery`: the promises a page states (retention) and the spam
- * check's default. Everything operational comes from the environment (operationSettings).
+ * check's default. Everything operational comes from the environment (inquirySettings).
  */
 export type ContentDelivery = Pick<InquiryContent["form"]["delivery"], "minFillSeconds" | "retention">;
 
-/** How inquiries are delivered and retried, and how often one client may post: operationSettings, read. */
-const operationsOf = (env: Environment): Pick<InquiryConfig, "delivery" | "rateLimit"> => {
-  const operation = (name: keyof typeof operationSettings): number => readSetting(name, env);
-  const firstDelaySeconds = operation("INQUIRY_RETRY_DELAY_SECONDS");
-  const longestDelaySeconds = operation("INQUIRY_RETRY_MAX_DELAY_SECONDS");
-  // A longest delay set below the first is a contradiction, refused; the default one gives way to a first delay
-  // raised past it, so raising the first delay alone keeps working.
-  if (isSet("INQUIRY_RETRY_MAX_DELAY_SECONDS", env) && longestDelaySeconds < firstDelaySeconds) {
-    throw new Error(
-      `INQUIRY_RETRY_MAX_DELAY_SECONDS must be at least INQUIRY_RETRY_DELAY_SECONDS (${firstDelaySeconds}), ` +
-        `not ${longestDelaySeconds}`,
-    );
-  }
+/** How inquiries are delivered and retried, and how often one client may post. */
+const operationsOf = (settings: InquirySettings): Pick<InquiryConfig, "delivery" | "rateLimit"> => {
+  const firstDelaySeconds = settings.INQUIRY_RETRY_DELAY_SECONDS;
+  const longestDelaySeconds =
+    settings.INQUIRY_RETRY_MAX_DELAY_SECONDS ?? Math.max(firstDelaySeconds, DEFAULT_LONGEST_RETRY_SECONDS);
   return {
     rateLimit: {
-      requests: operation("INQUIRY_RATE_LIMIT_REQUESTS"),
-      windowSeconds: operation("INQUIRY_RATE_LIMIT_WINDOW_SECONDS"),
+      requests: settings.INQUIRY_RATE_LIMIT_REQUESTS,
+      windowSeconds: settings.INQUIRY_RATE_LIMIT_WINDOW_SECONDS,
     },
     delivery: {
-      concurrency: operation("INQUIRY_CONCURRENCY"),
-      attemptTimeoutMs: operation("INQUIRY_ATTEMPT_TIMEOUT_SECONDS") * 1000,
-      maxAttempts: operation("INQUIRY_MAX_ATTEMPTS"),
+      concurrency: settings.INQUIRY_CONCURRENCY,
+      attemptTimeoutMs: settings.INQUIRY_ATTEMPT_TIMEOUT_SECONDS * 1000,
+      maxAttempts: settings.INQUIRY_MAX_ATTEMPTS,
       firstDelayMs: firstDelaySeconds * 1000,
-      maxDelayMs: Math.max(firstDelaySeconds, longestDelaySeconds) * 1000,
+      maxDelayMs: longestDelaySeconds * 1000,
     },
   };
-};
-
-/**
- * The release links' key and origin. A secret without an origin is refused: the links would have nowhere to point
- * but content's siteUrl, which editors change. An origin without a secret is read, and refused if wrong, but unused.
- */
-const releaseLinksOf = (env: Environment): ReleaseLinkSettings | null => {
-  const secret = readSetting("INQUIRY_RELEASE_SECRET", env);
-  const origin = readSetting("INQUIRY_RELEASE_ORIGIN", env);
-  if (secret === null) return null;
-  if (origin === null) {
-    throw new Error(
-      "INQUIRY_RELEASE_SECRET is set but INQUIRY_RELEASE_ORIGIN is not: say where the digest's release links point",
-    );
-  }
-  return { secret, origin };
 };
 
 /**
  * The transports, and what is wrong with their settings. Not refused: a wrong address fails each delivery through
  * it, which stays pending, and the log names the setting, rather than the inquiry being lost.
  */
-const transportsOf = (env: Environment): Pick<InquiryConfig, "email" | "webhook" | "problems"> => {
+const transportsOf = (settings: InquirySettings): Pick<InquiryConfig, "email" | "webhook" | "problems"> => {
   const problems: string[] = [];
-  const smtpUrl = readSetting("SMTP_URL", env);
-  const to = readSetting("INQUIRY_TO", env) ?? "";
-  const from = readSetting("INQUIRY_FROM", env) ?? "";
+  const smtpUrl = settings.SMTP_URL;
+  const to = settings.INQUIRY_TO ?? "";
+  const from = settings.INQUIRY_FROM ?? "";
   let email: EmailSettings | null = null;
   if (smtpUrl !== null) {
-    email = { smtpUrl, to, from, allowPlain: readSetting("SMTP_ALLOW_PLAIN", env) };
+    email = { smtpUrl, to, from, allowPlain: settings.SMTP_ALLOW_PLAIN };
     if (!isUrl(smtpUrl, ["smtp:", "smtps:"])) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
     if (!isAddress(to)) problems.push("INQUIRY_TO must be an email address");
     if (!isAddress(from)) problems.push("INQUIRY_FROM must be an email address");
   }
-  const webhookUrl = readSetting("INQUIRY_WEBHOOK_URL", env);
+  const webhookUrl = settings.INQUIRY_WEBHOOK_URL;
   let webhook: InquiryConfig["webhook"] = null;
   if (webhookUrl !== null) {
-    webhook = { url: webhookUrl, secret: readSetting("INQUIRY_WEBHOOK_SECRET", env) };
+    webhook = { url: webhookUrl, secret: settings.INQUIRY_WEBHOOK_SECRET };
     if (!isUrl(webhookUrl, ["http:", "https:"]))
       problems.push("INQUIRY_WEBHOOK_URL must be an http:// or https:// URL");
   }
   return { email, webhook, problems };
 };
 
+/** The folder of the SQLite store when INQUIRY_DATA_DIR is unset, under the folder the process runs in. */
+const DEFAULT_DATA_DIR = ".data";
+
 /**
- * This deployment's inquiry settings, from the environment, with content/inquiry.json's `delivery` for what the
- * content promises. A value out of its range throws, naming the variable and what it allows (the catalogue's
- * checks): the server reads this as it starts and stops there, a function answers 503 until the value is fixed.
+ * This deployment's inquiry settings, from the entry point's settings, with content/inquiry.json's `delivery` for
+ * what the content promises.
  */
-export const readInquiryConfig = (
+export const inquiryConfigOf = (
   delivery: ContentDelivery,
-  env: Environment = runtimeEnvironment(),
+  settings: InquirySettings,
   cwd: string = process.cwd(),
 ): InquiryConfig => {
-  // Another name is refused by the catalogue rather than defaulted: a typo must not send inquiries to a folder that
-  // vanishes with the instance.
-  const databaseUrl = readSetting("INQUIRY_DATABASE_URL", env);
-  const postgresNamed = databaseUrl !== null || isSet("NETLIFY_DB_URL", env);
+  const databaseUrl = settings.INQUIRY_DATABASE_URL;
   const outbox: OutboxKind =
-    postgresNamed && !isSet("INQUIRY_OUTBOX", env) ? "postgres" : readSetting("INQUIRY_OUTBOX", env);
-  // A database named but not used would leave an operator who moved to Postgres writing to SQLite unawares.
-  if (databaseUrl !== null && outbox !== "postgres") {
-    throw new Error(
-      `INQUIRY_DATABASE_URL is set but INQUIRY_OUTBOX is ${outbox}: set INQUIRY_OUTBOX=postgres or unset it`,
-    );
-  }
+    settings.INQUIRY_OUTBOX ?? (databaseUrl !== null || settings.NETLIFY_DB_URL !== null ? "postgres" : "sqlite");
   return {
     outbox,
-    dataDir: path.resolve(cwd, readSetting("INQUIRY_DATA_DIR", env)),
+    dataDir: path.resolve(cwd, settings.INQUIRY_DATA_DIR ?? DEFAULT_DATA_DIR),
     databaseUrl,
     // A Postgres outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
-    durableOutbox: outbox !== "sqlite" || !readSetting("INQUIRY_OUTBOX_EPHEMERAL", env),
-    ...transportsOf(env),
-    ...operationsOf(env),
-    minFillSeconds: readSetting("INQUIRY_MIN_FILL_SECONDS", env) ?? delivery.minFillSeconds,
-    clientIpHeader: readSetting("INQUIRY_CLIENT_IP_HEADER", env)?.toLowerCase() ?? null,
-    allowedOrigins: (readSetting("INQUIRY_ALLOWED_ORIGINS", env) ?? "")
+    durableOutbox: outbox !== "sqlite" || !settings.INQUIRY_OUTBOX_EPHEMERAL,
+    ...transportsOf(settings),
+    ...operationsOf(settings),
+    minFillSeconds: settings.INQUIRY_MIN_FILL_SECONDS ?? delivery.minFillSeconds,
+    clientIpHeader: settings.INQUIRY_CLIENT_IP_HEADER?.toLowerCase() ?? null,
+    allowedOrigins: (settings.INQUIRY_ALLOWED_ORIGINS ?? "")
       .split(",")
       .map((origin) => origin.trim().replace(/\/+$/, ""))
       .filter((origin) => origin !== ""),
@@ -221,11 +251,25 @@ export const readInquiryConfig = (
     retention: delivery.retention,
     // A short release secret is refused by the catalogue: it would make links someone could forge.
     digest: {
-      hour: readSetting("INQUIRY_DIGEST_HOUR", env),
-      releaseLinks: releaseLinksOf(env),
+      hour: settings.INQUIRY_DIGEST_HOUR,
+      releaseLinks:
+        settings.INQUIRY_RELEASE_SECRET !== null && settings.INQUIRY_RELEASE_ORIGIN !== null
+          ? { secret: settings.INQUIRY_RELEASE_SECRET, origin: settings.INQUIRY_RELEASE_ORIGIN }
+          : null,
     },
   };
 };
+
+/**
+ * The inquiry settings of an environment, read as an entry point reads them: a value out of its range, or two that
+ * contradict each other, throw, naming every problem. The server reads this as it starts and stops there; a
+ * function reads it once per instance (readOnce) and answers 503 until the value is fixed.
+ */
+export const readInquiryConfig = (
+  delivery: ContentDelivery,
+  env: Environment = runtimeEnvironment(),
+  cwd: string = process.cwd(),
+): InquiryConfig => inquiryConfigOf(delivery, readSettings([inquirySettings], env), cwd);
 
 /** The transports an inquiry accepted now must go through. */
 export const configuredTransports = (config: InquiryConfig): TransportName[] => [

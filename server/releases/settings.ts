@@ -1,5 +1,5 @@
 import path from "node:path";
-import { readSetting, runtimeEnvironment, type Environment } from "../settings/catalog";
+import { readSettings, runtimeEnvironment, settingsPart, type Environment, type PartValues } from "../settings/catalog";
 
 /**
  * The single server's releases: where they live, where they come from, and what a build may take. Read
@@ -30,29 +30,54 @@ export interface DeploySettings {
   readonly buildNice: number;
 }
 
+/**
+ * The releases' settings, and the rules between them. The catalogue refuses a branch git would take as an option
+ * (a leading dash) or a range (`..`), and a repository address it would take as an option.
+ */
+export const deploySettings = settingsPart(
+  [
+    "DEPLOY_DIR",
+    "DEPLOY_REPOSITORY",
+    "DEPLOY_BRANCH",
+    "DEPLOY_WEBHOOK_SECRET",
+    "DEPLOY_BUILD_SOCKET",
+    "DEPLOY_KEEP",
+    "DEPLOY_BUILD_MEMORY_MB",
+    "DEPLOY_BUILD_TIMEOUT_MINUTES",
+    "DEPLOY_BUILD_NICE",
+  ],
+  {
+    reads: ["DEPLOY_DIR", "DEPLOY_WEBHOOK_SECRET"],
+    problem: (values) =>
+      values.DEPLOY_WEBHOOK_SECRET !== null && values.DEPLOY_DIR === null
+        ? "DEPLOY_WEBHOOK_SECRET is set but DEPLOY_DIR is not: say where releases live"
+        : null,
+  },
+  {
+    reads: ["DEPLOY_DIR", "DEPLOY_WEBHOOK_SECRET", "DEPLOY_REPOSITORY"],
+    problem: (values) =>
+      values.DEPLOY_DIR !== null && values.DEPLOY_WEBHOOK_SECRET !== null && values.DEPLOY_REPOSITORY === null
+        ? "DEPLOY_WEBHOOK_SECRET is set but DEPLOY_REPOSITORY is not"
+        : null,
+  },
+);
+
 /** The settings, or null when DEPLOY_DIR is unset: the server then serves PUBLIC_DIR as it is. */
-export const readDeploySettings = (env: Environment = runtimeEnvironment()): DeploySettings | null => {
-  const dir = readSetting("DEPLOY_DIR", env);
-  const secret = readSetting("DEPLOY_WEBHOOK_SECRET", env);
-  if (dir === null) {
-    if (secret !== null) throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_DIR is not: say where releases live");
-    return null;
-  }
-  // The catalogue refuses a branch git would take as an option (a leading dash) or a range (`..`), and a
-  // repository address it would take as an option.
-  const branch = readSetting("DEPLOY_BRANCH", env);
-  const repository = readSetting("DEPLOY_REPOSITORY", env);
-  if (secret !== null && repository === null)
-    throw new Error("DEPLOY_WEBHOOK_SECRET is set but DEPLOY_REPOSITORY is not");
-  return {
-    dir: path.resolve(dir),
-    repository,
-    branch,
-    webhookSecret: secret,
-    buildSocket: readSetting("DEPLOY_BUILD_SOCKET", env),
-    keep: readSetting("DEPLOY_KEEP", env),
-    buildMemoryMb: readSetting("DEPLOY_BUILD_MEMORY_MB", env),
-    buildTimeoutMs: readSetting("DEPLOY_BUILD_TIMEOUT_MINUTES", env) * 60_000,
-    buildNice: readSetting("DEPLOY_BUILD_NICE", env),
-  };
-};
+export const deploySettingsOf = (values: PartValues<typeof deploySettings>): DeploySettings | null =>
+  values.DEPLOY_DIR === null
+    ? null
+    : {
+        dir: path.resolve(values.DEPLOY_DIR),
+        repository: values.DEPLOY_REPOSITORY,
+        branch: values.DEPLOY_BRANCH,
+        webhookSecret: values.DEPLOY_WEBHOOK_SECRET,
+        buildSocket: values.DEPLOY_BUILD_SOCKET,
+        keep: values.DEPLOY_KEEP,
+        buildMemoryMb: values.DEPLOY_BUILD_MEMORY_MB,
+        buildTimeoutMs: values.DEPLOY_BUILD_TIMEOUT_MINUTES * 60_000,
+        buildNice: values.DEPLOY_BUILD_NICE,
+      };
+
+/** The releases' settings of an environment, for the entry points that read no others (the deployer, the command). */
+export const readDeploySettings = (env: Environment = runtimeEnvironment()): DeploySettings | null =>
+  deploySettingsOf(readSettings([deploySettings], env));

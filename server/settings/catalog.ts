@@ -3,35 +3,42 @@ import * as z from "zod/mini";
 import { MAX_ATTEMPT_TIMEOUT_SECONDS } from "../stop-grace";
 
 /**
- * Every environment variable the site reads, described once: its type and range, its default, where it applies
- * and what it means. The server, the Netlify functions and the command-line tools read settings through
- * `readSetting` only, and docs/configuration.md's table is generated from this list (`npm run docs:settings`).
+ * Every environment variable the site reads, described once, as one zod object (siteSettings): each field's type
+ * and range, its default, and, registered on it (`described`), where it applies and what it means. Each entry point
+ * (the server, a Netlify function, a command, the build) reads the parts it needs once as it starts, through
+ * `readSettings`, into a frozen object, with the rules between settings, and a bad value stops it with every
+ * problem named. docs/configuration.md's table is generated from the same fields (`npm run docs:settings`).
  * Bundled into the Netlify functions: it imports nothing but zod/mini, ipaddr.js and the stop grace's numbers. The
- * tests' and benches' own variables are described the same way, with the same readers, in testing/tool-settings.ts.
+ * tests' and benches' own variables are described with the same builders in testing/tool-settings.ts.
  */
 
 /** Where a setting is read: the columns of the docs table's "where it applies". */
 type Scope =
   "server" | "Netlify function" | "scheduled function" | "command line" | "build" | "edit" | "tests" | "bench";
 
-/** A list of settings by variable name: the site's catalogue, or the tools'. */
-export type Catalogue = Readonly<Record<string, Setting<unknown>>>;
-
-export interface Setting<T> {
+/** A setting as the docs table and every refusal describe it, registered on its field's schema. */
+export interface SettingMeta {
   /** What a value must be, as the refusal says it: `X must be <allowed>, not <value>`. */
   readonly allowed: string;
   /** The value when the variable is unset or blank. */
-  readonly default: T;
+  readonly default: unknown;
   /** The default as the docs table shows it, where the value alone would not say it (`null`, another reader's own). */
   readonly defaultText?: string;
   readonly applies: readonly Scope[];
   /** One line: what the setting does. */
   readonly meaning: string;
-  /** Parses the trimmed, non-blank text. */
-  readonly schema: z.ZodMiniType<T, string>;
   /** A secret's refusal names its length, never its text. */
   readonly secret?: boolean;
+  /** A number's range, for the tests that hold every one to it. */
+  readonly min?: number;
+  readonly max?: number;
 }
+
+/** The descriptions of the settings, by field: docs/configuration.md's table and the refusals are written from it. */
+const described = z.registry<SettingMeta>();
+
+/** A setting's field: its schema for the trimmed, non-blank text, its default when unset or blank, and its meta. */
+export type Field<T> = z.ZodMiniDefault<z.ZodMiniType<T, string>>;
 
 interface Described {
   readonly applies: readonly Scope[];
@@ -39,92 +46,92 @@ interface Described {
   readonly defaultText?: string;
 }
 
-/** A number setting with a range: its bounds, for the tests that hold every one to them. */
-interface RangeSetting<T extends number | null> extends Setting<T> {
-  readonly min: number;
-  readonly max: number;
-}
+const field = <T>(schema: z.ZodMiniType<T, string>, fallback: T, meta: Omit<SettingMeta, "default">): Field<T> =>
+  // zod's default skips the schema for undefined, so a null default needs no room in the schema.
+  z._default(schema, fallback as z.util.NoUndefined<T>).register(described, { ...meta, default: fallback });
 
 /**
  * Digits only, optionally with a fraction: `1e3`, `0x10`, `+5` and `5.0` (where no fraction is allowed) are refused
  * rather than read as some number the operator did not write.
  */
 const numberIn = (digits: RegExp, min: number, max: number) =>
-  z.pipe(
-    z.string().check(
-      z.regex(digits),
-      z.refine((text) => Number(text) >= min && Number(text) <= max),
-    ),
-    z.transform(Number),
-  );
+  z.pipe(z.string().check(z.regex(digits)), z.pipe(z.transform(Number), z.number().check(z.gte(min), z.lte(max))));
 
 /** A whole number within a range; a null default leaves it to the reader (another tool's, or content's). */
 export const wholeNumber = <D extends number | null>(
   min: number,
   max: number,
   fallback: D,
-  described: Described,
-): RangeSetting<number | D> => ({
-  ...described,
-  allowed: `a whole number from ${min} to ${max}`,
-  default: fallback,
-  min,
-  max,
-  schema: numberIn(/^\d+$/, min, max),
-});
+  meta: Described,
+): Field<number | D> =>
+  field<number | D>(numberIn(/^\d+$/, min, max), fallback, {
+    ...meta,
+    allowed: `a whole number from ${min} to ${max}`,
+    min,
+    max,
+  });
 
 /** A number with a fraction allowed, within a range; unset, null (the reader has the default). */
-const optionalNumber = (min: number, max: number, described: Described): Setting<number | null> => ({
-  ...described,
-  allowed: `a number from ${min} to ${max}`,
-  default: null,
-  schema: numberIn(/^\d+(\.\d+)?$/, min, max),
-});
+const optionalNumber = (min: number, max: number, meta: Described): Field<number | null> =>
+  field<number | null>(numberIn(/^\d+(\.\d+)?$/, min, max), null, {
+    ...meta,
+    allowed: `a number from ${min} to ${max}`,
+  });
 
-const YES = ["1", "true", "yes"];
-const NO = ["0", "false", "no"];
+/** The text in lower case: the words of a setting are read in any case. */
+const lowerCase = z.pipe(
+  z.string(),
+  z.transform((text) => text.toLowerCase()),
+);
+
+const YES = ["1", "true", "yes"] as const;
+const NO = ["0", "false", "no"] as const;
 
 /** On or off: `1`, `true`, `yes` or `0`, `false`, `no`, in any case; anything else is refused, not read as off. */
-const yesNo = (fallback: boolean, described: Described): Setting<boolean> => ({
-  ...described,
-  allowed: "1, true, yes, 0, false or no",
-  default: fallback,
-  schema: z.pipe(
-    z.string().check(z.refine((text) => [...YES, ...NO].includes(text.toLowerCase()))),
-    z.transform((text) => YES.includes(text.toLowerCase())),
-  ),
-});
+const yesNo = (fallback: boolean, meta: Described): Field<boolean> =>
+  field(
+    z.pipe(
+      z.pipe(lowerCase, z.enum([...YES, ...NO])),
+      z.transform((word) => (YES as readonly string[]).includes(word)),
+    ),
+    fallback,
+    { ...meta, allowed: "1, true, yes, 0, false or no" },
+  );
 
-/** One of a few words, in any case, read in lower case. */
-const oneOf = <T extends string>(values: readonly [T, ...T[]], fallback: T, described: Described): Setting<T> => ({
-  ...described,
-  allowed: `${values.slice(0, -1).join(", ")} or ${values.at(-1) ?? ""}`,
-  default: fallback,
-  schema: z.pipe(
-    z.string().check(z.refine((text) => (values as readonly string[]).includes(text.toLowerCase()))),
-    z.transform((text) => text.toLowerCase() as T),
-  ),
-});
+/** One of a few words, in any case, read in lower case; a null default leaves the choice to the reader. */
+const oneOf = <T extends string, D extends T | null>(
+  values: readonly [T, ...T[]],
+  fallback: D,
+  meta: Described,
+): Field<T | D> =>
+  field<T | D>(z.pipe(lowerCase, z.enum(values)), fallback, {
+    ...meta,
+    allowed: `${values.slice(0, -1).join(", ")} or ${values.at(-1) ?? ""}`,
+  });
 
-/** Any text; unset, null or the default given. */
+/** Any text the check takes; unset, null or the default given. */
 export const text = <T extends string | null = string | null>(
   fallback: T,
-  described: Described & { readonly allowed?: string; readonly check?: (value: string) => boolean },
-): Setting<string | T> => ({
-  ...described,
-  allowed: described.allowed ?? "any text",
-  default: fallback,
-  schema: z.string().check(z.refine(described.check ?? (() => true))),
-});
+  meta: Described & {
+    readonly allowed?: string;
+    readonly check?: (value: string) => boolean;
+    readonly secret?: boolean;
+  },
+): Field<string | T> => {
+  const { check, ...rest } = meta;
+  return field<string | T>(z.string().check(z.refine(check ?? (() => true))), fallback, {
+    ...rest,
+    allowed: meta.allowed ?? "any text",
+  });
+};
 
 /** A key of at least `minLength` characters, which a refusal names by its length; unset, null. */
-const secret = (minLength: number, described: Described): Setting<string | null> => ({
-  ...described,
-  allowed: `at least ${minLength} characters (openssl rand -hex 32 makes one)`,
-  default: null,
-  secret: true,
-  schema: z.string().check(z.minLength(minLength)),
-});
+const secret = (minLength: number, meta: Described): Field<string | null> =>
+  field<string | null>(z.string().check(z.minLength(minLength)), null, {
+    ...meta,
+    allowed: `at least ${minLength} characters (openssl rand -hex 32 makes one)`,
+    secret: true,
+  });
 
 /** Whether the text is a URL with one of the protocols (`https:`, with its colon). */
 export const isUrl = (value: string, protocols: readonly string[]): boolean =>
@@ -137,73 +144,66 @@ const isLoopbackHost = (hostname: string): boolean => {
   return ipaddr.isValid(address) && ipaddr.process(address).range() === "loopback";
 };
 
+const withoutTrailingSlash = z.transform((value: string) => value.replace(/\/+$/, ""));
+
 /** An http or https origin (`https://www.example.com`) the check takes, a trailing slash taken off; unset, null. */
-const origin = (
-  allowed: string,
-  described: Described,
-  check: (value: URL) => boolean = () => true,
-): Setting<string | null> => ({
-  ...described,
-  allowed,
-  default: null,
-  schema: z.pipe(
-    z.string().check(
-      z.refine((value) => {
-        const bare = value.replace(/\/+$/, "");
-        return isUrl(bare, ["http:", "https:"]) && new URL(bare).origin === bare && check(new URL(bare));
-      }),
+const origin = (allowed: string, meta: Described, check: (value: URL) => boolean = () => true): Field<string | null> =>
+  field<string | null>(
+    z.pipe(
+      z.pipe(z.string(), withoutTrailingSlash),
+      z
+        .string()
+        .check(
+          z.refine((bare) => isUrl(bare, ["http:", "https:"]) && new URL(bare).origin === bare && check(new URL(bare))),
+        ),
     ),
-    z.transform((value) => value.replace(/\/+$/, "")),
-  ),
-});
+    null,
+    { ...meta, allowed },
+  );
 
 /** A URL the check takes, a trailing slash taken off. */
-const url = (
-  fallback: string,
-  allowed: string,
-  check: (value: URL) => boolean,
-  described: Described,
-): Setting<string> => ({
-  ...described,
-  allowed,
-  default: fallback,
-  schema: z.pipe(
-    z.string().check(z.refine((value) => URL.canParse(value) && check(new URL(value)))),
-    z.transform((value) => value.replace(/\/+$/, "")),
-  ),
-});
+const url = (fallback: string, allowed: string, check: (value: URL) => boolean, meta: Described): Field<string> =>
+  field(
+    z.pipe(z.string().check(z.refine((value) => URL.canParse(value) && check(new URL(value)))), withoutTrailingSlash),
+    fallback,
+    { ...meta, allowed },
+  );
 
 /** An hour of the day, 0 to 23, or `off` (any case), read as null. */
-const hourOrOff = (fallback: number, described: Described): Setting<number | null> => ({
-  ...described,
-  allowed: "a whole number from 0 to 23, or off",
-  default: fallback,
-  schema: z.pipe(
-    z
-      .string()
-      .check(z.refine((value) => value.toLowerCase() === "off" || (/^\d{1,2}$/.test(value) && Number(value) <= 23))),
-    z.transform((value) => (value.toLowerCase() === "off" ? null : Number(value))),
-  ),
-});
+const hourOrOff = (fallback: number, meta: Described): Field<number | null> =>
+  field<number | null>(
+    z.union([
+      z.pipe(
+        z.string().check(z.regex(/^off$/i)),
+        z.transform(() => null),
+      ),
+      numberIn(/^\d{1,2}$/, 0, 23),
+    ]),
+    fallback,
+    { ...meta, allowed: "a whole number from 0 to 23, or off" },
+  );
 
 /** TRUST_PROXY: false (none), a number of hops, or the proxies' addresses and ranges. `true` is refused. */
-const trustProxy = (described: Described): Setting<false | number | string[]> => ({
-  ...described,
-  allowed:
-    "0, a hop count or a comma-separated list of addresses and ranges (true would believe any client's X-Forwarded-For)",
-  default: false,
-  schema: z.pipe(
-    z.string().check(z.refine((value) => value.toLowerCase() !== "true")),
-    z.transform((value): false | number | string[] => {
-      if (value === "0" || value.toLowerCase() === "false") return false;
-      if (/^\d+$/.test(value)) return Number(value);
-      return value
-        .split(",")
-        .map((item) => item.trim())
-        .filter(Boolean);
-    }),
-  ),
-});
+const trustProxy = (meta: Described): Field<false | number | string[]> =>
+  field<false | number | string[]>(
+    z.pipe(
+      z.string().check(z.refine((value) => value.toLowerCase() !== "true")),
+      z.transform((value): false | number | string[] => {
+        if (value === "0" || value.toLowerCase() === "false") return false;
+        if (/^\d+$/.test(value)) return Number(value);
+        return value
+          .split(",")
+          .map((item) => item.trim())
+          .filter(Boolean);
+      }),
+    ),
+    false,
+    {
+      ...meta,
+      allowed:
+        "0, a hop count or a comma-separated list of addresses and ranges (true would believe any client's X-Forwarded-For)",
+    },
+  );
 
 const SERVER_AND_FUNCTIONS: readonly Scope[] = ["server", "Netlify function", "scheduled function", "command line"];
 const DELIVERY: readonly Scope[] = ["server", "scheduled function", "command line"];
@@ -250,38 +250,34 @@ const serverSettings = {
 
 /** How inquiries are kept. */
 const outboxSettings = {
-  INQUIRY_DATA_DIR: text(".data", {
+  INQUIRY_DATA_DIR: text(null, {
     applies: ["server", "command line"],
     defaultText: "`.data/` (git-ignored)",
     meaning:
       "the folder of the inquiry database, `inquiries.sqlite`. `npm run inquiries` stops rather than list an empty folder when it is unset and `./.data` holds no database",
   }),
-  INQUIRY_OUTBOX: oneOf(["sqlite", "postgres"], "sqlite", {
+  INQUIRY_OUTBOX: oneOf(["sqlite", "postgres"], null, {
     applies: SERVER_AND_FUNCTIONS,
     defaultText: "`sqlite`, or `postgres` where `INQUIRY_DATABASE_URL` or `NETLIFY_DB_URL` is set",
     meaning:
       "where inquiries are kept: `sqlite`, the database in `INQUIRY_DATA_DIR`; `postgres`, the Postgres at `INQUIRY_DATABASE_URL`, or without it Netlify Database's (`NETLIFY_DB_URL`)",
   }),
-  INQUIRY_DATABASE_URL: {
-    ...text(null, {
-      applies: SERVER_AND_FUNCTIONS,
-      allowed: "a postgres:// or postgresql:// URL",
-      check: (value) => isUrl(value, ["postgres:", "postgresql:"]),
-      meaning:
-        "any Postgres to keep inquiries in instead of SQLite (`postgres://user:password@host:5432/db`): the store creates and migrates its tables there itself, so moving a server to Postgres is this setting and no code ([inquiries.md](inquiries.md#the-store))",
-    }),
-    // A connection string carries its password: a refusal names its length, never its text.
+  // A connection string carries its password: a refusal names its length, never its text.
+  INQUIRY_DATABASE_URL: text(null, {
+    applies: SERVER_AND_FUNCTIONS,
+    allowed: "a postgres:// or postgresql:// URL",
+    check: (value) => isUrl(value, ["postgres:", "postgresql:"]),
     secret: true,
-  },
-  NETLIFY_DB_URL: {
-    ...text(null, {
-      applies: ["Netlify function", "scheduled function", "command line"],
-      defaultText: "set by Netlify where the project has Netlify Database",
-      meaning:
-        "Netlify Database's connection string: where it is set, inquiries are kept there unless `INQUIRY_OUTBOX` says otherwise",
-    }),
+    meaning:
+      "any Postgres to keep inquiries in instead of SQLite (`postgres://user:password@host:5432/db`): the store creates and migrates its tables there itself, so moving a server to Postgres is this setting and no code ([inquiries.md](inquiries.md#the-store))",
+  }),
+  NETLIFY_DB_URL: text(null, {
+    applies: ["Netlify function", "scheduled function", "command line"],
+    defaultText: "set by Netlify where the project has Netlify Database",
     secret: true,
-  },
+    meaning:
+      "Netlify Database's connection string: where it is set, inquiries are kept there unless `INQUIRY_OUTBOX` says otherwise",
+  }),
   NETLIFY_SITE_ID: text(null, {
     applies: ["command line"],
     meaning:
@@ -366,8 +362,9 @@ const operationCatalogue = {
     applies: DELIVERY,
     meaning: "the delay before the first retry; each next one doubles, with jitter",
   }),
-  INQUIRY_RETRY_MAX_DELAY_SECONDS: wholeNumber(1, 86_400, 3_600, {
+  INQUIRY_RETRY_MAX_DELAY_SECONDS: wholeNumber(1, 86_400, null, {
     applies: DELIVERY,
+    defaultText: "`3600`, or the first delay where that is longer",
     meaning:
       "the longest delay between retries. Set, it may not be below `INQUIRY_RETRY_DELAY_SECONDS`; unset, it is at least that",
   }),
@@ -533,13 +530,10 @@ const buildSettings = {
     defaultText: "set by Gatsby",
     meaning: "the first-paint loader is added to production pages only",
   }),
-  DECAP_SERVER_PORT: wholeNumber(1, 65_535, 8081, {
-    applies: ["edit"],
-    meaning: "decap-server's port; the editing screen looks for 8081, so only tests move it",
-  }),
 } as const;
 
-export const catalogue = {
+/** Every setting of the site, as one zod object: each entry point reads the part it needs (readSettings). */
+export const siteSettings = z.object({
   ...serverSettings,
   ...outboxSettings,
   ...transportSettings,
@@ -548,10 +542,23 @@ export const catalogue = {
   ...deploySettings,
   ...editingSettings,
   ...buildSettings,
-} as const;
+});
 
-export type SettingName = keyof typeof catalogue;
-export type SettingValue<N extends SettingName> = (typeof catalogue)[N] extends Setting<infer T> ? T : never;
+export type SettingName = keyof typeof siteSettings.shape;
+export type SettingValues = z.output<typeof siteSettings>;
+
+/** A list of settings' fields by variable name: the site's (siteSettings.shape), or the tools'. */
+export type Catalogue = Readonly<Record<string, z.core.$ZodType>>;
+
+/** A field's description: what its refusal and the docs table say of it. */
+export const metaOfField = (name: string, setting: z.core.$ZodType): SettingMeta => {
+  const meta = described.get(setting);
+  if (!meta) throw new Error(`${name} has no description`);
+  return meta;
+};
+
+/** A site setting's description. */
+export const metaOf = (name: SettingName): SettingMeta => metaOfField(name, siteSettings.shape[name]);
 
 /** An environment: process.env or a test's own. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -568,48 +575,95 @@ const settingText = (name: string, env: Environment): string | undefined => {
   return value === "" ? undefined : value;
 };
 
-/** Whether the operator gave a value: some settings mean something else set than left at the default. */
-export const isSet = (name: SettingName, env: Environment = runtimeEnvironment()): boolean =>
-  settingText(name, env) !== undefined;
+/** A rule between settings: a problem with their values together, or null. */
+export interface SettingsRule<N extends SettingName> {
+  readonly reads: readonly N[];
+  readonly problem: (values: Pick<SettingValues, N>) => string | null;
+}
 
-/** A setting's value, as `readSetting` reads it, from any catalogue (the tools' reads its own this way). */
-export const readFrom = <C extends Catalogue, N extends keyof C & string>(
-  settings: C,
-  name: N,
-  env: Environment,
-): C[N] extends Setting<infer T> ? T : never => {
-  type Value = C[N] extends Setting<infer T> ? T : never;
-  const setting = settings[name] as Setting<Value>;
+/** The settings one part of the site reads (the inquiries, the releases, sign-in...), and its rules between them. */
+export interface SettingsPart<N extends SettingName> {
+  readonly names: readonly N[];
+  readonly rules: readonly SettingsRule<N>[];
+}
+
+export const settingsPart = <N extends SettingName>(
+  names: readonly N[],
+  ...rules: readonly SettingsRule<N>[]
+): SettingsPart<N> => ({ names, rules });
+
+/** The values a part's reader gets: frozen, every name its part lists. */
+export type PartValues<P> = P extends SettingsPart<infer N> ? Readonly<Pick<SettingValues, N>> : never;
+
+/** The refusal of one value: `X must be <allowed>, not <value>` (a secret's length, never its text). */
+const refusalOf = (name: string, meta: SettingMeta, value: string | undefined): string =>
+  `${name} must be ${meta.allowed}, not ${meta.secret ? String(value?.length ?? 0) : String(value)}`;
+
+/** One setting of any catalogue (the tools' read theirs this way): its default when unset or blank, else parsed. */
+export const readField = <T>(name: string, setting: Field<T>, env: Environment): T => {
   const value = settingText(name, env);
-  if (value === undefined) return setting.default;
-  const parsed = setting.schema.safeParse(value);
+  const parsed = setting.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new Error(`${name} must be ${setting.allowed}, not ${setting.secret ? value.length : value}`);
+  throw new Error(refusalOf(name, metaOfField(name, setting), value));
 };
 
 /**
- * A setting's value: its default when unset or blank, else its text parsed. A value it does not allow throws,
- * naming the variable and what it allows: `INQUIRY_ATTEMPT_TIMEOUT_SECONDS must be a whole number from 1 to 20,
- * not abc` (a secret's length, never its text).
+ * An entry point's settings, read once as it starts: the parts' settings as one zod object, their rules included.
+ * Each value is its default when unset or blank, else its text parsed. Anything wrong throws once, naming every
+ * problem: first each value its setting refuses, then each rule whose settings all parsed, so that an operator
+ * mends the environment file in one go rather than one start at a time.
  */
-export const readSetting = <N extends SettingName>(name: N, env: Environment = runtimeEnvironment()): SettingValue<N> =>
-  readFrom(catalogue, name, env);
+export const readSettings = <N extends SettingName>(
+  parts: readonly SettingsPart<N>[],
+  env: Environment = runtimeEnvironment(),
+): Readonly<Pick<SettingValues, N>> => {
+  const names = [...new Set(parts.flatMap((part) => part.names))];
+  const texts = Object.fromEntries(names.map((name) => [name, settingText(name, env)]));
+  const rules = parts.flatMap((part) => part.rules);
+  const mask: Partial<Record<SettingName, true>> = Object.fromEntries(names.map((name) => [name, true]));
+  const picked = z.pick(siteSettings, mask);
+  const schema = picked.check(
+    ...rules.map((rule) =>
+      z.check<z.output<typeof picked>>(
+        (context) => {
+          // A rule over a value that was refused would judge a value nobody meant.
+          if (context.issues.some((issue) => rule.reads.some((name) => issue.path?.[0] === name))) return;
+          const problem = rule.problem(context.value);
+          if (problem !== null) context.issues.push({ code: "custom", message: problem, input: context.value });
+        },
+        // Judged whatever else was refused (zod skips a check after an aborting issue): every problem at once.
+        { when: () => true },
+      ),
+    ),
+  );
+  const parsed = schema.safeParse(texts);
+  if (parsed.success) return Object.freeze(parsed.data as Pick<SettingValues, N>);
+  const problems = parsed.error.issues.map((issue) => {
+    const name = issue.path[0];
+    return typeof name === "string" && name in texts ? refusalOf(name, metaOf(name as N), texts[name]) : issue.message;
+  });
+  const unique = [...new Set(problems)];
+  throw new Error(unique.length === 1 ? unique[0] : `${unique.length} settings are wrong:\n- ${unique.join("\n- ")}`);
+};
 
 /**
- * Every value in `env` that a setting read in `scope` refuses, each named as readSetting names it: all of them
- * at once, so that an operator mends the environment file in one go rather than one start at a time.
+ * Settings read at a function instance's first call and kept: the environment does not change under a running
+ * instance. A failure is kept too, and thrown at every call, for the function to answer 503 and say why.
  */
-export const settingProblems = (scope: Scope, env: Environment = runtimeEnvironment()): string[] =>
-  (Object.keys(catalogue) as SettingName[])
-    .filter((name) => catalogue[name].applies.includes(scope))
-    .flatMap((name) => {
+export const readOnce = <T>(read: () => T): (() => T) => {
+  let outcome: { readonly value: T } | { readonly error: unknown } | null = null;
+  return () => {
+    if (outcome === null) {
       try {
-        readSetting(name, env);
-        return [];
+        outcome = { value: read() };
       } catch (error) {
-        return [(error as Error).message];
+        outcome = { error };
       }
-    });
+    }
+    if ("error" in outcome) throw outcome.error;
+    return outcome.value;
+  };
+};
 
 /** The variables, settings or not, whose value holds a fragment: the environment file's sample marks what to fill in. */
 export const variablesHolding = (fragment: string, env: Environment = runtimeEnvironment()): string[] =>

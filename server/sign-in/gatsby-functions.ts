@@ -1,5 +1,6 @@
 import type { GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../site/function-request";
+import { readOnce } from "../settings/catalog";
 import { blobsAccessFromLambdaEvent, BlobsStore } from "./blobs-store";
 import { blobsSpentStates, SPENT_STATES_STORE } from "./blobs-spent-states";
 import {
@@ -81,6 +82,7 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
     // The CDN serves the site over HTTPS only; it says so in x-forwarded-proto, as `gatsby serve` does not.
     origin: `${header(req, "x-forwarded-proto") ?? "https"}://${header(req, "host") ?? ""}`,
   });
+  const settingsOfInstance = readOnce(() => readGithubOAuthSettings());
   /** The handshake's step, or 404 where sign-in is not set up, or the function was called at its own address. */
   const step =
     (run: (oauth: GithubOAuth, request: OAuthRequest) => OAuthAnswer | Promise<OAuthAnswer>) =>
@@ -89,7 +91,7 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
         await send(res, FUNCTION_NOT_FOUND);
         return;
       }
-      const settings = readGithubOAuthSettings();
+      const settings = settingsOfInstance();
       if (!settings) {
         await send(res, FUNCTION_NOT_FOUND);
         return;

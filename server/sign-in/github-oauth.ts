@@ -1,6 +1,13 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import escapeHtml from "escape-html";
-import { readSetting, runtimeEnvironment, type Environment, type SettingValue } from "../settings/catalog";
+import {
+  readSettings,
+  runtimeEnvironment,
+  settingsPart,
+  type Environment,
+  type PartValues,
+  type SettingValues,
+} from "../settings/catalog";
 
 /**
  * Editors' sign-in to the editing screen with GitHub, served by the site itself on both deploys (the
@@ -29,7 +36,7 @@ export interface GithubOAuthSettings {
   /** CMS_GITHUB_URL: GitHub's web address, or a GitHub Enterprise Server's (https://github.example.com). */
   readonly githubUrl: string;
   /** CMS_GITHUB_SCOPE: `repo` for a private repository, `public_repo` for a public one. */
-  readonly scope: SettingValue<"CMS_GITHUB_SCOPE">;
+  readonly scope: SettingValues["CMS_GITHUB_SCOPE"];
   /**
    * CMS_SITE_ORIGIN: the site's origin as editors reach it (`https://www.example.com`), for the callback
    * URL and the one origin the token is handed to. Unset: the request's own (scheme and host, from the
@@ -105,25 +112,33 @@ export const memorySpentStates = (now: () => number = Date.now): SpentStates => 
   };
 };
 
-/**
- * The settings from the environment, or null when sign-in is not set up (no client id): the routes then
- * answer 404. A half-set or wrong setting is an error that names it (the catalogue checks each value).
- */
-export const readGithubOAuthSettings = (env: Environment = runtimeEnvironment()): GithubOAuthSettings | null => {
-  const clientId = readSetting("CMS_GITHUB_CLIENT_ID", env);
-  const clientSecret = readSetting("CMS_GITHUB_CLIENT_SECRET", env);
-  if (clientId === null && clientSecret === null) return null;
-  if (clientId === null || clientSecret === null) {
-    throw new Error("CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET go together: set both, or neither");
-  }
-  return {
-    clientId,
-    clientSecret,
-    githubUrl: readSetting("CMS_GITHUB_URL", env),
-    scope: readSetting("CMS_GITHUB_SCOPE", env),
-    siteOrigin: readSetting("CMS_SITE_ORIGIN", env),
-  };
-};
+/** Sign-in's settings: the OAuth App's id and secret go together. */
+export const githubOAuthSettings = settingsPart(
+  ["CMS_GITHUB_CLIENT_ID", "CMS_GITHUB_CLIENT_SECRET", "CMS_GITHUB_URL", "CMS_GITHUB_SCOPE", "CMS_SITE_ORIGIN"],
+  {
+    reads: ["CMS_GITHUB_CLIENT_ID", "CMS_GITHUB_CLIENT_SECRET"],
+    problem: (values) =>
+      (values.CMS_GITHUB_CLIENT_ID === null) !== (values.CMS_GITHUB_CLIENT_SECRET === null)
+        ? "CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET go together: set both, or neither"
+        : null,
+  },
+);
+
+/** The settings, or null when sign-in is not set up (no client id): the routes then answer 404. */
+export const githubOAuthSettingsOf = (values: PartValues<typeof githubOAuthSettings>): GithubOAuthSettings | null =>
+  values.CMS_GITHUB_CLIENT_ID === null || values.CMS_GITHUB_CLIENT_SECRET === null
+    ? null
+    : {
+        clientId: values.CMS_GITHUB_CLIENT_ID,
+        clientSecret: values.CMS_GITHUB_CLIENT_SECRET,
+        githubUrl: values.CMS_GITHUB_URL,
+        scope: values.CMS_GITHUB_SCOPE,
+        siteOrigin: values.CMS_SITE_ORIGIN,
+      };
+
+/** Sign-in's settings of an environment: a half-set or wrong setting is an error that names it. */
+export const readGithubOAuthSettings = (env: Environment = runtimeEnvironment()): GithubOAuthSettings | null =>
+  githubOAuthSettingsOf(readSettings([githubOAuthSettings], env));
 
 /** GitHub's REST API root for a GitHub web address: api.github.com, or <host>/api/v3 for GitHub Enterprise Server. */
 export const githubApiRoot = (githubUrl: string): string =>

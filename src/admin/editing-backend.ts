@@ -1,4 +1,4 @@
-import { readSetting, runtimeEnvironment, type Environment } from "../../server/settings/catalog";
+import { readSettings, runtimeEnvironment, settingsPart, type Environment } from "../../server/settings/catalog";
 import { githubApiRoot } from "../../server/sign-in/github-oauth";
 
 /**
@@ -19,14 +19,25 @@ export interface EditingBackend {
   readonly scriptOrigins: readonly string[];
 }
 
+/** What the build reads of the editing screen's settings. */
+const editingSettings = settingsPart([
+  "CMS_BACKEND",
+  "CMS_EDITORIAL_WORKFLOW",
+  "CMS_GITHUB_BRANCH",
+  "CMS_GITHUB_REPO",
+  "CMS_GITHUB_URL",
+  "CMS_GITHUB_SCOPE",
+]);
+
 /** The build's environment by default; a test gives its own. */
 export const readEditingBackend = (env: Environment = runtimeEnvironment()): EditingBackend => {
-  const kind = readSetting("CMS_BACKEND", env);
+  const settings = readSettings([editingSettings], env);
+  const kind = settings.CMS_BACKEND;
   // Review before publishing is the default: the content makes compliance claims (TAA, the Berry
   // Amendment, certifications) that a second person should read before they are public.
-  const workflow = readSetting("CMS_EDITORIAL_WORKFLOW", env);
+  const workflow = settings.CMS_EDITORIAL_WORKFLOW;
   const publishMode = workflow ? { publish_mode: "editorial_workflow" as const } : {};
-  const branch = readSetting("CMS_GITHUB_BRANCH", env);
+  const branch = settings.CMS_GITHUB_BRANCH;
   if (kind === "git-gateway") {
     return {
       backend: { name: "git-gateway", branch },
@@ -35,8 +46,8 @@ export const readEditingBackend = (env: Environment = runtimeEnvironment()): Edi
       scriptOrigins: ["https://identity.netlify.com"],
     };
   }
-  const repo = readSetting("CMS_GITHUB_REPO", env) ?? "";
-  const githubUrl = readSetting("CMS_GITHUB_URL", env);
+  const repo = settings.CMS_GITHUB_REPO ?? "";
+  const githubUrl = settings.CMS_GITHUB_URL;
   // The editing screen's live policy allows the API's origin, and names no http: source: not even the loopback
   // stand-in the sign-in's own tests may use.
   if (new URL(githubUrl).protocol !== "https:")
@@ -51,7 +62,7 @@ export const readEditingBackend = (env: Environment = runtimeEnvironment()): Edi
       branch,
       api_root: apiRoot,
       auth_endpoint: "api/auth",
-      auth_scope: readSetting("CMS_GITHUB_SCOPE", env),
+      auth_scope: settings.CMS_GITHUB_SCOPE,
       // Decap's GraphQL path is wrong for GitHub Enterprise Server (shared/research/decap-github.md, 4).
       use_graphql: false,
     },
