@@ -349,6 +349,26 @@ describe.each(kinds)("DeliveryWorker on the %s store", (kind, openKind) => {
     }
   });
 
+  it("delivers through a transport set up right while another's setting is wrong, which stays pending", async () => {
+    const clock = { now: new Date(START) };
+    receiver = await startReceiver();
+    await open().add(record("CRS-HALF-0001", ["email", "webhook"]));
+    const env = {
+      SMTP_URL: "https://mail.example.com",
+      INQUIRY_TO: "sales@example.com",
+      INQUIRY_FROM: "website@example.com",
+      INQUIRY_WEBHOOK_URL: receiver.url,
+    };
+    const running = startWorker(configWith(env), clock);
+    await running.idle();
+    expect(receiver.received).toEqual(["CRS-HALF-0001"]);
+    const entry = await entryOf("CRS-HALF-0001", 8);
+    expect([entry?.state, entry?.deliveries]).toEqual(["pending", { email: "failed", webhook: "delivered" }]);
+    expect(logs.filter((line) => line.includes("CRS-HALF-0001")).join("\n")).toContain(
+      "settings: SMTP_URL must be an smtp:// or smtps:// URL",
+    );
+  });
+
   it("refuses SMTP without STARTTLS unless plain SMTP is allowed", async () => {
     const clock = { now: new Date(START) };
     const mail = await startMailServer();

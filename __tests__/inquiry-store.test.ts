@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { UnknownLayoutError, type OutboxRecord } from "../server/inquiries/store/outbox";
-import { netlifyMigrationFiles } from "../server/inquiries/store/schema";
+import { MIGRATIONS, netlifyMigrationFiles } from "../server/inquiries/store/schema";
+import { LEGACY_VERSIONS } from "../server/inquiries/store/legacy-sqlite";
 import { openPostgresStore } from "../server/inquiries/store/postgres";
 import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
@@ -63,7 +64,9 @@ const onDatabase = async (kind: string, text: string, values: unknown[] = []): P
 
 it("writes Netlify's migration files from the schema, as they are in the project", () => {
   const files = netlifyMigrationFiles();
-  expect(files.map((file) => file.path)).toEqual(["netlify/database/migrations/0001_inquiry_store.sql"]);
+  expect(files.map((file) => file.path)).toEqual(
+    MIGRATIONS.map(({ name }) => `netlify/database/migrations/${name}.sql`),
+  );
   // Run `npm run migrations` after a change to server/inquiries/store/schema.ts.
   for (const { path: file, text } of files) expect(readFileSync(file, "utf8")).toBe(text);
 });
@@ -100,11 +103,15 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
   it("migrates an empty database once, and refuses one a later release migrated before writing anything", async () => {
     await open().add(record("CRS-MIGR-0001"));
     await open().add(record("CRS-MIGR-0002"));
-    expect(await onDatabase(kind, "SELECT name FROM store_migrations")).toEqual([{ name: "0001_inquiry_store" }]);
-    await onDatabase(kind, "INSERT INTO store_migrations (name, applied_at) VALUES ('0002_later', 'then')");
+    expect(await onDatabase(kind, "SELECT name FROM store_migrations ORDER BY name")).toEqual(
+      MIGRATIONS.map(({ name }) => ({ name })),
+    );
+    await onDatabase(kind, "INSERT INTO store_migrations (name, applied_at) VALUES ('9999_later', 'then')");
     const refused = open().add(record("CRS-MIGR-0003"));
     await expect(refused).rejects.toBeInstanceOf(UnknownLayoutError);
-    const [found, expected] = kind === SQL_SQLITE ? [4, 3] : [2, 1];
+    // SQLite's versions go on from its two legacy layouts.
+    const expected = (kind === SQL_SQLITE ? LEGACY_VERSIONS : 0) + MIGRATIONS.length;
+    const found = expected + 1;
     await expect(refused).rejects.toThrow(
       `records layout version ${found}, and this release of the site reads version ${expected}`,
     );
@@ -385,7 +392,9 @@ describe("the SQL store on SQLite", () => {
     expect(tables).toEqual(
       ["attempts", "held_count", "inquiries", "jobs", "store_migrations", "store_state"].map((name) => ({ name })),
     );
-    expect(await onDatabase(SQL_SQLITE, "PRAGMA user_version")).toEqual([{ user_version: 3 }]);
+    expect(await onDatabase(SQL_SQLITE, "PRAGMA user_version")).toEqual([
+      { user_version: LEGACY_VERSIONS + MIGRATIONS.length },
+    ]);
     // Its idempotency keys, its digest day and its digest's retry go on as before.
     expect(await outbox.add({ ...record("CRS-LGCY-0009"), idempotencyKey: "key-legacy-0001" })).toEqual({
       reference: "CRS-LGCY-0001",
@@ -418,9 +427,9 @@ describe("the SQL store on SQLite", () => {
   });
 
   it("refuses a file of a layout version it does not know, and leaves it untouched", async () => {
-    await onDatabase(SQL_SQLITE, "PRAGMA user_version = 7");
+    await onDatabase(SQL_SQLITE, "PRAGMA user_version = 99");
     await expect(open().add(record("CRS-VERS-0003"))).rejects.toThrow(
-      `${file()} records layout version 7, and this release of the site reads version 3`,
+      `${file()} records layout version 99, and this release of the site reads version ${LEGACY_VERSIONS + MIGRATIONS.length}`,
     );
     expect(await onDatabase(SQL_SQLITE, "SELECT name FROM sqlite_schema")).toEqual([]);
   });

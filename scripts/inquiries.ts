@@ -3,7 +3,7 @@ import "../server/require-node";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { inquiryConfigOf, inquirySettings } from "../server/inquiries/config";
+import { inquiryConfigOf, inquirySettings, transportProblems } from "../server/inquiries/config";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { runQueue } from "../server/inquiries/delivery/delivery-worker";
 import {
@@ -269,8 +269,9 @@ const list = async ({ options, outbox, config }: Context): Promise<number> => {
  * them: what a run under way holds is left to it. No digest is made here; the worker makes them.
  */
 const retryAll = async ({ outbox, config, content }: Context): Promise<number> => {
-  if (config.problems.length > 0) {
-    console.error(`Cannot retry: ${config.problems.join("; ")}.`);
+  const problems = transportProblems(config);
+  if (problems.length > 0) {
+    console.error(`Cannot retry: ${problems.join("; ")}.`);
     return 1;
   }
   const log = lineLog((line, level) => (level === "info" ? console.log(line) : console.error(line)));

@@ -79,8 +79,11 @@ export interface InquiryConfig {
   readonly durableOutbox: boolean;
   readonly email: EmailSettings | null;
   readonly webhook: { readonly url: string; readonly secret: string | null } | null;
-  /** Set but unusable settings: deliveries through them fail (and stay pending) instead of vanishing. */
-  readonly problems: readonly string[];
+  /**
+   * Set but unusable settings, by the transport they belong to: deliveries through that transport fail (and stay
+   * pending) instead of vanishing, and the other transports deliver as usual.
+   */
+  readonly problems: Readonly<Partial<Record<TransportName, readonly string[]>>>;
   readonly rateLimit: { readonly requests: number; readonly windowSeconds: number };
   readonly minFillSeconds: number;
   /**
@@ -196,25 +199,26 @@ const operationsOf = (settings: InquirySettings): Pick<InquiryConfig, "delivery"
  * The transports, and what is wrong with their settings. Not refused: a wrong address fails each delivery through
  * it, which stays pending, and the log names the setting, rather than the inquiry being lost.
  */
-const transportsOf = (settings: InquirySettings): Pick<InquiryConfig, "email" | "webhook" | "problems"> => {
-  const problems: string[] = [];
+const transportSettingsOf = (settings: InquirySettings): Pick<InquiryConfig, "email" | "webhook" | "problems"> => {
   const smtpUrl = settings.SMTP_URL;
   const to = settings.INQUIRY_TO ?? "";
   const from = settings.INQUIRY_FROM ?? "";
-  let email: EmailSettings | null = null;
-  if (smtpUrl !== null) {
-    email = { smtpUrl, to, from, allowPlain: settings.SMTP_ALLOW_PLAIN };
-    if (!isUrl(smtpUrl, ["smtp:", "smtps:"])) problems.push("SMTP_URL must be an smtp:// or smtps:// URL");
-    if (!isAddress(to)) problems.push("INQUIRY_TO must be an email address");
-    if (!isAddress(from)) problems.push("INQUIRY_FROM must be an email address");
-  }
+  const email = smtpUrl === null ? null : { smtpUrl, to, from, allowPlain: settings.SMTP_ALLOW_PLAIN };
   const webhookUrl = settings.INQUIRY_WEBHOOK_URL;
-  let webhook: InquiryConfig["webhook"] = null;
-  if (webhookUrl !== null) {
-    webhook = { url: webhookUrl, secret: settings.INQUIRY_WEBHOOK_SECRET };
-    if (!isUrl(webhookUrl, ["http:", "https:"]))
-      problems.push("INQUIRY_WEBHOOK_URL must be an http:// or https:// URL");
-  }
+  const webhook = webhookUrl === null ? null : { url: webhookUrl, secret: settings.INQUIRY_WEBHOOK_SECRET };
+  const problems = {
+    email: email
+      ? [
+          ...(isUrl(email.smtpUrl, ["smtp:", "smtps:"]) ? [] : ["SMTP_URL must be an smtp:// or smtps:// URL"]),
+          ...(isAddress(to) ? [] : ["INQUIRY_TO must be an email address"]),
+          ...(isAddress(from) ? [] : ["INQUIRY_FROM must be an email address"]),
+        ]
+      : [],
+    webhook:
+      webhook && !isUrl(webhook.url, ["http:", "https:"])
+        ? ["INQUIRY_WEBHOOK_URL must be an http:// or https:// URL"]
+        : [],
+  };
   return { email, webhook, problems };
 };
 
@@ -239,7 +243,7 @@ export const inquiryConfigOf = (
     databaseUrl,
     // A Postgres outlives every function instance, whatever INQUIRY_OUTBOX_EPHEMERAL says.
     durableOutbox: outbox !== "sqlite" || !settings.INQUIRY_OUTBOX_EPHEMERAL,
-    ...transportsOf(settings),
+    ...transportSettingsOf(settings),
     ...operationsOf(settings),
     minFillSeconds: settings.INQUIRY_MIN_FILL_SECONDS ?? delivery.minFillSeconds,
     clientIpHeader: settings.INQUIRY_CLIENT_IP_HEADER?.toLowerCase() ?? null,
@@ -271,8 +275,15 @@ export const readInquiryConfig = (
   cwd: string = process.cwd(),
 ): InquiryConfig => inquiryConfigOf(delivery, readSettings([inquirySettings], env), cwd);
 
+/** Whether each transport is set up: a record, so that a new transport cannot be added without saying. */
+const IS_CONFIGURED: Readonly<Record<TransportName, (config: InquiryConfig) => boolean>> = {
+  email: (config) => config.email !== null,
+  webhook: (config) => config.webhook !== null,
+};
+
 /** The transports an inquiry accepted now must go through. */
-export const configuredTransports = (config: InquiryConfig): TransportName[] => [
-  ...(config.email ? (["email"] as const) : []),
-  ...(config.webhook ? (["webhook"] as const) : []),
-];
+export const configuredTransports = (config: InquiryConfig): TransportName[] =>
+  (Object.keys(IS_CONFIGURED) as TransportName[]).filter((transport) => IS_CONFIGURED[transport](config));
+
+/** Every problem of the transports' settings, whichever transport it belongs to. */
+export const transportProblems = (config: InquiryConfig): string[] => Object.values(config.problems).flat();

@@ -168,20 +168,30 @@ const callWebhook = async (
   if (!response.ok) throw new DeliveryError(`HTTP ${response.status}`);
 };
 
+type Sender = (message: OutgoingMessage, config: InquiryConfig, timeoutMs: number, now: () => Date) => Promise<void>;
+
+/** How each transport sends: a record, so that a new transport cannot be added without its sender. */
+const SENDERS: Readonly<Record<TransportName, Sender>> = {
+  email: (message, config, timeoutMs) => {
+    if (!config.email) throw new DeliveryError("SMTP_URL is not set");
+    return sendEmail(message, config.email, timeoutMs);
+  },
+  webhook: (message, config, timeoutMs, now) => {
+    if (!config.webhook) throw new DeliveryError("INQUIRY_WEBHOOK_URL is not set");
+    return callWebhook(message, config.webhook, timeoutMs, now);
+  },
+};
+
 const deliverOne = async (
   message: OutgoingMessage,
   transport: TransportName,
   config: InquiryConfig,
   now: () => Date,
 ): Promise<void> => {
-  if (config.problems.length > 0) throw new DeliveryError(`settings: ${config.problems.join("; ")}`);
-  const timeoutMs = config.delivery.attemptTimeoutMs;
-  if (transport === "email") {
-    if (!config.email) throw new DeliveryError("SMTP_URL is not set");
-    return sendEmail(message, config.email, timeoutMs);
-  }
-  if (!config.webhook) throw new DeliveryError("INQUIRY_WEBHOOK_URL is not set");
-  return callWebhook(message, config.webhook, timeoutMs, now);
+  // A transport's wrong setting fails its own deliveries only, which stay pending until it is mended.
+  const problems = config.problems[transport] ?? [];
+  if (problems.length > 0) throw new DeliveryError(`settings: ${problems.join("; ")}`);
+  return SENDERS[transport](message, config, config.delivery.attemptTimeoutMs, now);
 };
 
 /**

@@ -1,4 +1,4 @@
-import { chunksOf, inquiryJobs, type InquiryJob, type JobRows } from "../store/jobs";
+import { chunksOf, inquiryJobs, NO_ATTEMPT_LIMIT, type InquiryJob, type JobRows } from "../store/jobs";
 import { senderAddressKey, type DeliveryAttempt, type OutboxRecord } from "../store/outbox";
 import type { InquiryOutbox } from "../store/sql-outbox";
 
@@ -19,7 +19,7 @@ const storedOf = ({ entry, row, attempts }: InquiryJob): StoredInquiry => ({
 });
 
 const storedWhere = (outbox: InquiryOutbox, where: (rows: JobRows) => JobRows): Promise<StoredInquiry[]> =>
-  outbox.query(async (q) => (await inquiryJobs(q, Number.POSITIVE_INFINITY, where)).map(storedOf));
+  outbox.query(async (q) => (await inquiryJobs(q, NO_ATTEMPT_LIMIT, where)).map(storedOf));
 
 /** Every inquiry sent from `address` (compared without regard to case), oldest first: what an export gives. */
 export const inquiriesFrom = (outbox: InquiryOutbox, address: string): Promise<StoredInquiry[]> =>

@@ -61,8 +61,8 @@ export class StoreDatabase {
 /**
  * Applies every migration the database lacks, in one transaction, recording each in `store_migrations`;
  * refuses, before anything is written, a database that records a migration this code does not know (a
- * later release's). An SQLite file of layout version 1 or 2 (legacy-sqlite.ts) is carried over into the new
- * tables in the same transaction, so that it is either wholly migrated or untouched.
+ * later release's). An SQLite file of layout version 1 or 2 (legacy-sqlite.ts) is carried over into the first
+ * migration's tables in the same transaction, so that it is either wholly migrated or untouched.
  */
 const migrate = async ({ engine, location, db }: StoreDatabase): Promise<void> => {
   const known = MIGRATIONS.map((migration) => migration.name);
@@ -85,8 +85,10 @@ const migrate = async ({ engine, location, db }: StoreDatabase): Promise<void> =
         .insertInto("store_migrations")
         .values({ name: migration.name, applied_at: new Date().toISOString() })
         .execute();
+      // Into the first migration's tables, whose columns the copy names: every later migration, a backfill
+      // included, then runs over the carried inquiries as over any store's.
+      if (legacy && migration === MIGRATIONS[0]) await fromLegacySqlite(trx, legacy);
     }
-    if (legacy) await fromLegacySqlite(trx, legacy);
     if (engine === "sqlite") await sql.raw(`PRAGMA user_version = ${offset + known.length}`).execute(trx);
   });
 };

@@ -25,6 +25,13 @@ export type JobEntry =
   | (Found & { readonly kind: "inquiry"; readonly entry: OutboxEntry })
   | (Found & { readonly kind: "digest"; readonly entry: DigestEntry });
 
+/**
+ * The attempt limit for a reading that files or lists jobs rather than deciding what to deliver: no transport is
+ * ever dead under it. Only the delivery passes and the operator's listing apply the limit in force, which the
+ * operator may change, so a job's row never stores whether it is dead.
+ */
+export const NO_ATTEMPT_LIMIT = Number.POSITIVE_INFINITY;
+
 /** Job states written into the SQL, not bound: a partial index serves only a query whose condition it can read. */
 export const OPEN = sql.lit<JobState>("open");
 export const HELD = sql.lit<JobState>("held");
@@ -140,11 +147,11 @@ export const newInquiryJob = (record: OutboxRecord, tried: readonly DeliveryAtte
   kind: "inquiry" as const,
   subject: record.reference,
   created_at: record.receivedAt,
-  ...standingOf(entryOf(record, tried, released, Number.POSITIVE_INFINITY)),
+  ...standingOf(entryOf(record, tried, released, NO_ATTEMPT_LIMIT)),
 });
 
 /** Files a job again from its message and every attempt: after an attempt, a release, or a migration. */
 export const refreshJob = async (q: Query, id: number): Promise<void> => {
-  const [found] = await jobEntriesOf(q, await jobRows(q).where("jobs.id", "=", id).execute(), Number.POSITIVE_INFINITY);
+  const [found] = await jobEntriesOf(q, await jobRows(q).where("jobs.id", "=", id).execute(), NO_ATTEMPT_LIMIT);
   if (found) await q.updateTable("jobs").set(standingOf(found.entry)).where("id", "=", id).execute();
 };

@@ -105,7 +105,8 @@ CREATE TABLE store_state (
 /**
  * Every version of the schema, oldest first: the one source of both engines' statements. Postgres's are
  * also written out as netlify/database/migrations/<name>.sql, which Netlify applies on deploy (a test keeps
- * them equal); elsewhere the store's own runner applies them. A change of schema appends a migration here.
+ * them equal); elsewhere the store's own runner applies them. A change of schema appends a migration here, and
+ * never edits a shipped one: its steps are in docs/architecture.md ("Changing the inquiry store's schema").
  */
 export const MIGRATIONS: readonly { readonly name: string; readonly sql: (engine: Engine) => string }[] = [
   { name: "0001_inquiry_store", sql: inquiryStore },

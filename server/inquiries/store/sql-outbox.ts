@@ -34,6 +34,7 @@ import {
   jobRows,
   inquiryJobs,
   newInquiryJob,
+  NO_ATTEMPT_LIMIT,
   refreshJob,
   HELD,
   OPEN,
@@ -230,7 +231,7 @@ export class InquiryOutbox {
   /** Every inquiry, attempt and release, oldest first. */
   read(): Promise<OutboxContents> {
     return this.query(async (q) => {
-      const found = await inquiryJobs(q, Number.POSITIVE_INFINITY, (rows) => rows);
+      const found = await inquiryJobs(q, NO_ATTEMPT_LIMIT, (rows) => rows);
       const releasesOf = ({ row }: InquiryJob) =>
         row.released_at === null ? [] : [{ reference: row.subject, at: row.released_at }];
       return {
@@ -459,7 +460,7 @@ export class InquiryOutbox {
         .returning("name")
         .executeTakeFirst();
       if (!taken) return null;
-      const held = await inquiryJobs(q, Number.POSITIVE_INFINITY, (rows) =>
+      const held = await inquiryJobs(q, NO_ATTEMPT_LIMIT, (rows) =>
         rows.where("jobs.state", "=", HELD).where("inquiries.listed_in", "is", null).orderBy("inquiries.received_at"),
       );
       const references = held.map(({ entry }) => entry.record.reference);
