@@ -74,6 +74,7 @@ describe("the editing screen in public/admin/", () => {
     expect(fs.existsSync(path.join(adminDir, "decap", "1.decap-cms.js"))).toBe(false);
   });
 
+  // Four writes of the screen, two of them bundling: seconds on a loaded machine, and not a timing under test.
   it("bundles the previews again only when a file they were bundled from changed, or the last bundle was cut short", async () => {
     const cachedScript = path.join(cacheDir, "preview-bundle", "preview.js");
     const keyFile = path.join(cacheDir, "preview-bundle", "key.json");
@@ -105,7 +106,7 @@ describe("the editing screen in public/admin/", () => {
     await writeEditingScreen(publicDir, cacheDir);
     expect(previewScript()).not.toContain("/* kept */");
     expect(JSON.parse(fs.readFileSync(keyFile, "utf8"))).toEqual(key);
-  });
+  }, 30_000);
 });
 
 it("is answered by gatsby develop's server at /admin/, which otherwise never serves a folder's index.html, with the headers given", async () => {

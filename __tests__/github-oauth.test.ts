@@ -561,6 +561,19 @@ describe("the CDN deploy's sign-in functions", () => {
     expect((await get(functions.callback, url, cookie, undefined)).body).toMatch(/already used/);
     expect(github.exchanges).toHaveLength(1);
   });
+
+  it("answer 503 and log why while a setting is wrong, read once for the instance", async () => {
+    process.env.CMS_GITHUB_CLIENT_SECRET = "";
+    const functions = createSignInFunctions({ siteHeaders: {}, log: (line) => logs.push(line) });
+    const answer = await get(functions.begin, "/api/auth", undefined, undefined);
+    expect([answer.status, JSON.parse(answer.body)]).toEqual([503, { error: "Sign-in is not available now." }]);
+    expect(logs).toEqual([
+      "not available: CMS_GITHUB_CLIENT_ID and CMS_GITHUB_CLIENT_SECRET go together: set both, or neither",
+    ]);
+    // Mended in the environment, it stays unavailable until a new instance reads it.
+    process.env.CMS_GITHUB_CLIENT_SECRET = FAKE_CLIENT_SECRET;
+    expect((await get(functions.begin, "/api/auth", undefined, undefined)).status).toBe(503);
+  });
 });
 
 describe("the sign-in settings", () => {

@@ -3,7 +3,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { OPERATION_SETTINGS, readInquiryConfig, type InquiryConfig } from "../server/inquiries/config";
+import {
+  OPERATION_SETTINGS,
+  readInquiryConfig,
+  transportProblems,
+  type InquiryConfig,
+} from "../server/inquiries/config";
 import { metaOf } from "../server/settings/catalog";
 import { readInquiryContent } from "../server/inquiries/content-on-disk";
 import { createInquiryHandler, type InquiryRequest } from "../server/inquiries/intake/handler";
@@ -100,6 +105,21 @@ describe("the inquiry settings read from the environment", () => {
       firstDelayMs: 7_200_000,
       maxDelayMs: 7_200_000,
     });
+  });
+
+  it("files each transport's wrong settings under that transport, and lists them all for the operator", () => {
+    const config = configWith({
+      SMTP_URL: "https://mail.example.com",
+      INQUIRY_TO: "sales",
+      INQUIRY_FROM: "website@example.com",
+      INQUIRY_WEBHOOK_URL: "ftp://hooks.example.com",
+    });
+    expect(config.problems).toEqual({
+      email: ["SMTP_URL must be an smtp:// or smtps:// URL", "INQUIRY_TO must be an email address"],
+      webhook: ["INQUIRY_WEBHOOK_URL must be an http:// or https:// URL"],
+    });
+    expect(transportProblems(config)).toHaveLength(3);
+    expect(transportProblems(configWith({ INQUIRY_WEBHOOK_URL: "https://hooks.example.com" }))).toEqual([]);
   });
 
   it("keeps the spam check's fill time and the retention in content, the fill time overridable", () => {

@@ -1,4 +1,4 @@
-import { readField, text, type Field, wholeNumber, type Environment } from "../server/settings/catalog";
+import { readField, text, wholeNumber, type Environment, type Field } from "../server/settings/catalog";
 
 /**
  * The variables the tests, the benches and the tools that launch a browser read: never the site's, so kept out of
@@ -45,7 +45,7 @@ export const toolCatalogue = {
       "the memory limit each server of `npm run bench:scale` runs under (a memory cgroup where the machine allows; else V8's heap limit with RSS checked)",
   }),
   DECAP_SERVER_PORT: wholeNumber(1, 65_535, 8081, {
-    applies: ["tests"],
+    applies: ["edit"],
     meaning: "`npm run edit`'s decap-server port; the editing screen looks for 8081, so only tests move it",
   }),
   NODE_OPTIONS: text(null, {
@@ -57,9 +57,10 @@ export const toolCatalogue = {
 
 type ToolSettingName = keyof typeof toolCatalogue;
 
+/** The value a tool's setting reads as. */
+type ToolValue<N extends ToolSettingName> = (typeof toolCatalogue)[N] extends Field<infer T> ? T : never;
+
 /** A tool's setting, read as the site reads its own: the default when unset, else the value checked. */
-export const readToolSetting = <N extends ToolSettingName>(
-  name: N,
-  env: Environment = process.env,
-): (typeof toolCatalogue)[N] extends Field<infer T> ? T : never =>
-  readField(name, toolCatalogue[name] as Field<never>, env);
+export const readToolSetting = <N extends ToolSettingName>(name: N, env: Environment = process.env): ToolValue<N> =>
+  // TypeScript cannot narrow the catalogue's entry by a generic name; the entry for N is a Field of N's value.
+  readField(name, toolCatalogue[name] as unknown as Field<ToolValue<N>>, env);

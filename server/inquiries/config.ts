@@ -83,7 +83,7 @@ export interface InquiryConfig {
    * Set but unusable settings, by the transport they belong to: deliveries through that transport fail (and stay
    * pending) instead of vanishing, and the other transports deliver as usual.
    */
-  readonly problems: Readonly<Partial<Record<TransportName, readonly string[]>>>;
+  readonly problems: Readonly<Record<TransportName, readonly string[]>>;
   readonly rateLimit: { readonly requests: number; readonly windowSeconds: number };
   readonly minFillSeconds: number;
   /**

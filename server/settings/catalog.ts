@@ -637,7 +637,11 @@ export const readSettings = <N extends SettingName>(
     ),
   );
   const parsed = schema.safeParse(texts);
-  if (parsed.success) return Object.freeze(parsed.data as Pick<SettingValues, N>);
+  if (parsed.success) {
+    // A list (TRUST_PROXY's) frozen too: no reader changes what another reads.
+    for (const value of Object.values(parsed.data)) if (Array.isArray(value)) Object.freeze(value);
+    return Object.freeze(parsed.data as Pick<SettingValues, N>);
+  }
   const problems = parsed.error.issues.map((issue) => {
     const name = issue.path[0];
     return typeof name === "string" && name in texts ? refusalOf(name, metaOf(name as N), texts[name]) : issue.message;

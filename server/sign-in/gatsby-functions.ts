@@ -8,6 +8,7 @@ import {
   memorySpentStates,
   readGithubOAuthSettings,
   type GithubOAuth,
+  type GithubOAuthSettings,
   type OAuthAnswer,
   type OAuthRequest,
   type SpentStates,
@@ -42,6 +43,13 @@ export interface SignInFunctionOptions {
   readonly siteHeaders: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
 }
+
+/** What a sign-in function answers while its settings are wrong: the log says which. */
+const SIGN_IN_UNAVAILABLE = {
+  ...FUNCTION_NOT_FOUND,
+  status: 503,
+  body: JSON.stringify({ error: "Sign-in is not available now." }),
+} as const;
 
 export const createSignInFunctions = (options: SignInFunctionOptions) => {
   const log = options.log ?? ((line: string) => console.info(`[sign-in] ${line}`));
@@ -83,7 +91,10 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
     origin: `${header(req, "x-forwarded-proto") ?? "https"}://${header(req, "host") ?? ""}`,
   });
   const settingsOfInstance = readOnce(() => readGithubOAuthSettings());
-  /** The handshake's step, or 404 where sign-in is not set up, or the function was called at its own address. */
+  /**
+   * The handshake's step; 404 where sign-in is not set up or the function was called at its own address; 503,
+   * logged, while a setting is wrong.
+   */
   const step =
     (run: (oauth: GithubOAuth, request: OAuthRequest) => OAuthAnswer | Promise<OAuthAnswer>) =>
     async (req: GatsbyFunctionRequest, res: GatsbyFunctionResponse): Promise<void> => {
@@ -91,7 +102,14 @@ export const createSignInFunctions = (options: SignInFunctionOptions) => {
         await send(res, FUNCTION_NOT_FOUND);
         return;
       }
-      const settings = settingsOfInstance();
+      let settings: GithubOAuthSettings | null;
+      try {
+        settings = settingsOfInstance();
+      } catch (error) {
+        log(`not available: ${(error as Error).message}`);
+        await send(res, SIGN_IN_UNAVAILABLE);
+        return;
+      }
       if (!settings) {
         await send(res, FUNCTION_NOT_FOUND);
         return;

@@ -189,7 +189,7 @@ const deliverOne = async (
   now: () => Date,
 ): Promise<void> => {
   // A transport's wrong setting fails its own deliveries only, which stay pending until it is mended.
-  const problems = config.problems[transport] ?? [];
+  const problems = config.problems[transport];
   if (problems.length > 0) throw new DeliveryError(`settings: ${problems.join("; ")}`);
   return SENDERS[transport](message, config, config.delivery.attemptTimeoutMs, now);
 };

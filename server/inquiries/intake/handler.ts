@@ -1,6 +1,6 @@
 import { failureName, functionLog, type OperationalLog } from "../operational-log";
 import { hostOf, requestHost } from "./request-host";
-import { configuredTransports, readInquiryConfig, type InquiryConfig } from "../config";
+import { configuredTransports, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { outboxRecord } from "../delivery/message";
 import { openOutbox } from "../store/open-outbox";
@@ -50,8 +50,8 @@ interface StoredInquiry {
 
 export interface InquiryHandlerOptions {
   readonly content: InquiryContent;
-  /** Read for every request, so a server picks up the environment it runs in. */
-  readonly config?: () => InquiryConfig;
+  /** The inquiry settings, asked for every request: the entry point's, read once as it started (tests vary them). */
+  readonly config: () => InquiryConfig;
   readonly now?: () => Date;
   /** Where operational lines go; they carry references and outcomes, never what a visitor wrote. */
   readonly log?: OperationalLog;
@@ -284,7 +284,7 @@ export const createInquiryHandler = (options: InquiryHandlerOptions): InquiryHan
   const { content } = options;
   const context: HandlerContext = {
     content,
-    readConfig: options.config ?? (() => readInquiryConfig(content.form.delivery)),
+    readConfig: options.config,
     now: options.now ?? (() => new Date()),
     log: options.log ?? functionLog("inquiry"),
   };

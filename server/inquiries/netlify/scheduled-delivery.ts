@@ -1,4 +1,5 @@
 import { functionLog, type OperationalLog } from "../operational-log";
+import { readOnce } from "../../settings/catalog";
 import { readInquiryConfig, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { deliveryPass, type PassOutcome } from "../delivery/delivery-worker";
@@ -63,11 +64,15 @@ export const runScheduledDelivery = async (
 };
 
 /** The scheduled function itself: a modern Netlify function (a Request in, a Response out). */
-export const createScheduledDelivery =
-  (delivery: InquiryContent["form"]["delivery"], options: ScheduledDeliveryOptions = {}) =>
-  async (): Promise<Response> => {
+export const createScheduledDelivery = (
+  delivery: InquiryContent["form"]["delivery"],
+  options: ScheduledDeliveryOptions = {},
+) => {
+  // Read at the instance's first run and kept, as the other functions read theirs.
+  const config = options.config ?? readOnce(() => readInquiryConfig(delivery));
+  return async (): Promise<Response> => {
     try {
-      return Response.json(await runScheduledDelivery(delivery, options));
+      return Response.json(await runScheduledDelivery(delivery, { ...options, config }));
     } catch (error) {
       // Nothing is lost: the inquiries stay in the store for the next run.
       const log = options.log ?? functionLog("deliver-inquiries");
@@ -75,3 +80,4 @@ export const createScheduledDelivery =
       return Response.json({ ran: false, reason: "failed" }, { status: 500 });
     }
   };
+};

@@ -1,6 +1,12 @@
 import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import { UnknownLayoutError } from "./outbox";
-import { fromLegacySqlite, LEGACY_VERSIONS, legacySqliteLayout, setAsideLegacyTables } from "./legacy-sqlite";
+import {
+  fromLegacySqlite,
+  LEGACY_VERSIONS,
+  legacySqliteLayout,
+  refileLegacyJobs,
+  setAsideLegacyTables,
+} from "./legacy-sqlite";
 import { MIGRATIONS, statementsOf, type Engine, type Tables } from "./schema";
 
 /** Serialises the runners of several processes that open one Postgres database at once. */
@@ -89,6 +95,7 @@ const migrate = async ({ engine, location, db }: StoreDatabase): Promise<void> =
       // included, then runs over the carried inquiries as over any store's.
       if (legacy && migration === MIGRATIONS[0]) await fromLegacySqlite(trx, legacy);
     }
+    if (legacy) await refileLegacyJobs(trx);
     if (engine === "sqlite") await sql.raw(`PRAGMA user_version = ${offset + known.length}`).execute(trx);
   });
 };

@@ -55,11 +55,11 @@ const attemptsFrom = (table: string, kind: JobKind, subject: string) =>
     ORDER BY old.rowid`;
 
 /**
- * Copies everything version 1 or 2 stored into the new tables, inside the migration's transaction:
- * each inquiry at its old position (so paging goes on where it was), with its release, its mark to keep,
- * its digest, and every attempt in order; each digest with its attempts; the last digest day. Then files
- * every open job again from its attempts (which also files as held an inquiry version 1 judged automated
- * while no transport was configured), and drops the old tables, whose bytes secure_delete overwrites.
+ * Copies everything version 1 or 2 stored into the first migration's tables, inside the migration's
+ * transaction: each inquiry at its old position (so paging goes on where it was), with its release, its mark
+ * to keep, its digest, and every attempt in order; each digest with its attempts; the last digest day. Then
+ * drops the old tables, whose bytes secure_delete overwrites. Its statements name the first migration's
+ * columns, so it runs before any later migration, and refileLegacyJobs after the last.
  */
 export const fromLegacySqlite = async (trx: Query, { digests }: LegacyLayout): Promise<void> => {
   const listedIn = digests ? sql.raw("digest") : sql.raw("NULL");
@@ -80,10 +80,17 @@ export const fromLegacySqlite = async (trx: Query, { digests }: LegacyLayout): P
       : []),
   ];
   for (const statement of statements) await statement.execute(trx);
-  for (const { id } of await trx.selectFrom("jobs").select("id").where("state", "=", OPEN).execute()) {
-    await refreshJob(trx, id);
-  }
   for (const table of [...LEGACY_TABLES, ...(digests ? LEGACY_DIGEST_TABLES : [])]) {
     await sql`DROP TABLE ${sql.table(table)}`.execute(trx);
+  }
+};
+
+/**
+ * Files every open job of a copied store again from its attempts (which also files as held an inquiry version 1
+ * judged automated while no transport was configured), with the queries of the schema every migration made.
+ */
+export const refileLegacyJobs = async (trx: Query): Promise<void> => {
+  for (const { id } of await trx.selectFrom("jobs").select("id").where("state", "=", OPEN).execute()) {
+    await refreshJob(trx, id);
   }
 };
