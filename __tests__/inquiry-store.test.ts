@@ -47,6 +47,22 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `sql` on the test's database as another program would: node:sqlite, or a pg client. */
+/** One delivery run in a process of its own (support/claim-runner.ts): ready once its store is open, then told to go. */
+const startClaimRunner = (engine: string, where: string, webhook: string) => {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(__dirname, "support/claim-runner.ts"), engine, where, webhook],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const ready = new Promise<void>((resolve) => child.stdout.on("data", () => output.includes("ready\n") && resolve()));
+  const exited = once(child, "exit") as Promise<[number | null]>;
+  /** What the run delivered, as it printed it at its end. */
+  const delivered = () => JSON.parse(output.split("\n").filter(Boolean).pop() ?? "[]") as string[];
+  return { child, ready, exited, delivered, go: () => child.stdin.end("go\n") };
+};
+
 const onDatabase = async (kind: string, text: string, values: unknown[] = []): Promise<unknown[]> => {
   if (kind === SQL_SQLITE) {
     const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
@@ -178,6 +194,55 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
     expect(await outbox.whileMaintaining(() => Promise.resolve("again"))).toEqual({ value: "again" });
   });
 
+  it("loses nothing when a delivery run is killed mid-delivery: once its lease ends, the next run delivers every inquiry", async () => {
+    const received: string[] = [];
+    let answering = false;
+    let firstCall: () => void = () => undefined;
+    const calledOnce = new Promise<void>((resolve) => (firstCall = resolve));
+    // Holds every call until the killed run is gone: the calls it made are never answered to it.
+    const receiver = http.createServer((req, res) => {
+      received.push(String(req.headers["x-inquiry-reference"]));
+      req.resume();
+      firstCall();
+      if (answering) res.end();
+    });
+    receiver.listen(0, "127.0.0.1");
+    await once(receiver, "listening");
+    const webhook = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/hook`;
+    try {
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+      const outbox = open();
+      const references = Array.from({ length: 20 }, (_, index) => `CRS-KILL-${String(index).padStart(4, "0")}`);
+      for (const reference of references) await outbox.add({ ...record(reference), receivedAt: yesterday });
+      const where = kind === SQL_SQLITE ? dir : sqlStores.postgresUrl;
+      const engine = kind === SQL_SQLITE ? "sqlite" : "postgres";
+      const killed = startClaimRunner(engine, where, webhook);
+      await killed.ready;
+      killed.go();
+      await calledOnce;
+      killed.child.kill("SIGKILL");
+      await killed.exited;
+      const claimed = await onDatabase(kind, "SELECT subject FROM jobs WHERE claimed_until IS NOT NULL");
+      expect(claimed.length).toBeGreaterThan(0);
+      // Its leases end, as they would a minute later.
+      await onDatabase(kind, `UPDATE jobs SET claimed_until = '${LONG_AGO}' WHERE claimed_until IS NOT NULL`);
+
+      answering = true;
+      const next = startClaimRunner(engine, where, webhook);
+      await next.ready;
+      next.go();
+      expect((await next.exited)[0]).toBe(0);
+      expect([...next.delivered()].sort()).toEqual(references);
+      // Each inquiry reached the webhook at least once; those the killed run was sending, twice.
+      expect([...new Set(received)].sort()).toEqual(references);
+      const none = { pending: 0, dead: 0, nextDueAt: null };
+      expect((await outbox.counts(8)).inquiry).toEqual(none);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 120_000);
+
   it("has two runs of the delivery worker's loop at once, each in a process of its own, deliver each inquiry and each digest exactly once", async () => {
     const received: string[] = [];
     // A receiver slow enough that both runs are delivering at once.
@@ -203,28 +268,16 @@ describe.each([SQL_SQLITE, SQL_POSTGRES])("the store %s", (kind) => {
 
       const where = kind === SQL_SQLITE ? dir : sqlStores.postgresUrl;
       const engine = kind === SQL_SQLITE ? "sqlite" : "postgres";
-      const runs = [0, 1].map(() => {
-        const child = spawn(
-          process.execPath,
-          ["--import", "tsx", path.join(__dirname, "support/claim-runner.ts"), engine, where, webhook],
-          {
-            stdio: ["pipe", "pipe", "inherit"],
-          },
-        );
-        let output = "";
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-        const ready = new Promise<void>((resolve) =>
-          child.stdout.on("data", () => output.includes("ready\n") && resolve()),
-        );
-        const done = once(child, "exit").then(([code]) => {
-          if (code !== 0) throw new Error(`a run ended with ${String(code)}`);
-          return JSON.parse(output.split("\n").filter(Boolean).pop() ?? "[]") as string[];
-        });
-        return { child, ready, done };
-      });
+      const runs = [0, 1].map(() => startClaimRunner(engine, where, webhook));
       await Promise.all(runs.map((run) => run.ready));
-      for (const { child } of runs) child.stdin.end("go\n");
-      const [first = [], second = []] = await Promise.all(runs.map((run) => run.done));
+      for (const run of runs) run.go();
+      const [first = [], second = []] = await Promise.all(
+        runs.map(async (run) => {
+          const [code] = await run.exited;
+          if (code !== 0) throw new Error(`a run ended with ${String(code)}`);
+          return run.delivered();
+        }),
+      );
 
       const expected = [...references, ...days.map((day) => day.slice(0, 10))].sort();
       expect([...received].sort()).toEqual(expected);
