@@ -130,7 +130,7 @@ describe("/api/inquiry as a Gatsby Function on Netlify Database", () => {
 
       hook.answerWith(204);
       const later = new Date(Date.parse(entry?.dueAt ?? "") + 1);
-      const outcome = await runScheduledDelivery(content.form.delivery, {
+      const outcome = await runScheduledDelivery({
         config,
         log: pino({ level: "silent" }),
         now: () => later,

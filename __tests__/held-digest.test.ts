@@ -477,7 +477,7 @@ describe("the digest on each deploy", () => {
       try {
         await openOutbox(config).add(heldRecord("CRS-7K4M-2Q9D", at("03:00"), "honeypot filled"));
         const run = (when: string) =>
-          runScheduledDelivery(delivery, {
+          runScheduledDelivery({
             config: () => config,
             content,
             log: lineLog((line) => logs.push(line)),

@@ -76,7 +76,7 @@ const deliverUntilDone = async (
 ): Promise<number> => {
   let scheduledRuns = 0;
   for (let pending = Infinity; pending > 0 && scheduledRuns < 10; scheduledRuns += 1) {
-    const outcome = await runScheduledDelivery(delivery, { config: () => config, log: pino({ level: "silent" }) });
+    const outcome = await runScheduledDelivery({ config: () => config, log: pino({ level: "silent" }) });
     pending = outcome.ran ? outcome.pending : pending;
   }
   return scheduledRuns;

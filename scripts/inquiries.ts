@@ -21,7 +21,7 @@ import { InquiryOutbox } from "../server/inquiries/store/sql-outbox";
 import { DATABASE_FILE } from "../server/inquiries/store/sqlite";
 import { projectRoot } from "../server/project";
 import { readCommandLine } from "./command-line";
-import { readSettings, settingsPart, type PartValues } from "../server/settings/catalog";
+import { readSettings, settingsPart } from "../server/settings/catalog";
 import { lineLog } from "../server/inquiries/operational-log";
 
 const INTRO = `
@@ -384,13 +384,15 @@ const options = readCommandLine(USAGE, OPTIONS);
 /** What the command reads besides the inquiries' settings: the Blobs store's site and token, for the copy. */
 const blobsSettings = settingsPart(["NETLIFY_SITE_ID", "NETLIFY_AUTH_TOKEN"]);
 
-type CommandSettings = PartValues<typeof inquirySettings> & PartValues<typeof blobsSettings>;
+const readCommandSettings = () => readSettings([inquirySettings, blobsSettings]);
+
+type CommandSettings = ReturnType<typeof readCommandSettings>;
 
 /** The store the options and the environment name, or the exit code when it cannot be read as asked. */
 const openStore = (): Context | number => {
   // The project's content wherever it is run from; INQUIRY_DATA_DIR (or ./.data) is read from the folder it is run in.
   const content = readInquiryContent(path.join(projectRoot(), "content"));
-  const settings: CommandSettings = readSettings([inquirySettings, blobsSettings]);
+  const settings = readCommandSettings();
   const config = inquiryConfigOf(content.form.delivery, settings);
   const copying = options["copy-from-blobs"];
   if (!copying && [options.site, options.token, options.store].some((option) => option !== undefined)) {

@@ -25,7 +25,7 @@ import { answerWorker, workerEnd, type WorkerEnd } from "./releases/worker-link"
 import { logOutput } from "./log-output";
 import { githubOAuthSettings, githubOAuthSettingsOf } from "./sign-in/github-oauth";
 import { projectRoot } from "./project";
-import { readSettings, settingsPart, variablesHolding, type PartValues } from "./settings/catalog";
+import { readSettings, settingsPart, variablesHolding } from "./settings/catalog";
 import { stopGraceMs } from "./stop-grace";
 
 /** The environment file's sample (deploy/cardinal-site.env.example) marks what an operator must fill in. */
@@ -52,20 +52,17 @@ const siteServerSettings = settingsPart([
   "HEALTH_TOKEN",
 ]);
 
-type ServerSettings = PartValues<typeof siteServerSettings> &
-  PartValues<typeof inquirySettings> &
-  PartValues<typeof deploySettings> &
-  PartValues<typeof githubOAuthSettings>;
-
 /**
  * Every setting the server reads, read once before anything starts, and every problem named at once: each value
  * its setting refuses, and the rules between settings (a database named beside another store, a release secret
  * without its origin, ...).
  */
-const readServerSettings = (): ServerSettings => {
+const readServerSettings = () => {
   refuseUnfilledSettings();
   return readSettings([siteServerSettings, inquirySettings, deploySettings, githubOAuthSettings]);
 };
+
+type ServerSettings = ReturnType<typeof readServerSettings>;
 
 /** The inquiry settings, with what content/inquiry.json promises. */
 const inquiryConfigAt = (root: string, settings: ServerSettings): InquiryConfig =>

@@ -3,6 +3,7 @@ import * as z from "zod/mini";
 import type { InquiryContent } from "./content";
 import {
   isUrl,
+  readOnce,
   readSettings,
   runtimeEnvironment,
   settingsPart,
@@ -267,13 +268,17 @@ export const inquiryConfigOf = (
 /**
  * The inquiry settings of an environment, read as an entry point reads them: a value out of its range, or two that
  * contradict each other, throw, naming every problem. The server reads this as it starts and stops there; a
- * function reads it once per instance (readOnce) and answers 503 until the value is fixed.
+ * function reads it once per instance (instanceInquiryConfig) and answers 503 until the value is fixed.
  */
 export const readInquiryConfig = (
   delivery: ContentDelivery,
   env: Environment = runtimeEnvironment(),
   cwd: string = process.cwd(),
 ): InquiryConfig => inquiryConfigOf(delivery, readSettings([inquirySettings], env), cwd);
+
+/** A Netlify function instance's inquiry settings: read at its first call and kept, a failure too (readOnce). */
+export const instanceInquiryConfig = (delivery: ContentDelivery): (() => InquiryConfig) =>
+  readOnce(() => readInquiryConfig(delivery));
 
 /** Whether each transport is set up: a record, so that a new transport cannot be added without saying. */
 const IS_CONFIGURED: Readonly<Record<TransportName, (config: InquiryConfig) => boolean>> = {

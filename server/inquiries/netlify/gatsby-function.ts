@@ -1,8 +1,7 @@
 import type { GatsbyFunctionConfig, GatsbyFunctionRequest, GatsbyFunctionResponse } from "gatsby";
 import { calledAtOwnAddress, FUNCTION_NOT_FOUND, header } from "../../site/function-request";
 import { clientKey } from "../intake/client-address";
-import { readOnce } from "../../settings/catalog";
-import { readInquiryConfig, type InquiryConfig } from "../config";
+import { instanceInquiryConfig, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { deliverNow } from "../delivery/delivery-worker";
 import { createInquiryHandler, type InquiryHandler, type InquiryReply, type InquiryRequest } from "../intake/handler";
@@ -153,7 +152,7 @@ const readInquiryBody = async (
  * The function carries `config`, Gatsby's settings for it, for the module to export beside it.
  */
 export const createGatsbyFunction = (options: GatsbyFunctionOptions) => {
-  const readConfig = options.config ?? readOnce(() => readInquiryConfig(options.content.form.delivery));
+  const readConfig = options.config ?? instanceInquiryConfig(options.content.form.delivery);
   const log = options.log ?? functionLog("inquiry");
   const handler = createInquiryHandler({ content: options.content, config: readConfig, log });
 

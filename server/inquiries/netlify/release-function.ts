@@ -1,7 +1,6 @@
 import type { GatsbyFunctionRequest } from "gatsby";
 import { FUNCTION_NOT_FOUND, header } from "../../site/function-request";
-import { readOnce } from "../../settings/catalog";
-import { readInquiryConfig, type InquiryConfig } from "../config";
+import { instanceInquiryConfig, type InquiryConfig } from "../config";
 import type { DigestContent } from "../held/digest";
 import { deliverNow } from "../delivery/delivery-worker";
 import { atApiPathOnly, readBodyText, readsOwnBody, replySender } from "./gatsby-function";
@@ -39,7 +38,7 @@ const queryOf = (req: GatsbyFunctionRequest): string => {
  * parsers are told to take no type: `config`).
  */
 export const createReleaseFunction = (options: ReleaseFunctionOptions) => {
-  const readConfig = options.config ?? readOnce(() => readInquiryConfig(options.content.form.delivery));
+  const readConfig = options.config ?? instanceInquiryConfig(options.content.form.delivery);
   const log = options.log ?? functionLog("inquiry-release");
   const handler = createReleaseHandler({ content: options.content, config: readConfig, log });
 

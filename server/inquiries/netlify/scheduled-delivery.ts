@@ -1,6 +1,5 @@
 import { functionLog, type OperationalLog } from "../operational-log";
-import { readOnce } from "../../settings/catalog";
-import { readInquiryConfig, type InquiryConfig } from "../config";
+import { instanceInquiryConfig, type InquiryConfig } from "../config";
 import type { InquiryContent } from "../content";
 import { deliveryPass, type PassOutcome } from "../delivery/delivery-worker";
 import { removeExpiredDaily } from "../privacy/retention";
@@ -14,7 +13,8 @@ const SCHEDULED_RUN_LIMIT_MS = 30_000;
 const END_MARGIN_MS = 3_000;
 
 export interface ScheduledDeliveryOptions {
-  readonly config?: () => InquiryConfig;
+  /** The inquiry settings; the scheduled function's are its instance's (instanceInquiryConfig). */
+  readonly config: () => InquiryConfig;
   /** Opens the outbox; the configured one by default (tests give their own lease timings). */
   readonly outbox?: (config: InquiryConfig) => InquiryOutbox;
   readonly log?: OperationalLog;
@@ -36,12 +36,9 @@ export type ScheduledOutcome =
  * deliveries only while each can still end within the platform's time limit; what it leaves, the next run
  * takes up.
  */
-export const runScheduledDelivery = async (
-  delivery: InquiryContent["form"]["delivery"],
-  options: ScheduledDeliveryOptions = {},
-): Promise<ScheduledOutcome> => {
+export const runScheduledDelivery = async (options: ScheduledDeliveryOptions): Promise<ScheduledOutcome> => {
   const startedAt = Date.now();
-  const config = (options.config ?? (() => readInquiryConfig(delivery)))();
+  const config = options.config();
   const log = options.log ?? functionLog("deliver-inquiries");
   const now = options.now ?? (() => new Date());
   if (config.outbox === "sqlite") {
@@ -66,13 +63,12 @@ export const runScheduledDelivery = async (
 /** The scheduled function itself: a modern Netlify function (a Request in, a Response out). */
 export const createScheduledDelivery = (
   delivery: InquiryContent["form"]["delivery"],
-  options: ScheduledDeliveryOptions = {},
+  options: Omit<ScheduledDeliveryOptions, "config"> = {},
 ) => {
-  // Read at the instance's first run and kept, as the other functions read theirs.
-  const config = options.config ?? readOnce(() => readInquiryConfig(delivery));
+  const run = { ...options, config: instanceInquiryConfig(delivery) };
   return async (): Promise<Response> => {
     try {
-      return Response.json(await runScheduledDelivery(delivery, { ...options, config }));
+      return Response.json(await runScheduledDelivery(run));
     } catch (error) {
       // Nothing is lost: the inquiries stay in the store for the next run.
       const log = options.log ?? functionLog("deliver-inquiries");
