@@ -118,19 +118,38 @@ const claimGroup = (group: number) => {
   if (claim?.pid === process.pid)
     fs.writeFileSync(CLAIM, JSON.stringify({ ...claim, groups: [...claim.groups, group] }));
 };
+/** Whether some process is removing this folder: the background removal of a run that has ended. */
+const beingRemoved = (aside: string) =>
+  fs
+    .readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .some((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(aside);
+      } catch {
+        return false;
+      }
+    });
+/**
+ * The folders earlier runs moved aside whose removal never finished, as when the machine stopped mid-teardown. Their
+ * files belong to users this run makes again, perhaps with the same numbers, so they must not outlive set-up.
+ */
+const removeAbandonedAsides = () => {
+  for (const taken of machineFootprint()) {
+    const folder = path.dirname(taken);
+    for (const entry of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
+      const aside = path.join(folder, entry);
+      if (aside.startsWith(discardedPrefix(taken)) && !beingRemoved(aside))
+        fs.rmSync(aside, { recursive: true, force: true });
+    }
+  }
+};
 const removeCutShortRun = (claim: Claim | null) => {
   for (const group of claim?.boot === bootId() ? claim.groups : []) {
     if (isAlive(-group)) process.kill(-group, "SIGKILL");
   }
   for (const user of [USER, BUILD_USER]) spawnSync("pkill", ["-KILL", "-u", user]);
-  for (const taken of machineFootprint()) {
-    fs.rmSync(taken, { recursive: true, force: true });
-    const folder = path.dirname(taken);
-    for (const entry of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
-      const aside = path.join(folder, entry);
-      if (aside.startsWith(discardedPrefix(taken))) fs.rmSync(aside, { recursive: true, force: true });
-    }
-  }
+  for (const taken of machineFootprint()) fs.rmSync(taken, { recursive: true, force: true });
   for (const user of [USER, BUILD_USER]) spawnSync("userdel", [user]);
 };
 const claimMachine = async () => {
@@ -143,6 +162,7 @@ const claimMachine = async () => {
     process.stderr.write(`${CLAIM} is a run cut short: removing what it left on the machine\n`);
     removeCutShortRun(readClaim());
   }
+  removeAbandonedAsides();
   fs.writeFileSync(CLAIM, JSON.stringify({ pid: process.pid, boot: bootId(), groups: [] } satisfies Claim));
 };
 /**
@@ -179,6 +199,10 @@ let buildMemory: MemoryLimit | null = null;
 const serverOutput: string[] = [];
 const builderOutput: string[] = [];
 const figures: Record<string, number> = {};
+/** A release's seconds for each of its steps, among the figures under the push's name: where its wait went. */
+const stepFigures = (push: string, release: ListedRelease | undefined) => {
+  for (const [step, seconds] of Object.entries(release?.seconds ?? {})) figures[`${push}.${step}`] = seconds;
+};
 
 /**
  * Node 24 and npm at /usr/local/bin, and root's copies of the operator's command and of the unit, as the guide
@@ -729,6 +753,7 @@ describe("the single server under its unit's sandbox", () => {
     await untilLive(commit, "Uniforms and office furniture, on contract");
     figures.webhookToLiveSeconds = (performance.now() - sentAt) / 1000;
     expect(releases()[0]).toMatchObject({ commit, state: "good", dependencies: "reused", build: "full" });
+    stepFigures("firstPush", releases()[0]);
   });
 
   it("fails a broken push with its real reason, keeps the live release serving, and reports it degraded", async () => {
@@ -1167,6 +1192,8 @@ describe("the single server under its unit's sandbox", () => {
       setHeadline("Office supplies for every agency")(checkout);
     });
     await untilLive(next.commit, "Office supplies for every agency");
+    figures.lockfilePushSeconds = (performance.now() - next.sentAt) / 1000;
+    stepFigures("lockfilePush", releases()[0]);
     expect(releases()[0]).toMatchObject({
       commit: next.commit,
       state: "good",
@@ -1203,7 +1230,10 @@ describe("the single server under its unit's sandbox", () => {
       BACKUPS,
       ORIGIN,
     ];
-    const pruned = granted.flatMap((folder) => ["-path", folder, "-prune", "-o"]);
+    // Folders earlier runs moved aside and are still removing in the background hold files of users with the
+    // numbers this run's may have been given again; no process of this run's units can reach them.
+    const asides = machineFootprint().map((taken) => `${discardedPrefix(taken)}*`);
+    const pruned = [...granted, ...asides].flatMap((folder) => ["-path", folder, "-prune", "-o"]);
     await inodeCacheWarmed;
     // A process makes or moves a file only in a directory it may write to: one its user or group owns, or one anyone
     // may write to. So the walk reads every directory but looks at the inodes of directories alone, and then lists
