@@ -2,14 +2,15 @@
 // meanwhile. The project's own HEAD in a local bare repository stands in for GitHub; the production server
 // runs with releases (DEPLOY_*) and serves the existing build of public/ until the first release. The
 // bench commits a new hero headline, sends the signed push GitHub would, and measures:
-// - seconds from the webhook to the first answer of / that carries the new headline, for three pushes: the
-//   first (a full build in the empty build folder), a content-only one (an incremental build) and one that
-//   also changes the server's code (an incremental build and the server compiled again); each goes live by
-//   starting the release's own server, then switching the primary's worker to it;
-// - Gatsby's own phases in the content and code pushes' builds, read from their build logs: where each
+// - seconds from the webhook to the first answer of / that carries the new headline, for five pushes: the
+//   first (a full build in the empty build folder), three content-only ones (incremental builds; the editor's
+//   wait is their median) and one that also changes the server's code (an incremental build and the server
+//   compiled again); each goes live by starting the release's own server, then switching the primary's worker
+//   to it;
+// - Gatsby's own phases in the median content push's and the code push's builds, read from their build logs: where each
 //   second of a push goes, and the sum of those that take the same time whatever changed, against which
 //   npm run check:budgets judges each push's webhook to live (bench/budgets.ts, FIXED_BUILD_PHASES);
-// - GET / p99 and the slowest answer through the content push's switch (3 s either side of it);
+// - GET / p99 and the slowest answer through the median content push's switch (3 s either side of it);
 // - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms, each
 //   over a connection of its own, as the guide's reverse proxy reaches the server (testing/proxied-fetch.ts);
 // - the build's peak memory: the proportional set size (PSS) of every process under the server but the
@@ -38,7 +39,12 @@ const root = path.resolve(__dirname, "..");
 // DEPLOY_WEBHOOK_SECRET: the server refuses one under 32 characters.
 const WEBHOOK_SECRET = "bench webhook secret, 32 characters at least";
 const HEADLINE = "Uniforms and office furniture, on contract";
-const CONTENT_HEADLINE = "Duty gear and office supplies, on contract";
+/** The content-only pushes, one headline each: the editor's wait is their median, as a slow spell moves one of three. */
+const CONTENT_HEADLINES = [
+  "Duty gear and office supplies, on contract",
+  "Duty gear, delivered to every agency",
+  "Office supplies and duty gear, on schedule",
+];
 const CODE_HEADLINE = "Office furniture for every agency";
 // Around the moment the new release's server takes over: the switch's samples.
 const SWITCH_WINDOW_MS = 3_000;
@@ -218,7 +224,11 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     const deployDir = path.join(work, "releases");
     const first = listReleases(deployDir).find((record) => record.commit === commit);
     const pushing: Pushing = { site, deployDir, editor, branch };
-    const contentPush = await measurePush(pushing, CONTENT_HEADLINE, () => undefined);
+    const contentPushes: Awaited<ReturnType<typeof measurePush>>[] = [];
+    for (const headline of CONTENT_HEADLINES) contentPushes.push(await measurePush(pushing, headline, () => undefined));
+    const byWait = [...contentPushes].sort((a, b) => a.seconds - b.seconds);
+    const contentPush = byWait[Math.floor(byWait.length / 2)];
+    if (!contentPush) throw new Error("no content push was measured");
     const codePush = await measurePush(pushing, CODE_HEADLINE, (checkout) => {
       const refusals = path.join(checkout, "server", "site", "refusals.ts");
       fs.writeFileSync(
@@ -233,6 +243,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       firstPushSeconds: Math.round(liveAfterMs / 100) / 10,
       firstPushStepSeconds: first?.seconds ?? {},
       webhookToLiveSeconds: contentPush.seconds,
+      contentPushesSeconds: contentPushes.map((push) => push.seconds),
       codePushSeconds: codePush.seconds,
       stepSeconds: contentRelease?.seconds ?? {},
       contentPushPhases: contentRelease ? buildPhases(buildLogOf(deployDir, contentRelease.id)) : {},
@@ -412,7 +423,8 @@ const againstFixedPhases = (seconds: number, phases: Readonly<Record<string, num
 export const printDeploy = (figures: DeployFigures) => {
   console.log(
     [
-      `Deploy on the single server: webhook to live ${figures.webhookToLiveSeconds} s for a content-only push ` +
+      `Deploy on the single server: webhook to live ${figures.webhookToLiveSeconds} s for a content-only push, ` +
+        `the median of ${figures.contentPushesSeconds.map((seconds) => `${seconds} s`).join(", ")} ` +
         `(the goal: ${CONTENT_PUSH_GOAL_SECONDS} s; ${againstFixedPhases(figures.webhookToLiveSeconds, figures.contentPushPhases)}; ` +
         `${Object.entries(figures.stepSeconds)
           .map(([step, seconds]) => `${step} ${seconds} s`)
@@ -421,9 +433,9 @@ export const printDeploy = (figures: DeployFigures) => {
         `${figures.firstPushSeconds} s for the first push (a full build: ${Object.entries(figures.firstPushStepSeconds)
           .map(([step, seconds]) => `${step} ${seconds} s`)
           .join(", ")})`,
-      `  Gatsby's phases in the content push's build: ${describePhases(figures.contentPushPhases)}`,
+      `  Gatsby's phases in the median content push's build: ${describePhases(figures.contentPushPhases)}`,
       `  Gatsby's phases in the code push's build: ${describePhases(figures.codePushPhases)}`,
-      describeLatency("through the content push's switch", figures.throughSwitch),
+      describeLatency("through the median content push's switch", figures.throughSwitch),
       describeLatency("idle", figures.idle),
       describeLatency("during the build", figures.duringBuild),
       describeLatency("while a release fails and is removed", figures.duringFailedRelease),

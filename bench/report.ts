@@ -146,19 +146,21 @@ export interface Latency {
 }
 
 export interface DeployFigures {
-  /** From the webhook's POST to the first GET / that shows the pushed headline: a content-only push (incremental). */
+  /** From the webhook's POST to the first GET / that shows the pushed headline: the median of the content-only pushes (incremental). */
   readonly webhookToLiveSeconds: number;
+  /** Each content-only push's seconds, in the order they were pushed. */
+  readonly contentPushesSeconds: number[];
   /** The same for a push that also changes the server's code. */
   readonly codePushSeconds: number;
   /** The same for the first push, a full build in an empty build folder. */
   readonly firstPushSeconds: number;
-  /** The content push's steps as the release's record has them (fetch, install, check, build, verify, start). */
+  /** The median content push's steps as the release's record has them (fetch, install, check, build, verify, start). */
   readonly stepSeconds: Readonly<Record<string, number>>;
   readonly firstPushStepSeconds: Readonly<Record<string, number>>;
-  /** Gatsby's own phases in the content push's build log ("success <phase> - <n>s"), summed by name. */
+  /** Gatsby's own phases in the median content push's build log ("success <phase> - <n>s"), summed by name. */
   readonly contentPushPhases: Readonly<Record<string, number>>;
   readonly codePushPhases: Readonly<Record<string, number>>;
-  /** GET / within 3 s either side of the moment the content push's release took over. */
+  /** GET / within 3 s either side of the moment the median content push's release took over. */
   readonly throughSwitch: Latency;
   readonly idle: Latency;
   readonly duringBuild: Latency;
