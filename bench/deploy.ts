@@ -236,8 +236,6 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
         fs.readFileSync(refusals, "utf8").replace("could not be handled.", "could not be handled here."),
       );
     });
-    const contentRelease = listReleases(deployDir).find((record) => record.commit === contentPush.commit);
-    const codeRelease = listReleases(deployDir).find((record) => record.commit === codePush.commit);
     const { duringFailedRelease, duringPrune } = await measureFailureAndPrune(pushing);
     return {
       firstPushSeconds: Math.round(liveAfterMs / 100) / 10,
@@ -245,9 +243,9 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
       webhookToLiveSeconds: contentPush.seconds,
       contentPushesSeconds: contentPushes.map((push) => push.seconds),
       codePushSeconds: codePush.seconds,
-      stepSeconds: contentRelease?.seconds ?? {},
-      contentPushPhases: contentRelease ? buildPhases(buildLogOf(deployDir, contentRelease.id)) : {},
-      codePushPhases: codeRelease ? buildPhases(buildLogOf(deployDir, codeRelease.id)) : {},
+      stepSeconds: contentPush.stepSeconds,
+      contentPushPhases: contentPush.phases,
+      codePushPhases: codePush.phases,
       throughSwitch: contentPush.throughSwitch,
       idle: latencyOf(idle),
       duringBuild: latencyOf(during),
@@ -265,10 +263,6 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
   }
 };
 
-/**
- * A commit with a new headline (and whatever `change` does), pushed and followed until / shows it: the seconds
- * from the webhook, and every GET / within SWITCH_WINDOW_MS of the first answer that showed it.
- */
 /** What the pushes of one bench run share: the server, its releases, and the editor's clone and branch. */
 interface Pushing {
   readonly site: RunningSite;
@@ -277,11 +271,22 @@ interface Pushing {
   readonly branch: string;
 }
 
+/**
+ * A commit with a new headline (and whatever `change` does), pushed and followed until / shows it: the seconds
+ * from the webhook, every GET / within SWITCH_WINDOW_MS of the first answer that showed it, and its release's
+ * steps and Gatsby's phases.
+ */
+
 const measurePush = async (
   { site, deployDir, editor, branch }: Pushing,
   headline: string,
   change: (checkout: string) => void,
-): Promise<{ commit: string; seconds: number; throughSwitch: Latency }> => {
+): Promise<{
+  seconds: number;
+  throughSwitch: Latency;
+  stepSeconds: Readonly<Record<string, number>>;
+  phases: Readonly<Record<string, number>>;
+}> => {
   const homeFile = path.join(editor, "content", "home.json");
   const home = JSON.parse(fs.readFileSync(homeFile, "utf8")) as { hero: { headline: string } };
   home.hero.headline = headline;
@@ -307,7 +312,15 @@ const measurePush = async (
   const around = samples
     .filter((sample) => Math.abs(sample.at - liveAt) <= SWITCH_WINDOW_MS)
     .map((sample) => sample.ms);
-  return { commit, seconds: Math.round((liveAt - sent) / 100) / 10, throughSwitch: latencyOf(around) };
+  // Read while this push is live: DEPLOY_KEEP=1 prunes its release, its build log with it, once the next goes live.
+  const release = listReleases(deployDir).find((record) => record.commit === commit);
+  if (!release) throw new Error(`${headline} went live with no release record`);
+  return {
+    seconds: Math.round((liveAt - sent) / 100) / 10,
+    throughSwitch: latencyOf(around),
+    stepSeconds: release.seconds ?? {},
+    phases: buildPhases(buildLogOf(deployDir, release.id)),
+  };
 };
 
 const sendPush = async (site: RunningSite, branch: string, commit: string) => {
