@@ -51,7 +51,10 @@ test("a headline published in the editing screen shows on the open home page at 
   await textField(page, "Headline").fill("Edited on the editing screen");
   await publish(page);
 
-  await expect(site.getByRole("heading", { level: 1 })).toHaveText("Edited on the editing screen");
+  // The editor's loop: the open page shows a save within 10 s of Publish now, on a loaded machine too.
+  await expect(site.getByRole("heading", { level: 1 })).toHaveText("Edited on the editing screen", {
+    timeout: 10_000,
+  });
   expect(fs.readFileSync(path.join(projectDir, "content", "home.json"), "utf8")).toContain(
     '"headline": "Edited on the editing screen",',
   );
