@@ -572,8 +572,8 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 /**
- * The paths find prints for these arguments, however many: a whole disk's walk may list more than a pipe's default
- * buffer. A directory another process removed after an earlier walk listed it is not a failure.
+ * The paths find prints for these arguments, however many: a whole disk's walk may print more than execFileSync's
+ * default 1 MB. A directory another process removed after an earlier walk listed it is not a failure.
  */
 const found = (args: readonly string[]): string[] => {
   const walk = spawnSync("find", args, { encoding: "utf8", maxBuffer: 1024 ** 3 });

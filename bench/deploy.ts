@@ -9,7 +9,8 @@
 //   to it;
 // - Gatsby's own phases in the median content push's and the code push's builds, read from their build logs: where each
 //   second of a push goes, and the sum of those that take the same time whatever changed, against which
-//   npm run check:budgets judges each push's webhook to live (bench/budgets.ts, FIXED_BUILD_PHASES);
+//   npm run check:budgets judges the median content push's and the code push's webhook to live (bench/budgets.ts,
+//   FIXED_BUILD_PHASES);
 // - GET / p99 and the slowest answer through the median content push's switch (3 s either side of it);
 // - GET / p50 and p95 while idle (before) and while the build runs, one request at a time every 50 ms, each
 //   over a connection of its own, as the guide's reverse proxy reaches the server (testing/proxied-fetch.ts);
@@ -224,7 +225,7 @@ export const measureDeploy = async (): Promise<DeployFigures> => {
     const deployDir = path.join(work, "releases");
     const first = listReleases(deployDir).find((record) => record.commit === commit);
     const pushing: Pushing = { site, deployDir, editor, branch };
-    const contentPushes: Awaited<ReturnType<typeof measurePush>>[] = [];
+    const contentPushes: MeasuredPush[] = [];
     for (const headline of CONTENT_HEADLINES) contentPushes.push(await measurePush(pushing, headline, () => undefined));
     const byWait = [...contentPushes].sort((a, b) => a.seconds - b.seconds);
     const contentPush = byWait[Math.floor(byWait.length / 2)];
@@ -271,22 +272,24 @@ interface Pushing {
   readonly branch: string;
 }
 
+/** One push followed until it was live: its wait, the answers around its switch, its release's steps and phases. */
+interface MeasuredPush {
+  readonly seconds: number;
+  readonly throughSwitch: Latency;
+  readonly stepSeconds: Readonly<Record<string, number>>;
+  readonly phases: Readonly<Record<string, number>>;
+}
+
 /**
  * A commit with a new headline (and whatever `change` does), pushed and followed until / shows it: the seconds
  * from the webhook, every GET / within SWITCH_WINDOW_MS of the first answer that showed it, and its release's
  * steps and Gatsby's phases.
  */
-
 const measurePush = async (
   { site, deployDir, editor, branch }: Pushing,
   headline: string,
   change: (checkout: string) => void,
-): Promise<{
-  seconds: number;
-  throughSwitch: Latency;
-  stepSeconds: Readonly<Record<string, number>>;
-  phases: Readonly<Record<string, number>>;
-}> => {
+): Promise<MeasuredPush> => {
   const homeFile = path.join(editor, "content", "home.json");
   const home = JSON.parse(fs.readFileSync(homeFile, "utf8")) as { hero: { headline: string } };
   home.hero.headline = headline;
